@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Installs the optional system tools layertax can use, when it is allowed to (root with apt);
+# otherwise says which variants each missing tool would add. Never fails for a missing
+# optional tool: layertax skips what it cannot run.
+set -u
+
+# package  command-or-file-that-proves-it  what-it-adds
+tools=(
+  "liburing-dev|/usr/include/liburing.h|callchain: io_uring IORING_OP_RENAMEAT cases"
+  "hyperfine|hyperfine|import-hyperfine and side-by-side launch checks"
+  "clang|clang|loadtime: clang-built variants"
+  "lld|ld.lld|loadtime: the lld linker variant"
+  "mold|mold|loadtime: the mold linker variant"
+  "musl-tools|musl-gcc|loadtime/unicode-io: musl libc variants"
+)
+# Needed by the Python set-up itself on a bare Debian (venv's ensurepip).
+python_ok=1
+python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || python_ok=0
+
+present() { case "$1" in /*) [ -e "$1" ] ;; *) command -v "$1" >/dev/null 2>&1 ;; esac; }
+
+missing=()
+for entry in "${tools[@]}"; do
+  IFS='|' read -r pkg probe _ <<<"$entry"
+  present "$probe" || missing+=("$pkg")
+done
+[ "$python_ok" = 1 ] || missing+=("python3-venv")
+
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "setup: installing optional system tools: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  if apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq "${missing[@]}" >/dev/null 2>&1; then
+    exit 0
+  fi
+  # Install one by one so that one unavailable package does not block the rest.
+  for pkg in "${missing[@]}"; do
+    apt-get install -y -qq "$pkg" >/dev/null 2>&1 || echo "setup: could not install $pkg (its variants will be skipped)"
+  done
+  exit 0
+fi
+
+echo "setup: not root with apt, so these optional tools stay missing; install them to add:"
+for entry in "${tools[@]}"; do
+  IFS='|' read -r pkg probe adds <<<"$entry"
+  present "$probe" || echo "  $pkg: $adds"
+done
+[ "$python_ok" = 1 ] || echo "  python3-venv: required to create .venv"
+exit 0

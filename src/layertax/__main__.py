@@ -1,0 +1,3 @@
+from layertax.cli import main
+
+main()

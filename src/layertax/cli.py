@@ -1,0 +1,286 @@
+"""The command line: parse, call the engine, print. Nothing else lives here."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from layertax import experiments, paths
+from layertax.errors import LayertaxError, UsageError
+from layertax.version import full_version
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+def _console(stderr: bool = False) -> Console:
+    stream = sys.stderr if stderr else sys.stdout
+    if stream.isatty():
+        return Console(stderr=stderr)
+    # Not a terminal (a pipe, a file, CI): wide enough that tables do not wrap.
+    return Console(stderr=stderr, width=int(os.environ.get("COLUMNS", 160)), no_color=True)
+
+
+@click.group(context_settings=CONTEXT)
+@click.version_option(full_version(), "--version", "-V", prog_name="layertax", message="%(prog)s %(version)s")
+@click.option("--debug", is_flag=True, help="Show Python tracebacks on errors.")
+def cli(debug: bool) -> None:
+    """Measures the tax each layer under a program charges: the loader, the C runtime,
+    string-conversion shims, stdio locks, TLS, and each language's standard library."""
+
+
+@cli.command("list", context_settings=CONTEXT)
+def list_cmd() -> None:
+    """List the experiments: what each asks, and its classic source and figures."""
+    out = _console()
+    for exp in experiments.registry().values():
+        c = exp.classic
+        out.print(f"[bold]{exp.name}[/bold] - {exp.title}")
+        out.print(f"  asks: {exp.question}")
+        out.print(f"  cases: {', '.join(case.name for case in exp.cases)} (baseline: {exp.baseline})")
+        out.print(f"  classic: {c.source}, {c.year}; {c.machine}")
+        figures = ", ".join(f"{f.label} {f.value:g} ({r:.2f}x)" for f, r in zip(c.figures, c.ratios().values()))
+        out.print(f"  then ({c.unit}): {figures}")
+        out.print()
+
+
+def _export_paths(export_json, export_markdown, export_csv) -> dict[str, Path]:
+    from layertax.engine.results import check_writable
+
+    wanted = {"--export-json": export_json, "--export-markdown": export_markdown, "--export-csv": export_csv}
+    return {flag: check_writable(p, flag) for flag, p in wanted.items() if p}
+
+
+def _write_exports(doc: dict, targets: dict[str, Path]) -> None:
+    from layertax.engine import results
+    from layertax.report.csv import to_csv
+    from layertax.report.markdown import to_markdown
+
+    for flag, path in targets.items():
+        if flag == "--export-json":
+            results.save(doc, path)
+        elif flag == "--export-markdown":
+            path.write_text(to_markdown(doc))
+        else:
+            path.write_text(to_csv(doc))
+
+
+def _export_options(f):
+    f = click.option("--export-csv", type=click.Path(dir_okay=False), help="Also write one CSV row per case here.")(f)
+    f = click.option("--export-markdown", type=click.Path(dir_okay=False), help="Also write the tables as Markdown here.")(f)
+    f = click.option("--export-json", type=click.Path(dir_okay=False), help="Also write the full result (raw samples) here.")(f)
+    return f
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("experiment_names", metavar="[EXPERIMENT]...", nargs=-1)
+@click.option("--quick", is_flag=True, help="A short run: 5 rounds x 2 samples of >= 5 ms (explicit flags win).")
+@click.option("--runs", type=click.IntRange(min=1), help="Measured rounds; each case runs one burst per round. [default: 10]")
+@click.option("--warmup", type=click.IntRange(min=0), help="Rounds run first and discarded. [default: 1]")
+@click.option("--burst", type=click.IntRange(min=1), help="Samples per case per round. [default: 3]")
+@click.option("--min-time", type=click.FloatRange(min=0.0001), help="Minimum seconds per sample; kernels calibrate their iterations to it. [default: 0.01]")
+@click.option("--case", "case_globs", multiple=True, metavar="GLOB", help="Run only cases matching GLOB (repeatable); the baseline always runs.")
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True, help="Seconds one kernel invocation may take before it is killed and its case marked failed.")
+@click.option("--seed", type=int, help="Seed of the round shuffles (recorded in the result; give it to replay an order).")
+@click.option("--cpu", type=click.IntRange(min=0), help="Pin kernels to this CPU. [default: the last usable CPU]")
+@click.option("--no-pin", is_flag=True, help="Do not pin kernels to a CPU.")
+@click.option("--no-priority", is_flag=True, help="Do not try to raise the kernels' scheduling priority.")
+@click.option("--no-save", is_flag=True, help="Do not save the run under the data directory or record it in the history.")
+@_export_options
+def run(experiment_names, quick, runs, warmup, burst, min_time, case_globs, timeout, seed, cpu, no_pin,
+        no_priority, no_save, export_json, export_markdown, export_csv) -> None:
+    """Run experiments (all of them if none is named) and print a table per experiment.
+
+    Every run is saved as JSON under $XDG_DATA_HOME/layertax/runs/ with its raw samples,
+    and recorded in the history. Ctrl-C keeps the rounds that finished.
+    """
+    from layertax.engine import run as engine_run
+
+    chosen = [experiments.get(n) for n in dict.fromkeys(experiment_names)] or list(experiments.registry().values())
+    settings = engine_run.Settings(**(engine_run.QUICK if quick else {}), quick=quick, timeout=timeout, seed=seed,
+                                   raise_priority=not no_priority)
+    for name, value in (("runs", runs), ("warmup", warmup), ("burst", burst)):
+        if value is not None:
+            setattr(settings, name, value)
+    if min_time is not None:
+        settings.min_sample_ns = int(min_time * 1e9)
+    settings.cpu = None if no_pin else (cpu if cpu is not None else engine_run.default_cpu())
+    if settings.cpu is not None and settings.cpu not in os.sched_getaffinity(0):
+        raise UsageError(f"--cpu {settings.cpu}: this process may only use CPUs {sorted(os.sched_getaffinity(0))}")
+    settings.validate()
+    if case_globs:
+        matching = []
+        for exp in chosen:
+            try:
+                engine_run.select_cases(exp, case_globs)
+                matching.append(exp)
+            except UsageError:
+                pass
+        if not matching:
+            raise UsageError(f"no case matches {', '.join(case_globs)} in {', '.join(e.name for e in chosen)}")
+        chosen = matching
+    exports = _export_paths(export_json, export_markdown, export_csv)
+    code = _run(chosen, settings, case_globs, exports, save=not no_save)
+    if code:
+        raise click.exceptions.Exit(code)
+
+
+def _run(chosen, settings, case_globs, exports, save: bool) -> int:
+    from layertax.engine import history, kernels, machine, results
+    from layertax.engine.run import Scheduler, settings_dict
+    from layertax.progress import RichProgress
+    from layertax.report import terminal
+
+    out, err = _console(), _console(stderr=True)
+    with err.status("building kernels", spinner="dots") if err.is_terminal else _nullcontext():
+        prepared = kernels.prepare(chosen, paths.cache_dir())
+        fingerprint = machine.fingerprint()
+    doc = {"schema": results.SCHEMA, "layertax_version": full_version(), "created": results.now_iso(),
+           "command": ["layertax", *sys.argv[1:]], "complete": False, "settings": None,
+           "machine": fingerprint, "experiments": []}
+    saved_path = results.default_path(paths.runs_dir(), doc | {"experiments": [{"name": e.name} for e in chosen]})
+    scheduler = Scheduler(settings, RichProgress(err))
+    doc["settings"] = settings_dict(settings)
+    interrupted = False
+    for exp in chosen:
+        kmap = {k.name: prepared[(exp.name, k.name)] for k in exp.kernels}
+        result, interrupted = scheduler.run_experiment(exp, kmap, case_globs)
+        doc["experiments"].append(result)
+        if save:  # after every experiment, so an interruption or crash keeps what finished
+            results.save(doc, saved_path)
+        if interrupted:
+            break
+    doc["complete"] = not interrupted
+    terminal.render(doc, out)
+    if save:
+        results.save(doc, saved_path)
+        history.record(paths.history_db(), doc, saved_path)
+        out.print(f"\nsaved: {saved_path}")
+    _write_exports(doc, exports)
+    for path in exports.values():
+        out.print(f"wrote: {path}")
+    if interrupted:
+        err.print("interrupted: kept the rounds that finished" + ("; saved above" if save else ""))
+        return 130
+    failed = [c["name"] for e in doc["experiments"] for c in e["cases"] if c["status"] == "failed"]
+    if failed:
+        err.print(f"layertax: {len(failed)} case(s) failed: {', '.join(failed)}")
+        return 1
+    return 0
+
+
+class _nullcontext:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+@cli.command(context_settings=CONTEXT)
+def doctor() -> None:
+    """Describe this machine and say what would make measurements steadier."""
+    from layertax.engine import machine
+
+    out = _console()
+    fp = machine.fingerprint()
+    t = Table(title="machine", show_header=False, title_justify="left")
+    t.add_column("key", style="bold")
+    t.add_column("value")
+    for key, value in fp.items():
+        if key in ("mitigations", "tools"):
+            continue
+        t.add_row(key, "-" if value in (None, "", []) else str(value))
+    out.print(t)
+    tools = Table(title="tools", show_header=False, title_justify="left")
+    tools.add_column("tool", style="bold")
+    tools.add_column("version")
+    for name, version in fp["tools"].items():
+        tools.add_row(name, version)
+    out.print(tools)
+    vulnerable = {k: v for k, v in fp["mitigations"].items() if v.lower() != "not affected"}
+    if vulnerable:
+        out.print("[bold]mitigations in force[/bold] (they tax every system call and context switch):")
+        for k, v in vulnerable.items():
+            out.print(f"  {k}: {v}")
+    out.print("\n[bold]for steadier measurements[/bold]")
+    marks = {"ok": "[green]ok[/green]  ", "warn": "[yellow]warn[/yellow]", "info": "[blue]info[/blue]"}
+    for level, message in machine.advice(fp):
+        out.print(f"  {marks[level]} {message}")
+    from layertax.engine import toolchain
+
+    missing = [toolchain.hint(n) for n in ("cc", "liburing", "clang", "lld", "mold", "musl-gcc", "valgrind", "strace")
+               if not toolchain.available(n)]
+    for line in missing:
+        out.print(f"  [blue]info[/blue] {line}")
+
+
+@cli.command(context_settings=CONTEXT)
+@click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True, help="Show at most this many runs.")
+def history(limit: int) -> None:
+    """List saved runs, newest first."""
+    from layertax.engine import history as hist
+
+    rows = hist.runs(paths.history_db(), limit)
+    out = _console()
+    if not rows:
+        out.print("no runs yet: `layertax run` saves one")
+        return
+    t = Table(title_justify="left")
+    for col in ("id", "created", "experiments", "complete", "version", "machine", "file"):
+        t.add_column(col)
+    for r in rows:
+        t.add_row(str(r["id"]), r["created"], r["experiments"], "yes" if r["complete"] else "no",
+                  r["version"], r["machine"], r["path"])
+    out.print(t)
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("file", type=click.Path(dir_okay=True, path_type=Path))
+@_export_options
+def report(file: Path, export_json, export_markdown, export_csv) -> None:
+    """Print a saved run's tables again (and optionally export it)."""
+    from layertax.engine import results
+    from layertax.report import terminal
+
+    doc = results.load(file)
+    exports = _export_paths(export_json, export_markdown, export_csv)
+    terminal.render(doc, _console())
+    _write_exports(doc, exports)
+
+
+def _fail(message: str, code: int) -> None:
+    click.echo(f"layertax: error: {message}", err=True)
+    sys.exit(code)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else argv
+    debug = "--debug" in args or bool(os.environ.get("LAYERTAX_DEBUG"))
+    try:
+        code = cli.main(args=args, prog_name="layertax", standalone_mode=False)
+    except click.exceptions.NoArgsIsHelpError as e:  # `layertax` alone: show the help, as git does
+        click.echo(e.ctx.get_help() if e.ctx else "")
+        code = 0
+    except click.UsageError as e:
+        # One line, not click's three; the --help hint names the command that failed.
+        command = e.ctx.command_path if e.ctx else "layertax"
+        _fail(f"{e.format_message()} (see `{command} --help`)", 2)
+    except click.exceptions.Abort:
+        _fail("interrupted", 130)
+    except LayertaxError as e:
+        if debug:
+            raise
+        _fail(str(e), e.exit_code)
+    except KeyboardInterrupt:
+        _fail("interrupted", 130)
+    except BrokenPipeError:
+        sys.exit(1)
+    except Exception as e:  # a bug in layertax: still one line, unless asked for the traceback
+        if debug:
+            raise
+        _fail(f"internal error: {type(e).__name__}: {e} (rerun with --debug for the traceback)", 1)
+    sys.exit(code if isinstance(code, int) else 0)

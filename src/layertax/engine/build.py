@@ -1,0 +1,147 @@
+"""Builds C kernels with ninja into a content-addressed cache.
+
+A kernel's directory in the cache is named by a hash of everything that goes
+into it: its sources, the harness, the compiler and its version, the flags.
+A build happens in a private staging directory and is published with one
+rename(2) of the whole directory, so a reader sees either nothing or a
+complete build, and two layertax processes building the same kernel at once
+cannot corrupt it: the second rename fails and its copy is thrown away.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import ninja as ninja_pkg
+
+from layertax.errors import LayertaxError
+
+NATIVE_DIR = Path(__file__).resolve().parent.parent / "native"
+HARNESS_SOURCES = (NATIVE_DIR / "harness.c",)
+HARNESS_HEADERS = (NATIVE_DIR / "harness.h",)
+BASE_CFLAGS = ("-O2", "-g", "-std=gnu11", "-Wall", "-Wextra", "-Werror=implicit-function-declaration")
+FORMAT = "layertax-build/1"  # bump to invalidate every cached build
+
+
+@dataclass(frozen=True)
+class BuildTarget:
+    name: str                     # the binary's file name
+    sources: tuple[Path, ...]     # kernel sources (the harness is added)
+    include_dirs: tuple[Path, ...]
+    cflags: tuple[str, ...]
+    libs: tuple[str, ...]
+    cc: str                       # compiler path
+    cc_version: str
+
+    def all_sources(self) -> tuple[Path, ...]:
+        return HARNESS_SOURCES + self.sources
+
+    def flags(self) -> tuple[str, ...]:
+        return BASE_CFLAGS + self.cflags
+
+    def key(self) -> str:
+        h = hashlib.sha256()
+        for part in (FORMAT, self.name, self.cc, self.cc_version, *self.flags(), "|", *self.libs, "|"):
+            h.update(part.encode() + b"\0")
+        headers = sorted({p for d in self.include_dirs for p in d.glob("*.h")} | set(HARNESS_HEADERS))
+        for path in (*self.all_sources(), *headers):
+            h.update(path.name.encode() + b"\0")
+            h.update(path.read_bytes())
+        return h.hexdigest()[:24]
+
+
+def ninja_binary() -> str:
+    found = shutil.which("ninja", path=ninja_pkg.BIN_DIR) or shutil.which("ninja")
+    if not found:
+        raise LayertaxError("ninja not found: reinstall layertax (`make setup`) to get the ninja package")
+    return found
+
+
+def _esc(path: Path | str) -> str:
+    """Escapes a path for a ninja build line (spaces, colons and dollars are special)."""
+    return str(path).replace("$", "$$").replace(" ", "$ ").replace(":", "$:")
+
+
+def _quote_flag(flag: str) -> str:
+    # Flags pass through ninja to /bin/sh; layertax's own flags never need quoting,
+    # but a path in -I might contain spaces.
+    return "'" + flag.replace("'", "'\\''") + "'" if any(c in flag for c in " '\"$\\") else flag
+
+
+def write_ninja(targets: list[BuildTarget], staging: Path) -> Path:
+    """One build.ninja for all targets, so ninja compiles them in parallel."""
+    lines = [
+        "ninja_required_version = 1.10",
+        "rule cc",
+        "  command = $cc $cflags -MMD -MF $out.d -c $in -o $out",
+        "  depfile = $out.d",
+        "  deps = gcc",
+        "  description = CC $out",
+        "rule link",
+        "  command = $cc $in -o $out $libs",
+        "  description = LINK $out",
+        "",
+    ]
+    for t in targets:
+        key = t.key()
+        incs = [f"-I{d}" for d in (NATIVE_DIR, *t.include_dirs)]
+        cflags = " ".join(_quote_flag(f) for f in (*t.flags(), *incs))
+        objs = []
+        for i, src in enumerate(t.all_sources()):
+            obj = f"{key}/obj/{i}-{src.stem}.o"
+            objs.append(obj)
+            lines += [f"build {_esc(obj)}: cc {_esc(src)}", f"  cc = {_quote_flag(t.cc)}", f"  cflags = {cflags}"]
+        lines += [f"build {_esc(key)}/{_esc(t.name)}: link {' '.join(_esc(o) for o in objs)}",
+                  f"  cc = {_quote_flag(t.cc)}", f"  libs = {' '.join(_quote_flag(x) for x in t.libs)}", ""]
+    path = staging / "build.ninja"
+    path.write_text("\n".join(lines))
+    return path
+
+
+class BuildFailed(LayertaxError):
+    pass
+
+
+def build(targets: list[BuildTarget], cache_root: Path) -> dict[str, Path | BuildFailed]:
+    """Builds what is not cached; returns each target's binary, or why it failed."""
+    kernels = cache_root / "kernels"
+    kernels.mkdir(parents=True, exist_ok=True)
+    results: dict[str, Path | BuildFailed] = {}
+    todo = []
+    for t in targets:
+        binary = kernels / t.key() / t.name
+        if binary.is_file():
+            results[t.name] = binary
+        else:
+            todo.append(t)
+    if not todo:
+        return results
+    staging = Path(tempfile.mkdtemp(prefix="staging-", dir=kernels))
+    try:
+        write_ninja(todo, staging)
+        proc = subprocess.run([ninja_binary(), "-C", str(staging), "-k", "0"],
+                              capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        log = proc.stdout + proc.stderr
+        for t in todo:
+            key = t.key()
+            built = staging / key / t.name
+            if not built.is_file():
+                first_error = next((ln for ln in log.splitlines() if "error" in ln.lower()), log.strip()[-300:])
+                results[t.name] = BuildFailed(f"build of kernel {t.name} failed: {first_error.strip()}")
+                continue
+            final = kernels / key
+            try:
+                os.rename(staging / key, final)
+            except OSError:
+                # Another process published the same key first; its build is identical.
+                if not (final / t.name).is_file():
+                    raise
+            results[t.name] = final / t.name
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return results

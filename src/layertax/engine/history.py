@@ -1,0 +1,51 @@
+"""The run history: a SQLite index of saved result files (the files stay the truth)."""
+from __future__ import annotations
+
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+SCHEMA_SQL = """
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    created TEXT NOT NULL,
+    path TEXT NOT NULL,
+    experiments TEXT NOT NULL,
+    machine_id TEXT,
+    machine TEXT,
+    version TEXT,
+    complete INTEGER NOT NULL
+)
+"""
+
+
+def _connect(db: Path) -> sqlite3.Connection:
+    db.parent.mkdir(parents=True, exist_ok=True)
+    # A generous timeout: two layertax processes may finish at the same moment.
+    conn = sqlite3.connect(db, timeout=30)
+    conn.execute(SCHEMA_SQL)
+    return conn
+
+
+def record(db: Path, doc: dict, path: Path) -> int:
+    machine = doc.get("machine", {})
+    summary = f"{machine.get('cpu_model', '?')}, {machine.get('cores', '?')} cores, {machine.get('kernel', '?')}"
+    with closing(_connect(db)) as conn, conn:
+        cur = conn.execute(
+            "INSERT INTO runs (created, path, experiments, machine_id, machine, version, complete) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (doc.get("created", ""), str(path), ",".join(e["name"] for e in doc.get("experiments", [])),
+             machine.get("machine_id"), summary, doc.get("layertax_version", ""), int(bool(doc.get("complete")))),
+        )
+        return int(cur.lastrowid)
+
+
+def runs(db: Path, limit: int | None = None) -> list[dict]:
+    """Newest first."""
+    if not db.exists():
+        return []
+    with closing(_connect(db)) as conn:
+        conn.row_factory = sqlite3.Row
+        sql = "SELECT * FROM runs ORDER BY id DESC"
+        rows = conn.execute(sql + (" LIMIT ?" if limit else ""), (limit,) if limit else ()).fetchall()
+    return [dict(r) for r in rows]

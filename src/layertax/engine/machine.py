@@ -1,0 +1,182 @@
+"""The machine fingerprint stored with every run, and what would steady it.
+
+Everything is read from /proc and /sys without privileges; a value that cannot
+be read is recorded as None, never guessed.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import platform
+from pathlib import Path
+
+from layertax.engine import toolchain
+
+SYS_CPU = Path("/sys/devices/system/cpu")
+
+
+def _read(path: str | Path) -> str | None:
+    try:
+        return Path(path).read_text().strip()
+    except OSError:
+        return None
+
+
+def _cpuinfo() -> dict[str, str]:
+    info: dict[str, str] = {}
+    text = _read("/proc/cpuinfo") or ""
+    for line in text.splitlines():
+        key, sep, value = line.partition(":")
+        if sep and key.strip() not in info:
+            info[key.strip()] = value.strip()
+    return info
+
+
+def _meminfo_gib() -> float | None:
+    for line in (_read("/proc/meminfo") or "").splitlines():
+        if line.startswith("MemTotal:"):
+            return round(int(line.split()[1]) / 2**20, 1)
+    return None
+
+
+def _governors() -> list[str]:
+    found = set()
+    for gov in SYS_CPU.glob("cpu[0-9]*/cpufreq/scaling_governor"):
+        value = _read(gov)
+        if value:
+            found.add(value)
+    return sorted(found)
+
+
+def _turbo() -> str | None:
+    no_turbo = _read(SYS_CPU / "intel_pstate/no_turbo")
+    if no_turbo is not None:
+        return "off" if no_turbo == "1" else "on"
+    boost = _read(SYS_CPU / "cpufreq/boost")
+    if boost is not None:
+        return "on" if boost == "1" else "off"
+    return None
+
+
+def _mitigations() -> dict[str, str]:
+    out = {}
+    for f in sorted((SYS_CPU / "vulnerabilities").glob("*")):
+        value = _read(f)
+        if value is not None:
+            out[f.name] = value
+    return out
+
+
+def libc_version() -> str | None:
+    try:
+        name = os.confstr("CS_GNU_LIBC_VERSION")
+    except (ValueError, OSError):
+        name = None
+    return name or " ".join(platform.libc_ver()) or None
+
+
+def filesystem_of(path: str | Path) -> str | None:
+    """The filesystem type holding path, from the longest matching mount point."""
+    target = os.path.realpath(path)
+    best, fstype = "", None
+    for line in (_read("/proc/self/mountinfo") or "").splitlines():
+        left, _, right = line.partition(" - ")
+        fields = left.split()
+        if len(fields) < 5 or not right:
+            continue
+        mount = fields[4].replace("\\040", " ")
+        inside = target == mount or target.startswith(mount.rstrip("/") + "/")
+        if inside and len(mount) >= len(best):
+            best, fstype = mount, right.split()[0]
+    return fstype
+
+
+def fingerprint() -> dict:
+    cpu = _cpuinfo()
+    uname = platform.uname()
+    flags = cpu.get("flags", "").split()
+    try:
+        usable = sorted(os.sched_getaffinity(0))
+    except OSError:
+        usable = list(range(os.cpu_count() or 1))
+    fp = {
+        "hostname_hash": hashlib.sha256(uname.node.encode()).hexdigest()[:12],
+        "cpu_model": cpu.get("model name") or cpu.get("Hardware") or uname.machine,
+        "arch": uname.machine,
+        "cores": os.cpu_count(),
+        "usable_cpus": usable,
+        "memory_gib": _meminfo_gib(),
+        "virtualized": "hypervisor" in flags,
+        "os": _read("/etc/os-release") and _os_pretty_name(),
+        "kernel": uname.release,
+        "libc": libc_version(),
+        "python": platform.python_version(),
+        "clocksource": _read(SYS_CPU.parent / "clocksource/clocksource0/current_clocksource"),
+        "governors": _governors(),
+        "turbo": _turbo(),
+        "aslr": _read("/proc/sys/kernel/randomize_va_space"),
+        "isolated_cpus": _read(SYS_CPU / "isolated"),
+        "nohz_full": _read(SYS_CPU / "nohz_full"),
+        "perf_event_paranoid": _read("/proc/sys/kernel/perf_event_paranoid"),
+        "loadavg": _read("/proc/loadavg"),
+        "mitigations": _mitigations(),
+        "tools": toolchain.versions(),
+    }
+    fp["machine_id"] = machine_id(fp)
+    return fp
+
+
+def _os_pretty_name() -> str | None:
+    for line in (_read("/etc/os-release") or "").splitlines():
+        if line.startswith("PRETTY_NAME="):
+            return line.split("=", 1)[1].strip('"')
+    return None
+
+
+def machine_id(fp: dict) -> str:
+    """Identifies 'the same machine' for history: hardware and system, not the moment's load."""
+    stable = "|".join(str(fp.get(k)) for k in ("hostname_hash", "cpu_model", "cores", "kernel", "libc"))
+    return hashlib.sha256(stable.encode()).hexdigest()[:16]
+
+
+def advice(fp: dict) -> list[tuple[str, str]]:
+    """(level, message) pairs saying what would make measurements steadier, like `pyperf system show`."""
+    out: list[tuple[str, str]] = []
+    load = fp.get("loadavg")
+    if load:
+        one_min = float(load.split()[0])
+        if one_min > 0.5 * (fp.get("cores") or 1):
+            out.append(("warn", f"load average {one_min:.2f} on {fp['cores']} cores: other work will disturb timings"))
+        else:
+            out.append(("ok", f"load average {one_min:.2f}"))
+    govs = fp.get("governors") or []
+    if not govs:
+        out.append(("info", "CPU frequency governor not visible (common in VMs)"))
+    elif govs != ["performance"]:
+        out.append(("warn", f"CPU governor is {', '.join(govs)}: set 'performance' for stable clocks "
+                            "(cpupower frequency-set -g performance)"))
+    else:
+        out.append(("ok", "CPU governor is performance"))
+    if fp.get("turbo") == "on":
+        out.append(("warn", "turbo boost is on: clock speed depends on temperature and load; "
+                            "disable it for steadier numbers"))
+    if not fp.get("isolated_cpus"):
+        out.append(("info", "no isolated CPUs: isolcpus=N (kernel command line) gives the kernels a quiet core"))
+    else:
+        out.append(("ok", f"isolated CPUs: {fp['isolated_cpus']}"))
+    if fp.get("aslr") == "2":
+        out.append(("info", "ASLR is on (randomize_va_space=2): start-up timings vary with layout; "
+                            "it is the normal setting, so layertax measures with it"))
+    clock = fp.get("clocksource")
+    if clock and clock not in ("tsc", "arch_sys_counter"):
+        out.append(("warn", f"clocksource is {clock}: clock_gettime may enter the kernel, adding cost and noise"))
+    elif clock:
+        out.append(("ok", f"clocksource is {clock} (read in user space)"))
+    if fp.get("virtualized"):
+        out.append(("info", "running under a hypervisor: steal time and noisy neighbours add noise"))
+    paranoid = fp.get("perf_event_paranoid")
+    if paranoid is not None and paranoid.lstrip("-").isdigit() and int(paranoid) > 2:
+        out.append(("info", f"perf_event_paranoid={paranoid}: hardware counters are off for normal users"))
+    if os.geteuid() != 0:
+        out.append(("info", "not root: kernels cannot raise their priority (they say so in each result)"))
+    return out

@@ -1,0 +1,249 @@
+"""The scheduler: warm-up, then interleaved rounds of short bursts.
+
+In each round every case runs one burst of samples, in a freshly shuffled
+order, so that drift in the machine (frequency, a neighbour's load, the page
+cache) hits all cases alike; ratios are then taken per round. The first
+invocation of each case calibrates its iteration count; every later one reuses
+it, so all samples of a case do the same work.
+
+Each invocation gets a fresh empty subdirectory of one private temporary
+directory, which is removed when the experiment ends, however it ends.
+"""
+from __future__ import annotations
+
+import fnmatch
+import os
+import random
+import shutil
+import signal
+import subprocess
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from layertax.engine import analyze, machine, protocol
+from layertax.engine.kernels import PreparedKernel
+from layertax.errors import UsageError
+from layertax.experiments.base import Case, Experiment
+
+
+@dataclass
+class Settings:
+    runs: int = 10                 # measured rounds
+    warmup: int = 1                # discarded rounds
+    burst: int = 3                 # samples per case per round
+    min_sample_ns: int = 10_000_000
+    timeout: float = 60.0          # seconds, per invocation of a kernel
+    seed: int | None = None        # of the shuffles; drawn and recorded if not given
+    cpu: int | None = None         # pin kernels to this CPU; None: do not pin
+    raise_priority: bool = True
+    quick: bool = False
+
+    def validate(self) -> None:
+        if self.runs < 1:
+            raise UsageError("--runs must be at least 1")
+        if self.warmup < 0:
+            raise UsageError("--warmup cannot be negative")
+        if self.burst < 1 or self.min_sample_ns < 1 or self.timeout <= 0:
+            raise UsageError("burst, minimum sample time and timeout must be positive")
+
+
+QUICK = {"runs": 5, "warmup": 1, "burst": 2, "min_sample_ns": 5_000_000}
+
+
+def default_cpu() -> int | None:
+    """The last CPU we may use: away from CPU 0, which takes most interrupts."""
+    try:
+        cpus = sorted(os.sched_getaffinity(0))
+    except OSError:
+        return None
+    return cpus[-1] if len(cpus) > 1 else None
+
+
+class ProgressSink(Protocol):
+    def start(self, experiment: str, total: int) -> None: ...
+    def step(self, description: str) -> None: ...
+    def finish(self) -> None: ...
+
+
+class NoProgress:
+    def start(self, experiment: str, total: int) -> None: pass
+    def step(self, description: str) -> None: pass
+    def finish(self) -> None: pass
+
+
+@dataclass
+class CaseRun:
+    case: Case
+    kernel: PreparedKernel
+    status: str = "ok"              # ok | skipped | failed
+    reason: str | None = None
+    iters: int | None = None
+    descriptor: dict | None = None
+    samples: list[dict] = field(default_factory=list)
+
+    @property
+    def active(self) -> bool:
+        return self.status == "ok"
+
+    def to_dict(self) -> dict:
+        return {"name": self.case.name, "kernel": self.case.kernel, "layer": self.case.layer,
+                "language": self.case.language, "status": self.status, "reason": self.reason,
+                "descriptor": self.descriptor, "samples": self.samples}
+
+
+def select_cases(exp: Experiment, patterns: tuple[str, ...]) -> list[Case]:
+    """Cases matching any glob; the baseline is always kept, since every ratio needs it."""
+    if not patterns:
+        return list(exp.cases)
+    chosen = [c for c in exp.cases if any(fnmatch.fnmatchcase(c.name, p) for p in patterns)]
+    if not chosen:
+        raise UsageError(f"no case of {exp.name} matches {', '.join(patterns)} "
+                         f"(cases: {', '.join(c.name for c in exp.cases)})")
+    if all(c.name != exp.baseline for c in chosen):
+        chosen.insert(0, exp.case(exp.baseline))
+    return chosen
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait()
+
+
+class Scheduler:
+    def __init__(self, settings: Settings, progress: ProgressSink | None = None):
+        settings.validate()
+        self.settings = settings
+        self.progress = progress or NoProgress()
+        if settings.seed is None:
+            settings.seed = random.SystemRandom().randrange(2**32)
+        self.rng = random.Random(settings.seed)
+
+    # -- one invocation of one kernel --
+
+    def _argv(self, run: CaseRun, workdir: Path, samples: int) -> list[str]:
+        s = self.settings
+        argv = [*run.kernel.argv, "--case", run.case.name, "--samples", str(samples),
+                "--min-sample-ns", str(s.min_sample_ns), "--dir", str(workdir)]
+        if s.cpu is not None:
+            argv += ["--cpu", str(s.cpu)]
+        if s.raise_priority:
+            argv.append("--raise-priority")
+        if run.iters:
+            argv += ["--iters", str(run.iters)]
+        return argv
+
+    def invoke(self, run: CaseRun, workroot: Path, samples: int, round_no: int | None) -> None:
+        """Runs one burst; appends its samples (unless warm-up) or marks the case skipped/failed."""
+        workdir = Path(tempfile.mkdtemp(prefix=f"{run.case.name}-", dir=workroot))
+        env = {**os.environ, **run.kernel.env}
+        try:
+            proc = subprocess.Popen(self._argv(run, workdir, samples), stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                    env=env, start_new_session=True)
+            try:
+                out, err = proc.communicate(timeout=self.settings.timeout)
+            except subprocess.TimeoutExpired:
+                _kill(proc)
+                run.status, run.reason = "failed", f"timed out after {self.settings.timeout:g} s"
+                return
+            except BaseException:  # Ctrl-C: the kernel is in its own session, so end it ourselves
+                _kill(proc)
+                raise
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+        self._absorb(run, proc.returncode, out, err, round_no)
+
+    def _absorb(self, run: CaseRun, code: int, out: str, err: str, round_no: int | None) -> None:
+        try:
+            parsed = protocol.parse(out, expected_case=run.case.name)
+        except protocol.ProtocolError as e:
+            run.status, run.reason = "failed", f"kernel broke the protocol: {e}"
+            return
+        if code == 3 or parsed.skip:
+            run.status, run.reason = "skipped", parsed.skip or "the kernel cannot run here"
+            return
+        if code != 0 or parsed.error:
+            last_err = (err.strip().splitlines() or [""])[-1]
+            run.status = "failed"
+            run.reason = parsed.error or last_err or f"exited with code {code}"
+            return
+        if not parsed.samples:
+            run.status, run.reason = "failed", "the kernel printed no samples"
+            return
+        if run.descriptor is None:
+            run.descriptor = parsed.descriptor
+        if run.iters is None:
+            run.iters = parsed.samples[0]["iters"]
+        if round_no is not None:
+            run.samples.extend({"round": round_no, **s} for s in parsed.samples)
+
+    # -- a whole experiment --
+
+    def _harness_floor(self, runs: list[CaseRun], workroot: Path) -> dict | None:
+        """The empty case of the first C kernel: the harness's own cost per iteration."""
+        c_run = next((r for r in runs if r.kernel.kind == "c" and r.kernel.argv), None)
+        if c_run is None:
+            return None
+        probe = CaseRun(Case("empty", c_run.case.kernel, "harness", "c"), c_run.kernel)
+        self.invoke(probe, workroot, self.settings.burst, round_no=0)
+        if probe.status != "ok":
+            return {"status": probe.status, "reason": probe.reason}
+        values = [analyze.ns_per_op(s) for s in probe.samples]
+        d = probe.descriptor or {}
+        return {"kernel": c_run.case.kernel, "empty_ns_per_iter": sorted(values)[len(values) // 2],
+                "samples": probe.samples, "clock": d.get("clock"), "clock_res_ns": d.get("clock_res_ns"),
+                "clock_overhead_ns": d.get("clock_overhead_ns"), "pin": d.get("pin"), "priority": d.get("priority")}
+
+    def run_experiment(self, exp: Experiment, kernels: dict[str, PreparedKernel],
+                       patterns: tuple[str, ...] = ()) -> tuple[dict, bool]:
+        """Runs one experiment; returns its result and whether it was interrupted (Ctrl-C)."""
+        runs = []
+        for case in select_cases(exp, patterns):
+            k = kernels[case.kernel]
+            run = CaseRun(case, k)
+            if not k.argv:
+                run.status = "skipped" if k.skip else "failed"
+                run.reason = k.skip or k.error
+            runs.append(run)
+        s = self.settings
+        interrupted = False
+        harness = None
+        workroot = Path(tempfile.mkdtemp(prefix=f"layertax-{exp.name}-"))
+        workdir_fs = machine.filesystem_of(workroot)
+        active = [r for r in runs if r.active]
+        self.progress.start(exp.name, (s.warmup + s.runs) * len(active) + 1)
+        try:
+            harness = self._harness_floor(runs, workroot)
+            self.progress.step("harness floor")
+            for round_no in range(-s.warmup, s.runs):
+                order = [r for r in runs if r.active]
+                self.rng.shuffle(order)
+                for run in order:
+                    label = "warm-up" if round_no < 0 else f"round {round_no + 1}/{s.runs}"
+                    self.progress.step(f"{label} {run.case.name}")
+                    self.invoke(run, workroot, 1 if round_no < 0 else s.burst,
+                                None if round_no < 0 else round_no)
+        except KeyboardInterrupt:
+            interrupted = True
+        finally:
+            self.progress.finish()
+            shutil.rmtree(workroot, ignore_errors=True)
+        result = {
+            "name": exp.name, "title": exp.title, "question": exp.question, "unit": exp.unit,
+            "baseline": exp.baseline, "notes": list(exp.notes), "classic": exp.classic.to_dict(),
+            "workdir_fs": workdir_fs, "interrupted": interrupted,
+            "kernels": {name: k.to_dict() for name, k in kernels.items()},
+            "harness": harness,
+            "cases": [r.to_dict() for r in runs],
+        }
+        analyze.analyze(result)
+        return result, interrupted
+
+
+def settings_dict(settings: Settings) -> dict:
+    return asdict(settings)

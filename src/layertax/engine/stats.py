@@ -1,0 +1,144 @@
+"""The statistics layertax reports, and how they decide what is noise.
+
+- The median and its 95% confidence interval come from order statistics
+  (distribution-free: binomial ranks), because timing samples are skewed and
+  a mean +- sd interval would misdescribe them.
+- Ratios to the baseline are computed per round (the case and the baseline ran
+  moments apart, so drift hits both) and summarised the same way.
+- Two sets of samples are compared with the Mann-Whitney U test together with a
+  bootstrap interval for the ratio of medians and a noise band: a difference
+  must be both statistically clear and larger than the band to count.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats as sps
+
+CONFIDENCE = 0.95
+# Above this spread (IQR / median) a case's samples are too scattered to trust to a few percent.
+NOISY_SPREAD = 0.05
+# Above this relative half-width of the median's CI, the median itself is uncertain.
+NOISY_CI_HALF_WIDTH = 0.03
+# Above this share of samples that were preempted (involuntary context switches), say so.
+DISTURBED_SHARE = 0.5
+DEFAULT_THRESHOLD = 0.02
+
+
+def median_ci(values, confidence: float = CONFIDENCE) -> tuple[float, float, float]:
+    """Order-statistic interval for the median: (low, high, achieved coverage).
+
+    Picks the narrowest symmetric pair of ranks whose coverage is at least the
+    requested one. With fewer than 6 samples no pair reaches 95%; the interval
+    is then [min, max] and the achieved (lower) coverage is returned so the
+    caller can say so.
+    """
+    x = np.sort(np.asarray(values, dtype=float))
+    n = len(x)
+    if n == 0:
+        raise ValueError("no samples")
+    if n == 1:
+        return float(x[0]), float(x[0]), 0.0
+    best_j = 1
+    for j in range(1, n // 2 + 1):
+        coverage = 1.0 - 2.0 * sps.binom.cdf(j - 1, n, 0.5)
+        if coverage >= confidence:
+            best_j = j
+        else:
+            break
+    coverage = 1.0 - 2.0 * sps.binom.cdf(best_j - 1, n, 0.5)
+    return float(x[best_j - 1]), float(x[n - best_j]), float(coverage)
+
+
+def summarize(values) -> dict:
+    x = np.asarray(values, dtype=float)
+    if x.size == 0:
+        raise ValueError("no samples")
+    med = float(np.median(x))
+    lo, hi, coverage = median_ci(x)
+    q1, q3 = np.percentile(x, [25, 75])
+    return {
+        "n": int(x.size),
+        "median": med,
+        "min": float(x.min()),
+        "max": float(x.max()),
+        "mean": float(x.mean()),
+        "ci95": [lo, hi],
+        "ci_coverage": round(coverage, 4),
+        "iqr": float(q3 - q1),
+        "spread": float((q3 - q1) / med) if med else math.inf,
+    }
+
+
+def paired_ratios(case_rounds: dict[int, float], base_rounds: dict[int, float]) -> list[float]:
+    """case/baseline for every round in which both ran."""
+    return [case_rounds[r] / base_rounds[r] for r in sorted(case_rounds) if r in base_rounds and base_rounds[r] > 0]
+
+
+def ratio_summary(ratios: list[float]) -> dict | None:
+    if not ratios:
+        return None
+    lo, hi, coverage = median_ci(ratios)
+    return {"median": float(np.median(ratios)), "ci95": [lo, hi], "ci_coverage": round(coverage, 4),
+            "rounds": len(ratios)}
+
+
+def noise_warnings(summary: dict, disturbed_share: float | None = None) -> list[str]:
+    """Plain-language reasons not to trust this case's figure to a few percent."""
+    warnings = []
+    if summary["spread"] > NOISY_SPREAD:
+        warnings.append(f"wide spread: IQR is {summary['spread']:.0%} of the median")
+    lo, hi = summary["ci95"]
+    med = summary["median"]
+    if med and (hi - lo) / 2 / med > NOISY_CI_HALF_WIDTH:
+        warnings.append(f"uncertain median: 95% CI is +-{(hi - lo) / 2 / med:.0%}")
+    if summary["ci_coverage"] < CONFIDENCE:
+        warnings.append(f"only {summary['n']} samples: the interval covers {summary['ci_coverage']:.0%}, not 95%")
+    if disturbed_share is not None and disturbed_share > DISTURBED_SHARE:
+        warnings.append(f"{disturbed_share:.0%} of samples were preempted (involuntary context switches)")
+    return warnings
+
+
+@dataclass(frozen=True)
+class Comparison:
+    ratio: float                 # median(b) / median(a): above 1 means b is slower
+    ci95: tuple[float, float]
+    p_value: float
+    verdict: str                 # "faster", "slower" or "no difference" (of b relative to a)
+
+
+def bootstrap_ratio_ci(a, b, confidence: float = CONFIDENCE, resamples: int = 4000, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    ma = np.median(rng.choice(a, size=(resamples, a.size), replace=True), axis=1)
+    mb = np.median(rng.choice(b, size=(resamples, b.size), replace=True), axis=1)
+    r = mb / ma
+    alpha = 1 - confidence
+    return float(np.quantile(r, alpha / 2)), float(np.quantile(r, 1 - alpha / 2))
+
+
+def compare(a, b, threshold: float = DEFAULT_THRESHOLD, alpha: float = 1 - CONFIDENCE) -> Comparison:
+    """Is b faster or slower than a (time samples, lower is better), or is there no difference?
+
+    "slower"/"faster" needs all three: the Mann-Whitney test rejects equality at
+    alpha, the bootstrap interval of the ratio excludes 1, and the ratio lies
+    outside the noise band 1 +- threshold.
+    """
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    if a.size < 2 or b.size < 2:
+        raise ValueError("need at least 2 samples on each side")
+    ratio = float(np.median(b) / np.median(a))
+    lo, hi = bootstrap_ratio_ci(a, b)
+    p = float(sps.mannwhitneyu(a, b, alternative="two-sided").pvalue)
+    clear = p < alpha and (lo > 1 or hi < 1)
+    if clear and ratio > 1 + threshold:
+        verdict = "slower"
+    elif clear and ratio < 1 - threshold:
+        verdict = "faster"
+    else:
+        verdict = "no difference"
+    return Comparison(ratio, (lo, hi), p, verdict)

@@ -1,0 +1,112 @@
+"""Finds the compilers, linkers, runtimes and libraries layertax can use.
+
+Every tool is optional except a C compiler: a missing one skips only the
+variants that need it, with a one-line hint saying what to install.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+# name -> (commands to look for, argv that prints the version, Debian package, what it adds)
+TOOLS: dict[str, tuple[tuple[str, ...], tuple[str, ...], str, str]] = {
+    "cc": (("cc", "gcc"), ("--version",), "gcc", "all C kernels"),
+    "clang": (("clang",), ("--version",), "clang", "clang-built variants"),
+    "lld": (("ld.lld",), ("--version",), "lld", "the lld linker variant"),
+    "mold": (("mold",), ("--version",), "mold", "the mold linker variant"),
+    "musl-gcc": (("musl-gcc",), ("-dumpversion",), "musl-tools", "musl libc variants"),
+    "go": (("go",), ("version",), "golang", "Go kernels"),
+    "cargo": (("cargo",), ("--version",), "cargo", "Rust kernels"),
+    "javac": (("javac",), ("-version",), "default-jdk", "Java kernels"),
+    "node": (("node",), ("--version",), "nodejs", "Node.js kernels"),
+    "perl": (("perl",), ("-e", "print $^V"), "perl", "Perl kernels"),
+    "valgrind": (("valgrind",), ("--version",), "valgrind", "instruction counts (--metric instructions)"),
+    "strace": (("strace",), ("-V",), "strace", "system-call counts"),
+    "hyperfine": (("hyperfine",), ("--version",), "hyperfine", "import-hyperfine"),
+}
+
+# Libraries probed by compiling and linking a tiny program: name -> (source, link flags, package, what it adds)
+LIBRARIES: dict[str, tuple[str, tuple[str, ...], str, str]] = {
+    "liburing": (
+        "#include <liburing.h>\nint main(void){struct io_uring r; (void)r; return io_uring_queue_init != 0 ? 0 : 1;}\n",
+        ("-luring",), "liburing-dev", "io_uring cases",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    path: str
+    version: str
+
+
+def _first_line(argv: list[str]) -> str:
+    try:
+        p = subprocess.run(argv, capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    out = (p.stdout or p.stderr).strip().splitlines()
+    return out[0].strip() if out else "unknown"
+
+
+@cache
+def find(name: str) -> Tool | None:
+    """The tool if it is installed, with its version; CC overrides the C compiler."""
+    commands, version_args, _, _ = TOOLS[name]
+    if name == "cc" and os.environ.get("CC"):
+        commands = (os.environ["CC"],) + commands
+    for command in commands:
+        path = shutil.which(command)
+        if path:
+            return Tool(name, path, _first_line([path, *version_args]))
+    return None
+
+
+@cache
+def has_library(name: str) -> bool:
+    cc = find("cc")
+    if cc is None:
+        return False
+    source, flags, _, _ = LIBRARIES[name]
+    with tempfile.TemporaryDirectory(prefix="layertax-probe-") as d:
+        src = Path(d) / "probe.c"
+        src.write_text(source)
+        try:
+            p = subprocess.run([cc.path, str(src), "-o", str(Path(d) / "probe"), *flags],
+                               capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
+        except (OSError, subprocess.SubprocessError):
+            return False
+        return p.returncode == 0
+
+
+def available(requirement: str) -> bool:
+    if requirement in LIBRARIES:
+        return has_library(requirement)
+    return find(requirement) is not None
+
+
+def hint(requirement: str) -> str:
+    """One line saying what is missing and what installing it would add."""
+    if requirement in LIBRARIES:
+        _, _, package, adds = LIBRARIES[requirement]
+    else:
+        _, _, package, adds = TOOLS[requirement]
+    return f"{requirement} not found: install {package} to add {adds}"
+
+
+def versions() -> dict[str, str]:
+    """Versions of every installed tool, for the machine fingerprint."""
+    out = {}
+    for name in TOOLS:
+        tool = find(name)
+        if tool:
+            out[name] = tool.version
+    for lib in LIBRARIES:
+        out[lib] = "found" if has_library(lib) else "missing"
+    return out

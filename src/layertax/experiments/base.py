@@ -1,0 +1,93 @@
+"""What an experiment declares: its kernels, its cases, and its classic figures.
+
+An experiment is data. The engine reads these declarations to build and run;
+the reports read them back from the result. Nothing here runs or prints.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class CKernel:
+    """A C program linked with native/harness.c. Sources are relative to the experiment's package."""
+
+    name: str
+    sources: tuple[str, ...]
+    libs: tuple[str, ...] = ()
+    requires: tuple[str, ...] = ()  # toolchain features, e.g. "liburing"
+    cflags: tuple[str, ...] = ()
+    kind: str = "c"
+
+
+@dataclass(frozen=True)
+class PythonKernel:
+    """A module run as `python -m MODULE` that uses layertax.harnesses.python."""
+
+    name: str
+    module: str
+    requires: tuple[str, ...] = ()
+    kind: str = "python"
+
+
+Kernel = CKernel | PythonKernel
+
+
+@dataclass(frozen=True)
+class Case:
+    """One way of doing the experiment's operation. `name` is also the case's name inside its kernel."""
+
+    name: str
+    kernel: str
+    layer: str
+    language: str
+
+
+@dataclass(frozen=True)
+class ClassicFigure:
+    label: str                  # the layer as the classic source named it
+    value: float                # in Classic.unit
+    counterpart: str | None     # today's nearest case, by name
+    why: str                    # why that case is the nearest counterpart
+
+
+@dataclass(frozen=True)
+class Classic:
+    source: str
+    year: str
+    machine: str
+    unit: str
+    baseline: str               # label of the figure the ratios are taken to
+    figures: tuple[ClassicFigure, ...]
+    conclusion: str
+
+    def ratios(self) -> dict[str, float]:
+        base = next(f.value for f in self.figures if f.label == self.baseline)
+        return {f.label: f.value / base for f in self.figures}
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["ratios"] = {k: round(v, 4) for k, v in self.ratios().items()}
+        return d
+
+
+@dataclass(frozen=True)
+class Experiment:
+    name: str
+    title: str
+    question: str
+    baseline: str               # the case every ratio is taken to
+    kernels: tuple[Kernel, ...]
+    cases: tuple[Case, ...]
+    classic: Classic
+    package_dir: Path
+    needs_workdir: bool = True
+    unit: str = "ns/op"
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def kernel(self, name: str) -> Kernel:
+        return next(k for k in self.kernels if k.name == name)
+
+    def case(self, name: str) -> Case:
+        return next(c for c in self.cases if c.name == name)

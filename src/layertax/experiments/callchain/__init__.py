@@ -1,0 +1,66 @@
+"""callchain: what each layer between a program and the rename system call costs.
+
+Classic: Microsoft developer blog, "It Is Nice To Be At The Top Of The Food
+Chain" (about 2008): 10,000 renames through each layer of the Windows stack.
+Today: one file renamed to a second name and back through glibc's wrappers,
+the generic syscall() function, a bare syscall instruction, io_uring, and
+Python's os, pathlib and shutil. The baseline is the bare system call.
+"""
+from pathlib import Path
+
+from layertax.experiments.base import CKernel, Case, Classic, ClassicFigure, Experiment, PythonKernel
+
+KERNELS = (
+    CKernel("rename-c", ("kernels/file_pair.c", "kernels/rename.c")),
+    CKernel("rename-uring", ("kernels/file_pair.c", "kernels/rename_uring.c"),
+            libs=("-luring",), requires=("liburing",)),
+    PythonKernel("rename-python", "layertax.experiments.callchain.kernels.rename_py"),
+)
+
+CASES = (
+    Case("c-raw-syscall", "rename-c", "bare syscall instruction (no libc)", "c"),
+    Case("c-syscall", "rename-c", "libc syscall() -> renameat2", "c"),
+    Case("c-rename", "rename-c", "libc rename()", "c"),
+    Case("c-renameat", "rename-c", "libc renameat()", "c"),
+    Case("c-renameat2", "rename-c", "libc renameat2()", "c"),
+    Case("c-uring", "rename-uring", "io_uring, 1 op per submit", "c"),
+    Case("c-uring-batch", "rename-uring", "io_uring, 64 linked per submit", "c"),
+    Case("py-os-rename-bytes", "rename-python", "Python os.rename(bytes)", "python"),
+    Case("py-os-rename-str", "rename-python", "Python os.rename(str)", "python"),
+    Case("py-pathlib-rename", "rename-python", "Python pathlib.Path.rename", "python"),
+    Case("py-shutil-move", "rename-python", "Python shutil.move", "python"),
+)
+
+CLASSIC = Classic(
+    source='Microsoft developer blog, "It Is Nice To Be At The Top Of The Food Chain"',
+    year="about 2008",
+    machine="Windows, mingw build, unoptimized; average over runs",
+    unit="ms per 10,000 renames",
+    baseline="NtOpenFile + NtSetInformationFile + NtClose",
+    figures=(
+        ClassicFigure("C runtime rename()", 2230, "c-rename",
+                      "the C runtime's entry point; on Windows it sat on top of four more layers"),
+        ClassicFigure("MoveFileA", 1540, "py-os-rename-str",
+                      "a layer that converts the path string before calling down (A -> W then; str -> bytes now)"),
+        ClassicFigure("MoveFileWithProgressW", 1240, "c-renameat2",
+                      "the most general API the others funnel into"),
+        ClassicFigure("NtOpenFile + NtSetInformationFile + NtClose", 1060, "c-raw-syscall",
+                      "the native system call(s), nothing above them"),
+    ),
+    conclusion="each layer above the native call cost more; the C runtime's rename() was 2.1x the native calls",
+)
+
+EXPERIMENT = Experiment(
+    name="callchain",
+    title="Each layer of a call chain: rename",
+    question="What does each layer between a program and the rename system call cost?",
+    baseline="c-raw-syscall",
+    kernels=KERNELS,
+    cases=CASES,
+    classic=CLASSIC,
+    package_dir=Path(__file__).parent,
+    notes=(
+        "one op = one rename; each iteration moves the file to a second name and back",
+        "files live in a private temporary directory; its filesystem is recorded with the result",
+    ),
+)

@@ -1,0 +1,30 @@
+"""The progress bar the CLI shows while the engine runs (on stderr, only on a terminal)."""
+from __future__ import annotations
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+
+class RichProgress:
+    def __init__(self, console: Console):
+        self.console = console
+        self._progress: Progress | None = None
+        self._task = None
+
+    def start(self, experiment: str, total: int) -> None:
+        self._progress = Progress(
+            TextColumn(f"[bold]{experiment}[/bold]"), BarColumn(), MofNCompleteColumn(),
+            TextColumn("{task.description}"), TimeElapsedColumn(), TimeRemainingColumn(),
+            console=self.console, transient=True, disable=not self.console.is_terminal,
+        )
+        self._progress.start()
+        self._task = self._progress.add_task("", total=total)
+
+    def step(self, description: str) -> None:
+        if self._progress is not None:
+            self._progress.update(self._task, advance=1, description=description)
+
+    def finish(self) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+            self._progress = None

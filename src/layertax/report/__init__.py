@@ -1,0 +1,1 @@
+"""Reports read results only; they never run anything."""

@@ -1,0 +1,29 @@
+"""The CSV export: one row per case with unformatted numbers (ns/op), for spreadsheets and scripts."""
+from __future__ import annotations
+
+import csv
+import io
+
+COLUMNS = ["experiment", "case", "layer", "language", "status", "n", "median_ns", "min_ns", "ci95_low_ns",
+           "ci95_high_ns", "spread", "ratio", "ratio_ci95_low", "ratio_ci95_high", "warnings", "reason"]
+
+
+def to_csv(doc: dict) -> str:
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n")
+    w.writeheader()
+    for exp in doc["experiments"]:
+        for case in exp["cases"]:
+            st = case.get("stats") or {}
+            ratio = st.get("ratio") or {}
+            w.writerow({
+                "experiment": exp["name"], "case": case["name"], "layer": case["layer"],
+                "language": case["language"], "status": case["status"], "n": st.get("n", 0),
+                "median_ns": st.get("median"), "min_ns": st.get("min"),
+                "ci95_low_ns": (st.get("ci95") or [None, None])[0], "ci95_high_ns": (st.get("ci95") or [None, None])[1],
+                "spread": st.get("spread"), "ratio": ratio.get("median"),
+                "ratio_ci95_low": (ratio.get("ci95") or [None, None])[0],
+                "ratio_ci95_high": (ratio.get("ci95") or [None, None])[1],
+                "warnings": "; ".join(st.get("warnings", [])), "reason": case.get("reason") or "",
+            })
+    return buf.getvalue()

@@ -1,0 +1,41 @@
+"""The Markdown export: the same tables as the terminal, pasteable into an issue or docs/."""
+from __future__ import annotations
+
+from layertax.report import format as fmt
+
+
+def _escape(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    out += ["| " + " | ".join(_escape(c) for c in row) + " |" for row in rows]
+    return out
+
+
+def to_markdown(doc: dict) -> str:
+    lines = [f"Machine: {fmt.machine_line(doc['machine'])}  ",
+             f"Method: {fmt.settings_line(doc['settings'])}  ",
+             f"Command: `{' '.join(doc.get('command', []))}`", ""]
+    for exp in doc["experiments"]:
+        lines += [f"## {exp['name']}: {exp['title']}", "", exp["question"], ""]
+        lines += _table(
+            ["case", "layer", f"median {exp['unit']}", "95% CI", "spread", f"ratio to {exp['baseline']}", "classic"],
+            [[r["case"], r["layer"], r["median"] + (" ~" if r["noisy"] else ""), r["ci95"], r["spread"],
+              r["ratio"], r["classic"]] for r in fmt.case_rows(exp)])
+        if exp.get("classic_now"):
+            c = exp["classic"]
+            lines += ["", f"Then: {c['source']} ({c['year']}), {c['machine']}.", ""]
+            lines += _table(["classic layer", f"then ({c['unit']})", "then ratio", "today", "now ratio"],
+                            [[r["label"], f"{r['then_value']:g}", fmt.ratio(r["then_ratio"]),
+                              r["counterpart"] or "-", fmt.ratio_with_ci(r["now_ratio"])]
+                             for r in exp["classic_now"]])
+        extra = fmt.problems(exp) + [f"noisy: {n}" for n in fmt.noise_lines(exp)]
+        harness = fmt.harness_line(exp)
+        if harness:
+            extra.append(harness)
+        if extra:
+            lines += [""] + [f"- {_escape(x)}" for x in extra]
+        lines.append("")
+    return "\n".join(lines)

@@ -1,0 +1,78 @@
+"""The terminal report: one table per experiment, then-vs-now, and every caveat."""
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from layertax.report import format as fmt
+
+
+def _case_table(exp: dict) -> Table:
+    t = Table(title=f"{exp['name']}: {exp['title']}", title_justify="left", show_lines=False)
+    t.add_column("case")
+    t.add_column("layer")
+    t.add_column(f"median {exp['unit']}", justify="right")
+    t.add_column("95% CI", justify="right")
+    t.add_column("spread", justify="right")
+    t.add_column(f"ratio to {exp['baseline']} [95% CI]", justify="right")
+    t.add_column("classic (then)")
+    for row in fmt.case_rows(exp):
+        style = "red" if row["status"] == "failed" else ("dim" if row["status"] == "skipped" else None)
+        median = row["median"] + (" ~" if row["noisy"] else "")
+        t.add_row(row["case"], row["layer"], median, row["ci95"], row["spread"], row["ratio"],
+                  row["classic"], style=style)
+    return t
+
+
+def _classic_table(exp: dict) -> Table | None:
+    rows = exp.get("classic_now") or []
+    if not rows:
+        return None
+    c = exp["classic"]
+    t = Table(title=f"then ({c['source']}, {c['year']}; {c['machine']}) vs now",
+              title_justify="left")
+    t.add_column("classic layer")
+    t.add_column(f"then ({c['unit']})", justify="right")
+    t.add_column("then ratio", justify="right")
+    t.add_column("nearest case today")
+    t.add_column("now ratio [95% CI]", justify="right")
+    for r in rows:
+        t.add_row(r["label"], f"{r['then_value']:g}", fmt.ratio(r["then_ratio"]), r["counterpart"] or "-",
+                  fmt.ratio_with_ci(r["now_ratio"]))
+    return t
+
+
+def render_experiment(exp: dict, console: Console) -> None:
+    console.print()
+    console.print(f"[bold]{exp['question']}[/bold]")
+    console.print(_case_table(exp))
+    classic = _classic_table(exp)
+    if classic is not None:
+        console.print(classic)
+    for r in exp.get("classic_now") or []:
+        console.print(f"  {r['label']} -> {r['counterpart']}: {r['why']}", style="dim")
+    details = [*exp.get("notes", [])]
+    if exp.get("workdir_fs"):
+        details.append(f"work directory on {exp['workdir_fs']}")
+    harness = fmt.harness_line(exp)
+    if harness:
+        details.append(harness)
+    for line in details:
+        console.print(f"  note: {line}", style="dim")
+    for line in fmt.problems(exp):
+        console.print(f"  {line}", style="yellow" if line.startswith("skipped") else "bold red")
+    noise = fmt.noise_lines(exp)
+    if noise:
+        console.print("  ~ noisy (do not trust these to a few percent):", style="yellow")
+        for line in noise:
+            console.print(f"    {line}", style="yellow")
+    if exp.get("interrupted"):
+        console.print("  interrupted: the figures above use only the rounds that finished", style="bold yellow")
+
+
+def render(doc: dict, console: Console) -> None:
+    console.print(f"machine: {fmt.machine_line(doc['machine'])}", style="dim")
+    console.print(f"method: {fmt.settings_line(doc['settings'])}; median and order-statistic 95% CI; "
+                  "ratios paired per round", style="dim")
+    for exp in doc["experiments"]:
+        render_experiment(exp, console)

@@ -1,0 +1,60 @@
+"""Shared fixtures. Every test gets its own data directory (runs, history); the
+build cache is shared by the whole session so kernels build once."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from layertax.engine import build, toolchain
+from layertax.experiments.base import CKernel, Case, Classic, ClassicFigure, Experiment
+
+TESTS = Path(__file__).parent
+
+
+@pytest.fixture(scope="session")
+def cache_root(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("cache")
+
+
+@pytest.fixture(autouse=True)
+def isolated_dirs(tmp_path, cache_root, monkeypatch):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache_root))
+    # Temporary directories of the engine land here, so tests can check they are removed.
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(tmp))
+    import tempfile
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    return tmp_path
+
+
+def probe_target(name: str = "probe") -> build.BuildTarget:
+    cc = toolchain.find("cc")
+    return build.BuildTarget(name, (TESTS / "kernels" / "probe.c",), (TESTS / "kernels",), (), (), cc.path, cc.version)
+
+
+@pytest.fixture(scope="session")
+def probe_binary(cache_root) -> Path:
+    result = build.build([probe_target()], cache_root / "layertax")["probe"]
+    assert isinstance(result, Path), result
+    return result
+
+
+def probe_experiment() -> Experiment:
+    """A synthetic experiment over the probe kernel: the engine must run it unchanged."""
+    classic = Classic("a test", "2000", "none", "units", "base",
+                      (ClassicFigure("base", 1.0, "count", "baseline"), ClassicFigure("top", 2.0, "count", "same")),
+                      "none")
+    cases = tuple(Case(n, "probe", "test", "c") for n in ("count", "wrong", "skip", "hang", "crash"))
+    return Experiment("probe", "probe", "does the engine work?", "count",
+                      (CKernel("probe", ("probe.c",)),), cases, classic, TESTS / "kernels")
+
+
+def run_cli(*args: str, timeout: float = 300, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "layertax", *args], capture_output=True, text=True,
+                          timeout=timeout, env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL)

@@ -1,0 +1,95 @@
+"""callchain end to end: real kernels, real renames, the JSON the issue asks for, and Ctrl-C."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from conftest import run_cli
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("quick")
+    env = {"XDG_DATA_HOME": str(tmp / "data"), "TMPDIR": str(tmp)}
+    out = tmp / "r.json"
+    md, csv = tmp / "r.md", tmp / "r.csv"
+    p = run_cli("run", "callchain", "--quick", "--export-json", str(out), "--export-markdown", str(md),
+                "--export-csv", str(csv), env=env)
+    return p, out, md, csv, tmp, env
+
+
+def test_quick_run_prints_the_table_and_saves(quick_run):
+    p, out, md, csv, tmp, env = quick_run
+    assert p.returncode == 0, p.stderr
+    assert "ratio to c-raw-syscall" in p.stdout and "MoveFileA" in p.stdout
+    assert "saved: " in p.stdout
+    saved = p.stdout.split("saved: ")[1].split()[0]
+    assert saved.startswith(str(tmp / "data" / "layertax" / "runs"))
+    assert json.loads(open(saved).read())["experiments"][0]["name"] == "callchain"
+    # The private work directories are gone.
+    assert not [d for d in os.listdir(tmp) if d.startswith("layertax-")]
+
+
+def test_json_has_the_schema_fields(quick_run):
+    doc = json.loads(quick_run[1].read_text())
+    assert doc["schema"] == "layertax/1" and doc["complete"] is True
+    assert doc["machine"]["cpu_model"] and doc["machine"]["libc"]
+    exp = doc["experiments"][0]
+    assert exp["classic"]["figures"][0]["value"] == 2230
+    assert {c["name"] for c in exp["cases"]} >= {"c-rename", "c-raw-syscall", "py-os-rename-str", "py-shutil-move"}
+    for case in exp["cases"]:
+        if case["status"] == "skipped":
+            assert case["reason"]
+            continue
+        assert case["status"] == "ok", case
+        assert len(case["samples"]) >= 5
+        st = case["stats"]
+        assert st["min"] <= st["median"] and st["ci95"][0] <= st["median"] <= st["ci95"][1]
+        assert st["ratio"]["median"] > 0
+        for s in case["samples"]:
+            assert s["ops"] == 2 * s["iters"] and s["ns"] > 0
+
+
+def test_exports_and_report(quick_run):
+    p, out, md, csv, tmp, env = quick_run
+    assert "| c-rename |" in md.read_text()
+    assert csv.read_text().startswith("experiment,case,layer")
+    assert len(csv.read_text().splitlines()) == 1 + 11
+    again = run_cli("report", str(out), env=env)
+    assert again.returncode == 0 and "c-raw-syscall (baseline)" in again.stdout
+
+
+def test_history_lists_the_run(quick_run):
+    p, out, md, csv, tmp, env = quick_run
+    h = run_cli("history", env=env)
+    assert h.returncode == 0 and "callchain" in h.stdout
+
+
+def test_ctrl_c_keeps_finished_rounds_and_removes_temp_dirs(tmp_path):
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data"), "TMPDIR": str(tmp_path)}
+    proc = subprocess.Popen([sys.executable, "-m", "layertax", "run", "callchain", "--runs", "200", "--burst", "1",
+                             "--min-time", "0.002"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env, stdin=subprocess.DEVNULL)
+    runs = tmp_path / "data" / "layertax" / "runs"
+    # Wait until measuring has clearly begun (the work directory exists), then a few rounds more.
+    deadline = time.monotonic() + 120
+    while not [d for d in os.listdir(tmp_path) if d.startswith("layertax-callchain")]:
+        assert time.monotonic() < deadline and proc.poll() is None
+        time.sleep(0.1)
+    time.sleep(4)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "Traceback" not in err
+    files = list(runs.glob("*.json"))
+    assert len(files) == 1
+    doc = json.loads(files[0].read_text())
+    assert doc["complete"] is False and doc["experiments"][0]["interrupted"] is True
+    ok = [c for c in doc["experiments"][0]["cases"] if c["status"] == "ok"]
+    assert ok and all(c["samples"] for c in ok)
+    assert not [d for d in os.listdir(tmp_path) if d.startswith("layertax-")]

@@ -1,0 +1,77 @@
+"""Bad input: one line on stderr, exit code 2, no traceback, nothing written."""
+import os
+
+import pytest
+from conftest import run_cli
+
+
+def _assert_one_line_error(p, needle):
+    assert p.returncode == 2, (p.returncode, p.stdout, p.stderr)
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1, p.stderr
+    assert lines[0].startswith("layertax: error:") and needle in lines[0]
+    assert "Traceback" not in p.stderr + p.stdout
+
+
+def _nothing_written(isolated_dirs):
+    data = isolated_dirs / "data"
+    assert not data.exists() or not any(data.rglob("*.json"))
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["run", "nosuchexperiment"], "unknown experiment 'nosuchexperiment'"),
+    (["run", "callchain", "--runs", "0"], "--runs"),
+    (["run", "callchain", "--runs", "abc"], "'abc' is not a valid integer"),
+    (["run", "callchain", "--warmup", "-1"], "--warmup"),
+    (["run", "callchain", "--case", "zzz*"], "no case matches zzz*"),
+    (["run", "callchain", "--cpu", "4095"], "--cpu 4095"),
+    (["run", "--bogus-flag"], "No such option"),
+    (["nosuchcommand"], "No such command"),
+])
+def test_bad_run_arguments(args, needle, isolated_dirs):
+    _assert_one_line_error(run_cli(*args), needle)
+    _nothing_written(isolated_dirs)
+
+
+def test_unwritable_export_path(isolated_dirs, tmp_path):
+    p = run_cli("run", "callchain", "--quick", "--export-json", str(tmp_path / "no" / "such" / "dir" / "r.json"))
+    _assert_one_line_error(p, "does not exist")
+    _nothing_written(isolated_dirs)
+    p = run_cli("run", "callchain", "--quick", "--export-csv", str(tmp_path))
+    _assert_one_line_error(p, "directory")
+    _nothing_written(isolated_dirs)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can write anywhere")
+def test_export_into_read_only_directory(tmp_path):
+    ro = tmp_path / "ro"
+    ro.mkdir(mode=0o500)
+    _assert_one_line_error(run_cli("run", "callchain", "--export-json", str(ro / "r.json")), "cannot write")
+
+
+def test_report_of_missing_and_corrupt_files(tmp_path):
+    _assert_one_line_error(run_cli("report", str(tmp_path / "missing.json")), "no such file")
+    corrupt = tmp_path / "corrupt.json"
+    corrupt.write_text('{"schema": "layertax/1", "machine": ')
+    _assert_one_line_error(run_cli("report", str(corrupt)), "not valid JSON")
+    foreign = tmp_path / "foreign.json"
+    foreign.write_text('{"benchmarks": []}')
+    _assert_one_line_error(run_cli("report", str(foreign)), "not a layertax result")
+
+
+def test_help_and_version_on_every_command():
+    p = run_cli("--version")
+    assert p.returncode == 0 and p.stdout.startswith("layertax ")
+    for command in ("list", "run", "doctor", "history", "report"):
+        p = run_cli(command, "--help")
+        assert p.returncode == 0 and "Usage: layertax " + command in p.stdout, command
+    assert "--export-json" in run_cli("run", "--help").stdout
+
+
+def test_list_and_doctor_and_empty_history():
+    p = run_cli("list")
+    assert p.returncode == 0 and "callchain" in p.stdout and "2230" in p.stdout
+    p = run_cli("doctor")
+    assert p.returncode == 0 and "cpu_model" in p.stdout and "for steadier measurements" in p.stdout
+    p = run_cli("history")
+    assert p.returncode == 0 and "no runs yet" in p.stdout

@@ -1,0 +1,31 @@
+"""Every registered experiment is well formed, and its classic figures are the published ones."""
+import pytest
+
+from layertax import experiments
+from layertax.errors import UsageError
+
+
+def test_registry_finds_callchain():
+    assert "callchain" in experiments.registry()
+    with pytest.raises(UsageError, match="unknown experiment"):
+        experiments.get("nope")
+
+
+@pytest.mark.parametrize("exp", experiments.registry().values(), ids=lambda e: e.name)
+def test_experiment_is_consistent(exp):
+    kernel_names = {k.name for k in exp.kernels}
+    case_names = [c.name for c in exp.cases]
+    assert len(case_names) == len(set(case_names))
+    assert exp.baseline in case_names
+    assert all(c.kernel in kernel_names for c in exp.cases)
+    for k in exp.kernels:
+        for src in getattr(k, "sources", ()):
+            assert (exp.package_dir / src).is_file(), src
+    for fig in exp.classic.figures:
+        assert fig.counterpart is None or fig.counterpart in case_names
+    assert exp.classic.baseline in {f.label for f in exp.classic.figures}
+
+
+def test_callchain_classic_ratios_are_the_published_ones():
+    ratios = experiments.get("callchain").classic.ratios()
+    assert [round(r, 2) for r in ratios.values()] == [2.10, 1.45, 1.17, 1.00]
