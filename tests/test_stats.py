@@ -93,3 +93,25 @@ def test_bootstrap_interval_contains_the_ratio():
     lo, hi = stats.bootstrap_ratio_ci(a, b)
     assert lo < np.median(b) / np.median(a) < hi
     assert 1.1 < lo and hi < 1.3
+
+
+def test_round_summary_treats_each_round_as_one_replicate():
+    # Ten rounds, each of three identical samples: the interval is that of the ten
+    # round medians, not of thirty pooled (and falsely independent) samples.
+    rounds = [[float(v)] * 3 for v in range(1, 11)]
+    s = stats.summarize_rounds(rounds)
+    assert s["n"] == 30 and s["rounds"] == 10
+    assert s["median"] == 5.5
+    lo, hi, coverage = stats.median_ci(range(1, 11))
+    assert s["ci95"] == [lo, hi] == [2.0, 9.0] and s["ci_coverage"] == round(coverage, 4)
+    assert s["min"] == 1.0 and s["max"] == 10.0
+
+
+def test_round_summary_interval_is_wider_than_a_pooled_one_when_rounds_differ():
+    rng = np.random.default_rng(5)
+    # Each round has its own level (as each kernel process does), plus small jitter.
+    rounds = [list(level + rng.normal(0, 1, 5)) for level in rng.normal(100, 10, 12)]
+    pooled = stats.summarize([v for r in rounds for v in r])
+    by_round = stats.summarize_rounds(rounds)
+    width = lambda s: s["ci95"][1] - s["ci95"][0]
+    assert width(by_round) > width(pooled)

@@ -10,9 +10,12 @@ from rich.console import Console
 from rich.table import Table
 
 from layertax import experiments, paths
+from layertax.engine.run import QUICK, Settings
 from layertax.errors import LayertaxError, UsageError
 from layertax.version import full_version
 
+_D = Settings()   # defaults, shown in --help
+_Q = QUICK
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
@@ -21,7 +24,7 @@ def _console(stderr: bool = False) -> Console:
     if stream.isatty():
         return Console(stderr=stderr)
     # Not a terminal (a pipe, a file, CI): wide enough that tables do not wrap.
-    return Console(stderr=stderr, width=int(os.environ.get("COLUMNS", 160)), no_color=True)
+    return Console(stderr=stderr, width=int(os.environ.get("COLUMNS", 200)), no_color=True)
 
 
 @click.group(context_settings=CONTEXT)
@@ -77,11 +80,14 @@ def _export_options(f):
 
 @cli.command(context_settings=CONTEXT)
 @click.argument("experiment_names", metavar="[EXPERIMENT]...", nargs=-1)
-@click.option("--quick", is_flag=True, help="A short run: 5 rounds x 2 samples of >= 5 ms (explicit flags win).")
-@click.option("--runs", type=click.IntRange(min=1), help="Measured rounds; each case runs one burst per round. [default: 10]")
-@click.option("--warmup", type=click.IntRange(min=0), help="Rounds run first and discarded. [default: 1]")
-@click.option("--burst", type=click.IntRange(min=1), help="Samples per case per round. [default: 3]")
-@click.option("--min-time", type=click.FloatRange(min=0.0001), help="Minimum seconds per sample; kernels calibrate their iterations to it. [default: 0.01]")
+@click.option("--quick", is_flag=True, help=f"A short run: {_Q['runs']} rounds x {_Q['burst']} samples of >= "
+              f"{_Q['min_sample_ns'] / 1e6:g} ms (explicit flags win).")
+@click.option("--runs", type=click.IntRange(min=1), help="Measured rounds; each case runs one burst, in a fresh "
+              f"process, per round. [default: {_D.runs}]")
+@click.option("--warmup", type=click.IntRange(min=0), help=f"Rounds run first and discarded. [default: {_D.warmup}]")
+@click.option("--burst", type=click.IntRange(min=1), help=f"Samples per case per round. [default: {_D.burst}]")
+@click.option("--min-time", type=click.FloatRange(min=0.0001), help="Minimum seconds per sample; kernels calibrate "
+              f"their iterations to it. [default: {_D.min_sample_ns / 1e9:g}]")
 @click.option("--case", "case_globs", multiple=True, metavar="GLOB", help="Run only cases matching GLOB (repeatable); the baseline always runs.")
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True, help="Seconds one kernel invocation may take before it is killed and its case marked failed.")
 @click.option("--seed", type=int, help="Seed of the round shuffles (recorded in the result; give it to replay an order).")

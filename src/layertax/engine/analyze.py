@@ -15,19 +15,22 @@ def ns_per_op(sample: dict) -> float:
     return sample["ns"] / sample["ops"]
 
 
-def round_values(case: dict) -> dict[int, float]:
-    """The median ns/op of each round's burst: one paired observation per round."""
+def round_samples(case: dict) -> dict[int, list[float]]:
     by_round: dict[int, list[float]] = defaultdict(list)
     for s in case["samples"]:
         by_round[s["round"]].append(ns_per_op(s))
-    return {r: float(np.median(v)) for r, v in by_round.items()}
+    return dict(by_round)
+
+
+def round_values(case: dict) -> dict[int, float]:
+    """The median ns/op of each round's burst: one paired observation per round."""
+    return {r: float(np.median(v)) for r, v in round_samples(case).items()}
 
 
 def case_stats(case: dict, baseline: dict | None) -> dict | None:
     if not case["samples"]:
         return None
-    values = [ns_per_op(s) for s in case["samples"]]
-    summary = stats.summarize(values)
+    summary = stats.summarize_rounds(list(round_samples(case).values()))
     with_csw = [s for s in case["samples"] if "csw_invol" in s]
     disturbed = (sum(1 for s in with_csw if s["csw_invol"] > 0) / len(with_csw)) if with_csw else None
     summary["disturbed_share"] = disturbed

@@ -30,10 +30,12 @@ from layertax.experiments.base import Case, Experiment
 
 @dataclass
 class Settings:
-    runs: int = 10                 # measured rounds
+    # Rounds are the unit of replication (one fresh kernel process each), so many
+    # short rounds beat a few long ones; see stats.summarize_rounds.
+    runs: int = 30                 # measured rounds
     warmup: int = 1                # discarded rounds
     burst: int = 3                 # samples per case per round
-    min_sample_ns: int = 10_000_000
+    min_sample_ns: int = 5_000_000
     timeout: float = 60.0          # seconds, per invocation of a kernel
     seed: int | None = None        # of the shuffles; drawn and recorded if not given
     cpu: int | None = None         # pin kernels to this CPU; None: do not pin
@@ -49,7 +51,8 @@ class Settings:
             raise UsageError("burst, minimum sample time and timeout must be positive")
 
 
-QUICK = {"runs": 5, "warmup": 1, "burst": 2, "min_sample_ns": 5_000_000}
+# Six rounds is the fewest for which [min, max] of the round medians is a 95% interval.
+QUICK = {"runs": 6, "warmup": 1, "burst": 2, "min_sample_ns": 2_000_000}
 
 
 def default_cpu() -> int | None:

@@ -72,6 +72,25 @@ def summarize(values) -> dict:
     }
 
 
+def summarize_rounds(rounds: list[list[float]]) -> dict:
+    """Summary where each round (one kernel process) is one independent replicate.
+
+    Samples inside one process are correlated (the same memory layout, the same
+    files, the same moment on the host), so pooling them as if independent would
+    make the interval too narrow. The median and its interval therefore come from
+    the per-round medians; min, spread and mean describe all samples.
+    """
+    rounds = [r for r in rounds if len(r)]
+    if not rounds:
+        raise ValueError("no samples")
+    pooled = summarize([v for r in rounds for v in r])
+    medians = [float(np.median(r)) for r in rounds]
+    lo, hi, coverage = median_ci(medians)
+    pooled.update({"median": float(np.median(medians)), "ci95": [lo, hi], "ci_coverage": round(coverage, 4),
+                   "rounds": len(rounds)})
+    return pooled
+
+
 def paired_ratios(case_rounds: dict[int, float], base_rounds: dict[int, float]) -> list[float]:
     """case/baseline for every round in which both ran."""
     return [case_rounds[r] / base_rounds[r] for r in sorted(case_rounds) if r in base_rounds and base_rounds[r] > 0]
@@ -95,7 +114,8 @@ def noise_warnings(summary: dict, disturbed_share: float | None = None) -> list[
     if med and (hi - lo) / 2 / med > NOISY_CI_HALF_WIDTH:
         warnings.append(f"uncertain median: 95% CI is +-{(hi - lo) / 2 / med:.0%}")
     if summary["ci_coverage"] < CONFIDENCE:
-        warnings.append(f"only {summary['n']} samples: the interval covers {summary['ci_coverage']:.0%}, not 95%")
+        count = f"{summary['rounds']} rounds" if "rounds" in summary else f"{summary['n']} samples"
+        warnings.append(f"only {count}: the interval covers {summary['ci_coverage']:.0%}, not 95%")
     if disturbed_share is not None and disturbed_share > DISTURBED_SHARE:
         warnings.append(f"{disturbed_share:.0%} of samples were preempted (involuntary context switches)")
     return warnings
