@@ -209,12 +209,17 @@ def doctor() -> None:
     out.print(tools)
     vulnerable = {k: v for k, v in fp["mitigations"].items() if v.lower() != "not affected"}
     if vulnerable:
-        out.print("[bold]mitigations in force[/bold] (they tax every system call and context switch):")
+        out.print("[bold]CPU vulnerabilities[/bold] (mitigations tax every system call and context switch):")
         for k, v in vulnerable.items():
             out.print(f"  {k}: {v}")
+    import time
+
+    before = machine.cpu_times()
+    time.sleep(1.0)
+    activity = machine.cpu_activity(before, machine.cpu_times())
     out.print("\n[bold]for steadier measurements[/bold]")
     marks = {"ok": "[green]ok[/green]  ", "warn": "[yellow]warn[/yellow]", "info": "[blue]info[/blue]"}
-    for level, message in machine.advice(fp):
+    for level, message in machine.advice(fp, activity):
         out.print(f"  {marks[level]} {message}")
     from layertax.engine import toolchain
 

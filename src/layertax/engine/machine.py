@@ -133,15 +133,54 @@ def _os_pretty_name() -> str | None:
     return None
 
 
+def cpu_times() -> dict[str, int] | None:
+    """Cumulative jiffies of all CPUs from /proc/stat (user, system, idle, steal, ...)."""
+    names = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
+    for line in (_read("/proc/stat") or "").splitlines():
+        if line.startswith("cpu "):
+            values = [int(v) for v in line.split()[1:1 + len(names)]]
+            return dict(zip(names, values))
+    return None
+
+
+def cpu_activity(before: dict[str, int] | None, after: dict[str, int] | None) -> dict | None:
+    """Shares of CPU time between two cpu_times() readings: how busy and how much stolen.
+
+    Steal is time the hypervisor gave this VM's CPUs to someone else: the clearest
+    sign of noisy neighbours, and invisible to everything inside the VM but this.
+    """
+    if not before or not after:
+        return None
+    delta = {k: after[k] - before[k] for k in before}
+    total = sum(delta.values())
+    if total <= 0:
+        return None
+    return {"steal_share": round(delta.get("steal", 0) / total, 4),
+            "busy_share": round(1 - (delta["idle"] + delta.get("iowait", 0)) / total, 4)}
+
+
 def machine_id(fp: dict) -> str:
     """Identifies 'the same machine' for history: hardware and system, not the moment's load."""
     stable = "|".join(str(fp.get(k)) for k in ("hostname_hash", "cpu_model", "cores", "kernel", "libc"))
     return hashlib.sha256(stable.encode()).hexdigest()[:16]
 
 
-def advice(fp: dict) -> list[tuple[str, str]]:
-    """(level, message) pairs saying what would make measurements steadier, like `pyperf system show`."""
+def advice(fp: dict, activity: dict | None = None) -> list[tuple[str, str]]:
+    """(level, message) pairs saying what would make measurements steadier, like `pyperf system show`.
+
+    activity: cpu_activity() over a short window just now, if measured.
+    """
     out: list[tuple[str, str]] = []
+    if activity:
+        busy, steal = activity["busy_share"], activity["steal_share"]
+        level = "warn" if busy > 0.25 else "ok"
+        out.append((level, f"CPUs {busy:.0%} busy over the last second" +
+                    (": something else is running" if level == "warn" else "")))
+        if steal > 0.01:
+            out.append(("warn", f"the hypervisor stole {steal:.1%} of CPU time in the last second: "
+                                "neighbours on the host are busy; expect noise"))
+        elif fp.get("virtualized"):
+            out.append(("ok", f"steal time {steal:.1%} over the last second"))
     load = fp.get("loadavg")
     if load:
         one_min = float(load.split()[0])

@@ -32,7 +32,7 @@ from layertax.experiments.base import Case, Experiment
 class Settings:
     # Rounds are the unit of replication (one fresh kernel process each), so many
     # short rounds beat a few long ones; see stats.summarize_rounds.
-    runs: int = 30                 # measured rounds
+    runs: int = 40                 # measured rounds
     warmup: int = 1                # discarded rounds
     burst: int = 3                 # samples per case per round
     min_sample_ns: int = 5_000_000
@@ -219,6 +219,7 @@ class Scheduler:
         workroot = Path(tempfile.mkdtemp(prefix=f"layertax-{exp.name}-"))
         workdir_fs = machine.filesystem_of(workroot)
         active = [r for r in runs if r.active]
+        cpu_before = machine.cpu_times()
         self.progress.start(exp.name, (s.warmup + s.runs) * len(active) + 1)
         try:
             harness = self._harness_floor(runs, workroot)
@@ -240,6 +241,7 @@ class Scheduler:
             "name": exp.name, "title": exp.title, "question": exp.question, "unit": exp.unit,
             "baseline": exp.baseline, "notes": list(exp.notes), "classic": exp.classic.to_dict(),
             "workdir_fs": workdir_fs, "interrupted": interrupted,
+            "cpu_activity": machine.cpu_activity(cpu_before, machine.cpu_times()),
             "kernels": {name: k.to_dict() for name, k in kernels.items()},
             "harness": harness,
             "cases": [r.to_dict() for r in runs],
