@@ -26,7 +26,7 @@ def quick_run(tmp_path_factory):
 def test_quick_run_prints_the_table_and_saves(quick_run):
     p, out, md, csv, tmp, env = quick_run
     assert p.returncode == 0, p.stderr
-    assert "ratio to c-raw-syscall" in p.stdout and "MoveFileA" in p.stdout
+    assert "ratios to c-raw-syscall" in p.stdout and "MoveFileA" in p.stdout
     assert "saved: " in p.stdout
     saved = p.stdout.split("saved: ")[1].split()[0]
     assert saved.startswith(str(tmp / "data" / "layertax" / "runs"))
@@ -61,7 +61,7 @@ def test_exports_and_report(quick_run):
     assert csv.read_text().startswith("experiment,case,layer")
     assert len(csv.read_text().splitlines()) == 1 + 11
     again = run_cli("report", str(out), env=env)
-    assert again.returncode == 0 and "c-raw-syscall (baseline)" in again.stdout
+    assert again.returncode == 0 and "c-raw-syscall (base)" in again.stdout
 
 
 def test_history_lists_the_run(quick_run):

@@ -107,17 +107,17 @@ def ratio_summary(ratios: list[float]) -> dict | None:
 def noise_warnings(summary: dict, disturbed_share: float | None = None) -> list[str]:
     """Plain-language reasons not to trust this case's figure to a few percent."""
     warnings = []
-    if summary["spread"] > NOISY_SPREAD:
-        warnings.append(f"wide spread: IQR is {summary['spread']:.0%} of the median")
     lo, hi = summary["ci95"]
     med = summary["median"]
     if med and (hi - lo) / 2 / med > NOISY_CI_HALF_WIDTH:
-        warnings.append(f"uncertain median: 95% CI is +-{(hi - lo) / 2 / med:.0%}")
+        warnings.append(f"median uncertain by +-{(hi - lo) / 2 / med:.0%} (95% CI)")
+    if summary["spread"] > NOISY_SPREAD:
+        warnings.append(f"samples spread {summary['spread']:.0%} (IQR/median)")
     if summary["ci_coverage"] < CONFIDENCE:
         count = f"{summary['rounds']} rounds" if "rounds" in summary else f"{summary['n']} samples"
         warnings.append(f"only {count}: the interval covers {summary['ci_coverage']:.0%}, not 95%")
     if disturbed_share is not None and disturbed_share > DISTURBED_SHARE:
-        warnings.append(f"{disturbed_share:.0%} of samples were preempted (involuntary context switches)")
+        warnings.append(f"{disturbed_share:.0%} of samples preempted")
     return warnings
 
 

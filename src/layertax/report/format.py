@@ -34,8 +34,8 @@ def percent(x: float | None) -> str:
 
 
 def classic_by_case(exp: dict) -> dict[str, str]:
-    """case name -> "MoveFileA 1.45x": the classic layer each case stands for."""
-    return {row["counterpart"]: f"{row['label']} {row['then_ratio']:.2f}x"
+    """case name -> "1.45x": the classic ratio of the layer each case stands for (named in the then/now table)."""
+    return {row["counterpart"]: f"{row['then_ratio']:.2f}x"
             for row in exp.get("classic_now", []) if row.get("counterpart")}
 
 
@@ -51,7 +51,7 @@ def case_rows(exp: dict) -> list[dict]:
         else:
             median = duration(st["median"])
         rows.append({
-            "case": case["name"] + (" (baseline)" if case["name"] == exp["baseline"] else ""),
+            "case": case["name"] + (" (base)" if case["name"] == exp["baseline"] else ""),
             "layer": case["layer"],
             "median": median,
             "ci95": ci(st),

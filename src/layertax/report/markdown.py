@@ -21,7 +21,7 @@ def to_markdown(doc: dict) -> str:
     for exp in doc["experiments"]:
         lines += [f"## {exp['name']}: {exp['title']}", "", exp["question"], ""]
         lines += _table(
-            ["case", "layer", f"median {exp['unit']}", "95% CI", "spread", f"ratio to {exp['baseline']}", "classic"],
+            ["case", "layer", f"median {exp['unit']}", "95% CI", "spread", f"ratio to {exp['baseline']}", "then"],
             [[r["case"], r["layer"], r["median"] + (" ~" if r["noisy"] else ""), r["ci95"], r["spread"],
               r["ratio"], r["classic"]] for r in fmt.case_rows(exp)])
         if exp.get("classic_now"):

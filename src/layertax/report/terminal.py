@@ -8,14 +8,15 @@ from layertax.report import format as fmt
 
 
 def _case_table(exp: dict) -> Table:
-    t = Table(title=f"{exp['name']}: {exp['title']}", title_justify="left", show_lines=False)
-    t.add_column("case")
-    t.add_column("layer")
+    t = Table(title=f"{exp['name']}: {exp['title']} (ratios to {exp['baseline']}, paired per round)",
+              title_justify="left", show_lines=False)
+    t.add_column("case", no_wrap=True)
+    t.add_column("layer", no_wrap=True)
     t.add_column(f"median {exp['unit']}", justify="right")
     t.add_column("95% CI", justify="right")
     t.add_column("spread", justify="right")
-    t.add_column(f"ratio to {exp['baseline']} [95% CI]", justify="right")
-    t.add_column("classic (then)")
+    t.add_column("ratio [95% CI]", justify="right")
+    t.add_column("then", justify="right")
     for row in fmt.case_rows(exp):
         style = "red" if row["status"] == "failed" else ("dim" if row["status"] == "skipped" else None)
         median = row["median"] + (" ~" if row["noisy"] else "")
@@ -63,7 +64,8 @@ def render_experiment(exp: dict, console: Console) -> None:
         console.print(f"  {line}", style="yellow" if line.startswith("skipped") else "bold red")
     noise = fmt.noise_lines(exp)
     if noise:
-        console.print("  ~ noisy (do not trust these to a few percent):", style="yellow")
+        console.print("  ~ noisy: the absolute figure is uncertain beyond a few percent "
+                      "(ratios are paired per round and usually tighter):", style="yellow")
         for line in noise:
             console.print(f"    {line}", style="yellow")
     if exp.get("interrupted"):
