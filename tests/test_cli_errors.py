@@ -65,6 +65,8 @@ def test_help_and_version_on_every_command():
     for command in ("list", "run", "doctor", "history", "report"):
         p = run_cli(command, "--help")
         assert p.returncode == 0 and "Usage: layertax " + command in p.stdout, command
+        p = run_cli(command, "--version")
+        assert p.returncode == 0 and p.stdout.startswith("layertax "), command
     assert "--export-json" in run_cli("run", "--help").stdout
 
 

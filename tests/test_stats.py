@@ -56,11 +56,19 @@ def test_ratio_summary_of_constant_ratios_is_exact():
 
 def test_noise_warnings_fire_on_wide_spread_and_disturbance_only():
     quiet = stats.summarize(np.linspace(99, 101, 40))
-    assert stats.noise_warnings(quiet, disturbed_share=0.0) == []
+    assert stats.noise_warnings(quiet, disturbed_share=0.9, disturbed_slowdown=0.0) == []
     noisy = stats.summarize(np.linspace(50, 150, 40))
-    warnings = stats.noise_warnings(noisy, disturbed_share=0.9)
+    warnings = stats.noise_warnings(noisy, disturbed_share=0.5, disturbed_slowdown=0.1)
+    assert any("uncertain" in w for w in warnings)
     assert any("spread" in w for w in warnings)
     assert any("preempted" in w for w in warnings)
+
+
+def test_disturbance_compares_preempted_samples_with_the_rest():
+    share, slowdown = stats.disturbance([100, 100, 100, 110, 110], [False, False, False, True, True])
+    assert share == pytest.approx(0.4) and slowdown == pytest.approx(0.10)
+    assert stats.disturbance([1, 2], [True, True]) == (1.0, None)
+    assert stats.disturbance([], []) == (None, None)
 
 
 def test_aa_comparison_shows_no_difference():

@@ -27,8 +27,13 @@ def _console(stderr: bool = False) -> Console:
     return Console(stderr=stderr, width=int(os.environ.get("COLUMNS", 200)), no_color=True)
 
 
+def _version(f):
+    return click.version_option(full_version(), "--version", "-V", prog_name="layertax",
+                                message="%(prog)s %(version)s")(f)
+
+
 @click.group(context_settings=CONTEXT)
-@click.version_option(full_version(), "--version", "-V", prog_name="layertax", message="%(prog)s %(version)s")
+@_version
 @click.option("--debug", is_flag=True, help="Show Python tracebacks on errors.")
 def cli(debug: bool) -> None:
     """Measures the tax each layer under a program charges: the loader, the C runtime,
@@ -36,6 +41,7 @@ def cli(debug: bool) -> None:
 
 
 @cli.command("list", context_settings=CONTEXT)
+@_version
 def list_cmd() -> None:
     """List the experiments: what each asks, and its classic source and figures."""
     out = _console()
@@ -79,6 +85,7 @@ def _export_options(f):
 
 
 @cli.command(context_settings=CONTEXT)
+@_version
 @click.argument("experiment_names", metavar="[EXPERIMENT]...", nargs=-1)
 @click.option("--quick", is_flag=True, help=f"A short run: {_Q['runs']} rounds x {_Q['burst']} samples of >= "
               f"{_Q['min_sample_ns'] / 1e6:g} ms (explicit flags win).")
@@ -187,6 +194,7 @@ class _nullcontext:
 
 
 @cli.command(context_settings=CONTEXT)
+@_version
 def doctor() -> None:
     """Describe this machine and say what would make measurements steadier."""
     from layertax.engine import machine
@@ -230,6 +238,7 @@ def doctor() -> None:
 
 
 @cli.command(context_settings=CONTEXT)
+@_version
 @click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True, help="Show at most this many runs.")
 def history(limit: int) -> None:
     """List saved runs, newest first."""
@@ -250,6 +259,7 @@ def history(limit: int) -> None:
 
 
 @cli.command(context_settings=CONTEXT)
+@_version
 @click.argument("file", type=click.Path(dir_okay=True, path_type=Path))
 @_export_options
 def report(file: Path, export_json, export_markdown, export_csv) -> None:

@@ -32,12 +32,13 @@ def case_stats(case: dict, baseline: dict | None) -> dict | None:
         return None
     summary = stats.summarize_rounds(list(round_samples(case).values()))
     with_csw = [s for s in case["samples"] if "csw_invol" in s]
-    disturbed = (sum(1 for s in with_csw if s["csw_invol"] > 0) / len(with_csw)) if with_csw else None
-    summary["disturbed_share"] = disturbed
+    share, slowdown = stats.disturbance([ns_per_op(s) for s in with_csw], [s["csw_invol"] > 0 for s in with_csw])
+    summary["disturbed_share"] = share
+    summary["disturbed_slowdown"] = slowdown
     summary["ratio"] = None
     if baseline is not None and baseline["samples"]:
         summary["ratio"] = stats.ratio_summary(stats.paired_ratios(round_values(case), round_values(baseline)))
-    summary["warnings"] = stats.noise_warnings(summary, disturbed)
+    summary["warnings"] = stats.noise_warnings(summary, share, slowdown)
     return summary
 
 

@@ -109,6 +109,34 @@ def select_cases(exp: Experiment, patterns: tuple[str, ...]) -> list[Case]:
     return chosen
 
 
+class _ParentAwayFrom:
+    """Keeps this (parent) process off the kernels' CPU while they run, so that
+    reading their output never preempts them; restores the old affinity after."""
+
+    def __init__(self, cpu: int | None):
+        self.cpu = cpu
+        self.saved: set[int] | None = None
+        self.moved = False
+
+    def __enter__(self):
+        if self.cpu is None:
+            return self
+        try:
+            self.saved = os.sched_getaffinity(0)
+            others = self.saved - {self.cpu}
+            if others:
+                os.sched_setaffinity(0, others)
+                self.moved = True
+        except OSError:
+            pass
+        return self
+
+    def __exit__(self, *exc):
+        if self.moved and self.saved:
+            os.sched_setaffinity(0, self.saved)
+        return False
+
+
 def _kill(proc: subprocess.Popen) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)
@@ -221,7 +249,9 @@ class Scheduler:
         active = [r for r in runs if r.active]
         cpu_before = machine.cpu_times()
         self.progress.start(exp.name, (s.warmup + s.runs) * len(active) + 1)
+        parent = _ParentAwayFrom(s.cpu)
         try:
+            parent.__enter__()
             harness = self._harness_floor(runs, workroot)
             self.progress.step("harness floor")
             for round_no in range(-s.warmup, s.runs):
@@ -235,6 +265,7 @@ class Scheduler:
         except KeyboardInterrupt:
             interrupted = True
         finally:
+            parent.__exit__()
             self.progress.finish()
             shutil.rmtree(workroot, ignore_errors=True)
         result = {
@@ -242,6 +273,7 @@ class Scheduler:
             "baseline": exp.baseline, "notes": list(exp.notes), "classic": exp.classic.to_dict(),
             "workdir_fs": workdir_fs, "interrupted": interrupted,
             "cpu_activity": machine.cpu_activity(cpu_before, machine.cpu_times()),
+            "parent_kept_off_kernel_cpu": parent.moved,
             "kernels": {name: k.to_dict() for name, k in kernels.items()},
             "harness": harness,
             "cases": [r.to_dict() for r in runs],

@@ -18,12 +18,14 @@ import numpy as np
 from scipy import stats as sps
 
 CONFIDENCE = 0.95
-# Above this spread (IQR / median) a case's samples are too scattered to trust to a few percent.
-NOISY_SPREAD = 0.05
-# Above this relative half-width of the median's CI, the median itself is uncertain.
+# Above this relative half-width of the median's CI, the reported median is uncertain: the main warning.
 NOISY_CI_HALF_WIDTH = 0.03
-# Above this share of samples that were preempted (involuntary context switches), say so.
-DISTURBED_SHARE = 0.5
+# Above this spread (IQR / median) single samples scatter widely, even if the median is pinned down.
+NOISY_SPREAD = 0.10
+# Preemption matters only if it shows: warn when at least this share of samples was
+# preempted and those samples' median is slower than the rest's by more than DISTURBED_SLOWDOWN.
+DISTURBED_SHARE = 0.2
+DISTURBED_SLOWDOWN = 0.02
 DEFAULT_THRESHOLD = 0.02
 
 
@@ -104,7 +106,20 @@ def ratio_summary(ratios: list[float]) -> dict | None:
             "rounds": len(ratios)}
 
 
-def noise_warnings(summary: dict, disturbed_share: float | None = None) -> list[str]:
+def disturbance(values, preempted) -> tuple[float | None, float | None]:
+    """(share of samples preempted, their median / the others' median - 1), None where unknown."""
+    values = np.asarray(values, dtype=float)
+    flags = np.asarray(preempted, dtype=bool)
+    if values.size == 0 or flags.size != values.size:
+        return None, None
+    share = float(flags.mean())
+    if flags.all() or not flags.any():
+        return share, None
+    return share, float(np.median(values[flags]) / np.median(values[~flags]) - 1)
+
+
+def noise_warnings(summary: dict, disturbed_share: float | None = None,
+                   disturbed_slowdown: float | None = None) -> list[str]:
     """Plain-language reasons not to trust this case's figure to a few percent."""
     warnings = []
     lo, hi = summary["ci95"]
@@ -116,8 +131,9 @@ def noise_warnings(summary: dict, disturbed_share: float | None = None) -> list[
     if summary["ci_coverage"] < CONFIDENCE:
         count = f"{summary['rounds']} rounds" if "rounds" in summary else f"{summary['n']} samples"
         warnings.append(f"only {count}: the interval covers {summary['ci_coverage']:.0%}, not 95%")
-    if disturbed_share is not None and disturbed_share > DISTURBED_SHARE:
-        warnings.append(f"{disturbed_share:.0%} of samples preempted")
+    if (disturbed_share is not None and disturbed_slowdown is not None
+            and disturbed_share > DISTURBED_SHARE and disturbed_slowdown > DISTURBED_SLOWDOWN):
+        warnings.append(f"{disturbed_share:.0%} of samples preempted, and those ran {disturbed_slowdown:.0%} slower")
     return warnings
 
 
