@@ -1,8 +1,10 @@
 """The command line: parse, call the engine, print. Nothing else lives here."""
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+import time
 from pathlib import Path
 
 import click
@@ -148,7 +150,7 @@ def _run(chosen, settings, case_globs, exports, save: bool) -> int:
     from layertax.report import terminal
 
     out, err = _console(), _console(stderr=True)
-    with err.status("building kernels", spinner="dots") if err.is_terminal else _nullcontext():
+    with err.status("building kernels", spinner="dots") if err.is_terminal else contextlib.nullcontext():
         prepared = kernels.prepare(chosen, paths.cache_dir())
         fingerprint = machine.fingerprint()
     doc = {"schema": results.SCHEMA, "layertax_version": full_version(), "created": results.now_iso(),
@@ -185,19 +187,11 @@ def _run(chosen, settings, case_globs, exports, save: bool) -> int:
     return 0
 
 
-class _nullcontext:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-
 @cli.command(context_settings=CONTEXT)
 @_version
 def doctor() -> None:
     """Describe this machine and say what would make measurements steadier."""
-    from layertax.engine import machine
+    from layertax.engine import machine, toolchain
 
     out = _console()
     fp = machine.fingerprint()
@@ -220,8 +214,6 @@ def doctor() -> None:
         out.print("[bold]CPU vulnerabilities[/bold] (mitigations tax every system call and context switch):")
         for k, v in vulnerable.items():
             out.print(f"  {k}: {v}")
-    import time
-
     before = machine.cpu_times()
     time.sleep(1.0)
     activity = machine.cpu_activity(before, machine.cpu_times())
@@ -229,8 +221,6 @@ def doctor() -> None:
     marks = {"ok": "[green]ok[/green]  ", "warn": "[yellow]warn[/yellow]", "info": "[blue]info[/blue]"}
     for level, message in machine.advice(fp, activity):
         out.print(f"  {marks[level]} {message}")
-    from layertax.engine import toolchain
-
     missing = [toolchain.hint(n) for n in ("cc", "liburing", "clang", "lld", "mold", "musl-gcc", "valgrind", "strace")
                if not toolchain.available(n)]
     for line in missing:

@@ -251,21 +251,20 @@ class Scheduler:
         self.progress.start(exp.name, (s.warmup + s.runs) * len(active) + 1)
         parent = _ParentAwayFrom(s.cpu)
         try:
-            parent.__enter__()
-            harness = self._harness_floor(runs, workroot)
-            self.progress.step("harness floor")
-            for round_no in range(-s.warmup, s.runs):
-                order = [r for r in runs if r.active]
-                self.rng.shuffle(order)
-                for run in order:
-                    label = "warm-up" if round_no < 0 else f"round {round_no + 1}/{s.runs}"
-                    self.progress.step(f"{label} {run.case.name}")
-                    self.invoke(run, workroot, 1 if round_no < 0 else s.burst,
-                                None if round_no < 0 else round_no)
+            with parent:
+                harness = self._harness_floor(runs, workroot)
+                self.progress.step("harness floor")
+                for round_no in range(-s.warmup, s.runs):
+                    order = [r for r in runs if r.active]
+                    self.rng.shuffle(order)
+                    for run in order:
+                        label = "warm-up" if round_no < 0 else f"round {round_no + 1}/{s.runs}"
+                        self.progress.step(f"{label} {run.case.name}")
+                        self.invoke(run, workroot, 1 if round_no < 0 else s.burst,
+                                    None if round_no < 0 else round_no)
         except KeyboardInterrupt:
             interrupted = True
         finally:
-            parent.__exit__()
             self.progress.finish()
             shutil.rmtree(workroot, ignore_errors=True)
         result = {
