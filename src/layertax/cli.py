@@ -17,7 +17,6 @@ from layertax.errors import LayertaxError, UsageError
 from layertax.version import full_version
 
 _D = Settings()   # defaults, shown in --help
-_Q = QUICK
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
@@ -89,8 +88,8 @@ def _export_options(f):
 @cli.command(context_settings=CONTEXT)
 @_version
 @click.argument("experiment_names", metavar="[EXPERIMENT]...", nargs=-1)
-@click.option("--quick", is_flag=True, help=f"A short run: {_Q['runs']} rounds x {_Q['burst']} samples of >= "
-              f"{_Q['min_sample_ns'] / 1e6:g} ms (explicit flags win).")
+@click.option("--quick", is_flag=True, help=f"A short run: {QUICK['runs']} rounds x {QUICK['burst']} samples of >= "
+              f"{QUICK['min_sample_ns'] / 1e6:g} ms (explicit flags win).")
 @click.option("--runs", type=click.IntRange(min=1), help="Measured rounds; each case runs one burst, in a fresh "
               f"process, per round. [default: {_D.runs}]")
 @click.option("--warmup", type=click.IntRange(min=0), help=f"Rounds run first and discarded. [default: {_D.warmup}]")

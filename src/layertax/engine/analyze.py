@@ -24,48 +24,56 @@ def round_samples(case: dict) -> dict[int, list[float]]:
 
 def round_values(case: dict) -> dict[int, float]:
     """The median ns/op of each round's burst: one paired observation per round."""
-    return {r: float(np.median(v)) for r, v in round_samples(case).items()}
+    return _medians(round_samples(case))
 
 
-def case_stats(case: dict, baseline: dict | None) -> dict | None:
+def _medians(rounds: dict[int, list[float]]) -> dict[int, float]:
+    return {r: float(np.median(v)) for r, v in rounds.items()}
+
+
+def case_stats(case: dict, base_values: dict[int, float] | None) -> dict | None:
+    """base_values: the baseline's round medians (None if the baseline has no samples)."""
     if not case["samples"]:
         return None
-    summary = stats.summarize_rounds(list(round_samples(case).values()))
+    rounds = round_samples(case)
+    summary = stats.summarize_rounds(list(rounds.values()))
     with_csw = [s for s in case["samples"] if "csw_invol" in s]
     share, slowdown = stats.disturbance([ns_per_op(s) for s in with_csw], [s["csw_invol"] > 0 for s in with_csw])
     summary["disturbed_share"] = share
     summary["disturbed_slowdown"] = slowdown
     summary["ratio"] = None
-    if baseline is not None and baseline["samples"]:
-        summary["ratio"] = stats.ratio_summary(stats.paired_ratios(round_values(case), round_values(baseline)))
+    if base_values:
+        summary["ratio"] = stats.ratio_summary(stats.paired_ratios(_medians(rounds), base_values))
     summary["warnings"] = stats.noise_warnings(summary, share, slowdown)
     return summary
 
 
-def classic_now(exp: dict) -> list[dict]:
-    """Each classic figure beside today's ratio of its counterpart, paired per round."""
+def classic_now(exp: dict, values: dict[str, dict[int, float]]) -> list[dict]:
+    """Each classic figure beside today's ratio of its counterpart, paired per round.
+
+    values: each case's round medians, by case name (empty for a case without samples).
+    """
     classic = exp.get("classic")
     if not classic:
         return []
-    cases = {c["name"]: c for c in exp["cases"]}
-    base_label = classic["baseline"]
-    base_name = next((f["counterpart"] for f in classic["figures"] if f["label"] == base_label), None)
-    base_case = cases.get(base_name)
+    base_name = next((f["counterpart"] for f in classic["figures"] if f["label"] == classic["baseline"]), None)
+    base_values = values.get(base_name)
     rows = []
     for fig in classic["figures"]:
-        case = cases.get(fig["counterpart"])
+        case_values = values.get(fig["counterpart"])
         now = None
-        if case and base_case and case["samples"] and base_case["samples"]:
-            now = stats.ratio_summary(stats.paired_ratios(round_values(case), round_values(base_case)))
+        if case_values and base_values:
+            now = stats.ratio_summary(stats.paired_ratios(case_values, base_values))
         rows.append({"label": fig["label"], "then_value": fig["value"], "then_ratio": classic["ratios"][fig["label"]],
                      "counterpart": fig["counterpart"], "why": fig["why"], "now_ratio": now})
     return rows
 
 
 def analyze(exp: dict) -> None:
-    """Fills in stats for every case and the classic comparison, in place."""
-    cases = {c["name"]: c for c in exp["cases"]}
-    baseline = cases.get(exp["baseline"])
+    """Fills in stats for every case, the classic comparison and the experiment's warnings, in place."""
+    values = {c["name"]: round_values(c) for c in exp["cases"]}
+    base_values = values.get(exp["baseline"])
     for case in exp["cases"]:
-        case["stats"] = case_stats(case, baseline)
-    exp["classic_now"] = classic_now(exp)
+        case["stats"] = case_stats(case, base_values)
+    exp["classic_now"] = classic_now(exp, values)
+    exp["warnings"] = stats.experiment_warnings(exp.get("cpu_activity"))

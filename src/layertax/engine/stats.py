@@ -26,6 +26,8 @@ NOISY_SPREAD = 0.10
 # preempted and those samples' median is slower than the rest's by more than DISTURBED_SLOWDOWN.
 DISTURBED_SHARE = 0.2
 DISTURBED_SLOWDOWN = 0.02
+# Above this share of CPU time taken by the hypervisor during an experiment, neighbours were busy.
+NOISY_STEAL = 0.01
 DEFAULT_THRESHOLD = 0.02
 
 
@@ -54,24 +56,26 @@ def median_ci(values, confidence: float = CONFIDENCE) -> tuple[float, float, flo
     return float(x[best_j - 1]), float(x[n - best_j]), float(coverage)
 
 
-def summarize(values) -> dict:
+def _describe(values) -> dict:
+    """What all samples look like: count, extremes, mean, and the spread (IQR / median)."""
     x = np.asarray(values, dtype=float)
     if x.size == 0:
         raise ValueError("no samples")
     med = float(np.median(x))
-    lo, hi, coverage = median_ci(x)
     q1, q3 = np.percentile(x, [25, 75])
-    return {
-        "n": int(x.size),
-        "median": med,
-        "min": float(x.min()),
-        "max": float(x.max()),
-        "mean": float(x.mean()),
-        "ci95": [lo, hi],
-        "ci_coverage": round(coverage, 4),
-        "iqr": float(q3 - q1),
-        "spread": float((q3 - q1) / med) if med else math.inf,
-    }
+    return {"n": int(x.size), "min": float(x.min()), "max": float(x.max()), "mean": float(x.mean()),
+            "iqr": float(q3 - q1), "spread": float((q3 - q1) / med) if med else math.inf}
+
+
+def _with_median(summary: dict, values) -> dict:
+    lo, hi, coverage = median_ci(values)
+    summary.update({"median": float(np.median(values)), "ci95": [lo, hi], "ci_coverage": round(coverage, 4)})
+    return summary
+
+
+def summarize(values) -> dict:
+    """Summary of independent samples: the median and its interval come from the samples themselves."""
+    return _with_median(_describe(values), np.asarray(values, dtype=float))
 
 
 def summarize_rounds(rounds: list[list[float]]) -> dict:
@@ -85,12 +89,9 @@ def summarize_rounds(rounds: list[list[float]]) -> dict:
     rounds = [r for r in rounds if len(r)]
     if not rounds:
         raise ValueError("no samples")
-    pooled = summarize([v for r in rounds for v in r])
-    medians = [float(np.median(r)) for r in rounds]
-    lo, hi, coverage = median_ci(medians)
-    pooled.update({"median": float(np.median(medians)), "ci95": [lo, hi], "ci_coverage": round(coverage, 4),
-                   "rounds": len(rounds)})
-    return pooled
+    summary = _with_median(_describe([v for r in rounds for v in r]), [float(np.median(r)) for r in rounds])
+    summary["rounds"] = len(rounds)
+    return summary
 
 
 def paired_ratios(case_rounds: dict[int, float], base_rounds: dict[int, float]) -> list[float]:
@@ -135,6 +136,14 @@ def noise_warnings(summary: dict, disturbed_share: float | None = None,
             and disturbed_share > DISTURBED_SHARE and disturbed_slowdown > DISTURBED_SLOWDOWN):
         warnings.append(f"{disturbed_share:.0%} of samples preempted, and those ran {disturbed_slowdown:.0%} slower")
     return warnings
+
+
+def experiment_warnings(cpu_activity: dict | None) -> list[str]:
+    """Warnings about the whole experiment rather than one case (the machine while it ran)."""
+    steal = (cpu_activity or {}).get("steal_share", 0)
+    if steal > NOISY_STEAL:
+        return [f"the hypervisor stole {steal:.1%} of CPU time during this experiment (other virtual machines were busy)"]
+    return []
 
 
 @dataclass(frozen=True)

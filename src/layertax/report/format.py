@@ -81,17 +81,10 @@ def problems(exp: dict) -> list[str]:
     return lines
 
 
-STEAL_WARNING = 0.01  # above 1% of CPU time stolen by the hypervisor, neighbours were busy
-
-
 def noise_lines(exp: dict) -> list[str]:
-    lines = [f"{c['name']}: {'; '.join(c['stats']['warnings'])}"
-             for c in exp["cases"] if c.get("stats") and c["stats"]["warnings"]]
-    activity = exp.get("cpu_activity") or {}
-    if activity.get("steal_share", 0) > STEAL_WARNING:
-        lines.insert(0, f"the hypervisor stole {activity['steal_share']:.1%} of CPU time during this experiment "
-                        "(other virtual machines were busy)")
-    return lines
+    """The engine's warnings: the experiment's own first, then each case's."""
+    return list(exp.get("warnings", [])) + [f"{c['name']}: {'; '.join(c['stats']['warnings'])}"
+                                            for c in exp["cases"] if c.get("stats") and c["stats"]["warnings"]]
 
 
 def machine_line(machine: dict) -> str:
