@@ -119,6 +119,7 @@ def run(experiment_names, quick, runs, warmup, burst, min_time, case_globs, time
     for name, value in (("runs", runs), ("warmup", warmup), ("burst", burst)):
         if value is not None:
             setattr(settings, name, value)
+    settings.runs_given = runs is not None
     if min_time is not None:
         settings.min_sample_ns = int(min_time * 1e9)
     settings.cpu = None if no_pin else (cpu if cpu is not None else engine_run.default_cpu())
@@ -160,8 +161,11 @@ def _run(chosen, settings, case_globs, exports, save: bool) -> int:
     doc["settings"] = settings_dict(settings)
     interrupted = False
     for exp in chosen:
-        kmap = {k.name: prepared[(exp.name, k.name)] for k in exp.kernels}
-        result, interrupted = scheduler.run_experiment(exp, kmap, case_globs)
+        if exp.measure is not None:  # measured its own way (e.g. process launches), not by kernels
+            result, interrupted = exp.measure(exp, settings, RichProgress(err), paths.cache_dir())
+        else:
+            kmap = {k.name: prepared[(exp.name, k.name)] for k in exp.kernels}
+            result, interrupted = scheduler.run_experiment(exp, kmap, case_globs)
         doc["experiments"].append(result)
         if save:  # after every experiment, so an interruption or crash keeps what finished
             results.save(doc, saved_path)
@@ -262,6 +266,12 @@ def report(file: Path, export_json, export_markdown, export_csv) -> None:
     _write_exports(doc, exports)
 
 
+def _add_experiment_commands() -> None:
+    for exp in experiments.registry().values():
+        if exp.commands is not None:
+            cli.add_command(exp.commands())
+
+
 def _fail(message: str, code: int) -> None:
     click.echo(f"layertax: error: {message}", err=True)
     sys.exit(code)
@@ -271,6 +281,7 @@ def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     debug = "--debug" in args or bool(os.environ.get("LAYERTAX_DEBUG"))
     try:
+        _add_experiment_commands()
         code = cli.main(args=args, prog_name="layertax", standalone_mode=False)
     except click.exceptions.NoArgsIsHelpError as e:  # `layertax` alone: show the help, as git does
         click.echo(e.ctx.get_help() if e.ctx else "")

@@ -15,30 +15,37 @@ def ns_per_op(sample: dict) -> float:
     return sample["ns"] / sample["ops"]
 
 
-def round_samples(case: dict) -> dict[int, list[float]]:
+def value(sample: dict, metric: str | None = None) -> float | None:
+    """The figure a sample contributes: ns/op for kernels, or the named field (e.g. a launch's main_ns)."""
+    return ns_per_op(sample) if metric is None else sample.get(metric)
+
+
+def round_samples(case: dict, metric: str | None = None) -> dict[int, list[float]]:
     by_round: dict[int, list[float]] = defaultdict(list)
     for s in case["samples"]:
-        by_round[s["round"]].append(ns_per_op(s))
+        v = value(s, metric)
+        if v is not None:
+            by_round[s["round"]].append(v)
     return dict(by_round)
 
 
-def round_values(case: dict) -> dict[int, float]:
-    """The median ns/op of each round's burst: one paired observation per round."""
-    return _medians(round_samples(case))
+def round_values(case: dict, metric: str | None = None) -> dict[int, float]:
+    """The median of each round's burst: one paired observation per round."""
+    return _medians(round_samples(case, metric))
 
 
 def _medians(rounds: dict[int, list[float]]) -> dict[int, float]:
     return {r: float(np.median(v)) for r, v in rounds.items()}
 
 
-def case_stats(case: dict, base_values: dict[int, float] | None) -> dict | None:
+def case_stats(case: dict, base_values: dict[int, float] | None, metric: str | None = None) -> dict | None:
     """base_values: the baseline's round medians (None if the baseline has no samples)."""
-    if not case["samples"]:
+    rounds = round_samples(case, metric)
+    if not rounds:
         return None
-    rounds = round_samples(case)
     summary = stats.summarize_rounds(list(rounds.values()))
-    with_csw = [s for s in case["samples"] if "csw_invol" in s]
-    share, slowdown = stats.disturbance([ns_per_op(s) for s in with_csw], [s["csw_invol"] > 0 for s in with_csw])
+    with_csw = [s for s in case["samples"] if "csw_invol" in s and value(s, metric) is not None]
+    share, slowdown = stats.disturbance([value(s, metric) for s in with_csw], [s["csw_invol"] > 0 for s in with_csw])
     summary["disturbed_share"] = share
     summary["disturbed_slowdown"] = slowdown
     summary["ratio"] = None
@@ -71,9 +78,10 @@ def classic_now(exp: dict, values: dict[str, dict[int, float]]) -> list[dict]:
 
 def analyze(exp: dict) -> None:
     """Fills in stats for every case, the classic comparison and the experiment's warnings, in place."""
-    values = {c["name"]: round_values(c) for c in exp["cases"]}
+    metric = exp.get("metric")
+    values = {c["name"]: round_values(c, metric) for c in exp["cases"]}
     base_values = values.get(exp["baseline"])
     for case in exp["cases"]:
-        case["stats"] = case_stats(case, base_values)
+        case["stats"] = case_stats(case, base_values, metric)
     exp["classic_now"] = classic_now(exp, values)
     exp["warnings"] = stats.experiment_warnings(exp.get("cpu_activity"))

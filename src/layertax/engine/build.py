@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,10 +23,11 @@ import ninja as ninja_pkg
 from layertax.errors import LayertaxError
 
 NATIVE_DIR = Path(__file__).resolve().parent.parent / "native"
-HARNESS_SOURCES = (NATIVE_DIR / "harness.c",)
-HARNESS_HEADERS = (NATIVE_DIR / "harness.h",)
+COMMON_SOURCES = (NATIVE_DIR / "common.c",)
+HARNESS_SOURCES = (NATIVE_DIR / "harness.c", *COMMON_SOURCES)
+HARNESS_HEADERS = (NATIVE_DIR / "harness.h", NATIVE_DIR / "common.h")
 BASE_CFLAGS = ("-O2", "-g", "-std=gnu11", "-Wall", "-Wextra", "-Werror=implicit-function-declaration")
-FORMAT = "layertax-build/1"  # bump to invalidate every cached build
+FORMAT = "layertax-build/2"  # bump to invalidate every cached build
 
 
 @dataclass(frozen=True)
@@ -37,16 +39,22 @@ class BuildTarget:
     libs: tuple[str, ...]
     cc: str                       # compiler path
     cc_version: str
+    # "kernel": linked with the timing harness; "program": a plain program (its
+    # sources list what it needs); "shared": a shared library (-fPIC -shared).
+    kind: str = "kernel"
 
     def all_sources(self) -> tuple[Path, ...]:
-        return HARNESS_SOURCES + self.sources
+        return HARNESS_SOURCES + self.sources if self.kind == "kernel" else self.sources
 
     def flags(self) -> tuple[str, ...]:
-        return BASE_CFLAGS + self.cflags
+        return BASE_CFLAGS + (("-fPIC",) if self.kind == "shared" else ()) + self.cflags
+
+    def link_flags(self) -> tuple[str, ...]:
+        return (("-shared",) if self.kind == "shared" else ()) + self.libs
 
     def key(self) -> str:
         h = hashlib.sha256()
-        for part in (FORMAT, self.name, self.cc, self.cc_version, *self.flags(), "|", *self.libs, "|"):
+        for part in (FORMAT, self.name, self.kind, self.cc, self.cc_version, *self.flags(), "|", *self.libs, "|"):
             h.update(part.encode() + b"\0")
         headers = sorted({p for d in self.include_dirs for p in d.glob("*.h")} | set(HARNESS_HEADERS))
         for path in (*self.all_sources(), *headers):
@@ -97,7 +105,7 @@ def write_ninja(targets: list[BuildTarget], staging: Path) -> Path:
             objs.append(obj)
             lines += [f"build {_esc(obj)}: cc {_esc(src)}", f"  cc = {_quote_flag(t.cc)}", f"  cflags = {cflags}"]
         lines += [f"build {_esc(key)}/{_esc(t.name)}: link {' '.join(_esc(o) for o in objs)}",
-                  f"  cc = {_quote_flag(t.cc)}", f"  libs = {' '.join(_quote_flag(x) for x in t.libs)}", ""]
+                  f"  cc = {_quote_flag(t.cc)}", f"  libs = {' '.join(_quote_flag(x) for x in t.link_flags())}", ""]
     path = staging / "build.ninja"
     path.write_text("\n".join(lines))
     return path
@@ -105,6 +113,74 @@ def write_ninja(targets: list[BuildTarget], staging: Path) -> Path:
 
 class BuildFailed(LayertaxError):
     pass
+
+
+def run_ninja(directory: Path, targets: tuple[str, ...] = (), jobs: int | None = None,
+              on_line: Callable[[str], None] | None = None) -> tuple[bool, str]:
+    """Runs ninja in `directory` (keeps going past failures); returns (success, log).
+
+    on_line sees every line ninja prints, e.g. "[3/40] CC obj/lib1.o", for a progress bar.
+    """
+    argv = [ninja_binary(), "-C", str(directory), "-k", "0", *(["-j", str(jobs)] if jobs else []), *targets]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            stdin=subprocess.DEVNULL)
+    lines = []
+    try:
+        for line in proc.stdout:
+            lines.append(line)
+            if on_line:
+                on_line(line.rstrip("\n"))
+        proc.wait()
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        raise
+    return proc.returncode == 0, "".join(lines)
+
+
+def first_error(log: str) -> str:
+    line = next((ln for ln in log.splitlines() if "error" in ln.lower()), log.strip()[-300:])
+    return line.strip()
+
+
+def _publish(built: Path, final: Path) -> None:
+    """Moves a finished build into place with one rename(2)."""
+    try:
+        os.rename(built, final)
+    except OSError:
+        # Another process published the same key first; its build is identical.
+        if not final.is_dir():
+            raise
+
+
+def build_tree(kind: str, key: str, write: Callable[[Path], None], cache_root: Path,
+               targets: tuple[str, ...] = (), on_line: Callable[[str], None] | None = None) -> tuple[Path, str]:
+    """Builds a generated source tree (one that carries its own build.ninja) into the cache.
+
+    write(dir) writes the sources and build.ninja into a staging directory; ninja
+    builds `targets` there (all if empty) and the tree is published whole as
+    cache/<kind>/<key>. A target that fails to build is simply absent from the
+    tree; the returned log says why. A cached tree is returned as it is.
+    """
+    root = cache_root / kind
+    root.mkdir(parents=True, exist_ok=True)
+    final = root / key
+    if (final / ".complete").is_file():
+        return final, (final / ".complete").read_text()
+    staging = Path(tempfile.mkdtemp(prefix="staging-", dir=root))
+    try:
+        tree = staging / "tree"
+        tree.mkdir()
+        write(tree)
+        _, log = run_ninja(tree, targets, on_line=on_line)
+        # Intermediate files are kept: users study the tree (objects, .ninja_log) by hand.
+        (tree / ".complete").write_text(log)
+        if final.exists() and not (final / ".complete").is_file():
+            shutil.rmtree(final, ignore_errors=True)  # a tree left half-built by an older version
+        _publish(tree, final)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return final, log
 
 
 def build(targets: list[BuildTarget], cache_root: Path) -> dict[str, Path | BuildFailed]:
@@ -124,24 +200,14 @@ def build(targets: list[BuildTarget], cache_root: Path) -> dict[str, Path | Buil
     staging = Path(tempfile.mkdtemp(prefix="staging-", dir=kernels))
     try:
         write_ninja(todo, staging)
-        proc = subprocess.run([ninja_binary(), "-C", str(staging), "-k", "0"],
-                              capture_output=True, text=True, stdin=subprocess.DEVNULL)
-        log = proc.stdout + proc.stderr
+        _, log = run_ninja(staging)
         for t in todo:
             key = t.key()
-            built = staging / key / t.name
-            if not built.is_file():
-                first_error = next((ln for ln in log.splitlines() if "error" in ln.lower()), log.strip()[-300:])
-                results[t.name] = BuildFailed(f"build of kernel {t.name} failed: {first_error.strip()}")
+            if not (staging / key / t.name).is_file():
+                results[t.name] = BuildFailed(f"build of kernel {t.name} failed: {first_error(log)}")
                 continue
-            final = kernels / key
-            try:
-                os.rename(staging / key, final)
-            except OSError:
-                # Another process published the same key first; its build is identical.
-                if not (final / t.name).is_file():
-                    raise
-            results[t.name] = final / t.name
+            _publish(staging / key, kernels / key)
+            results[t.name] = kernels / key / t.name
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return results

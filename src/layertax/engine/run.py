@@ -41,6 +41,7 @@ class Settings:
     cpu: int | None = None         # pin kernels to this CPU; None: do not pin
     raise_priority: bool = True
     quick: bool = False
+    runs_given: bool = False       # --runs was given explicitly (experiments with cheap rounds respect it)
 
     def validate(self) -> None:
         if self.runs < 1:

@@ -17,6 +17,7 @@ from pathlib import Path
 TOOLS: dict[str, tuple[tuple[str, ...], tuple[str, ...], str, str]] = {
     "cc": (("cc", "gcc"), ("--version",), "gcc", "all C kernels"),
     "clang": (("clang",), ("--version",), "clang", "clang-built variants"),
+    "gold": (("ld.gold",), ("--version",), "binutils", "the gold linker variant"),
     "lld": (("ld.lld",), ("--version",), "lld", "the lld linker variant"),
     "mold": (("mold",), ("--version",), "mold", "the mold linker variant"),
     "musl-gcc": (("musl-gcc",), ("-dumpversion",), "musl-tools", "musl libc variants"),
@@ -83,6 +84,11 @@ def has_library(name: str) -> bool:
         except (OSError, subprocess.SubprocessError):
             return False
         return p.returncode == 0
+
+
+def find_command(command: str) -> str | None:
+    """A helper command that comes with a tool (e.g. callgrind_annotate with valgrind)."""
+    return shutil.which(command)
 
 
 def available(requirement: str) -> bool:

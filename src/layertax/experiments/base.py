@@ -5,8 +5,10 @@ the reports read them back from the result. Nothing here runs or prints.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -85,6 +87,12 @@ class Experiment:
     needs_workdir: bool = True
     unit: str = "ns/op"
     notes: tuple[str, ...] = field(default_factory=tuple)
+    # An experiment that is not measured by kernels (e.g. process launches) supplies
+    # its own measurement: measure(experiment, settings, progress, cache_root) ->
+    # (result, interrupted), a result in the same shape the Scheduler returns.
+    measure: Callable[..., tuple[dict, bool]] | None = None
+    # Extra commands: a callable returning a click group (named after the experiment) for the CLI.
+    commands: Callable[[], Any] | None = None
 
     def kernel(self, name: str) -> Kernel:
         return next(k for k in self.kernels if k.name == name)

@@ -2,6 +2,7 @@
  * the sample loop and JSON-lines output of the kernel protocol. */
 #define _GNU_SOURCE
 #include "harness.h"
+#include "common.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -25,35 +26,12 @@ int lt_fail(lt_ctx *ctx, int code, const char *fmt, ...)
     return code;
 }
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* Writes s as a JSON string literal. */
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 static void report_problem(const char *key, const char *case_name, const char *msg)
 {
     printf("{\"case\":");
-    json_string(stdout, case_name);
+    lt_json_string(stdout, case_name);
     printf(",\"%s\":", key);
-    json_string(stdout, msg);
+    lt_json_string(stdout, msg);
     printf("}\n");
     fflush(stdout);
     fprintf(stderr, "%s: %s: %s\n", case_name, key, msg);
@@ -103,7 +81,7 @@ static uint64_t clock_overhead_ns(void)
 {
     uint64_t best = UINT64_MAX;
     for (int i = 0; i < 2000; i++) {
-        uint64_t a = now_ns(), b = now_ns();
+        uint64_t a = lt_now_ns(), b = lt_now_ns();
         if (b - a < best)
             best = b - a;
     }
@@ -167,9 +145,9 @@ static int timed(const lt_case *c, lt_ctx *ctx, uint64_t iters, sample *s)
 {
     struct rusage r0, r1;
     getrusage(RUSAGE_THREAD, &r0);
-    uint64_t t0 = now_ns();
+    uint64_t t0 = lt_now_ns();
     int rc = c->run(ctx, iters);
-    uint64_t t1 = now_ns();
+    uint64_t t1 = lt_now_ns();
     getrusage(RUSAGE_THREAD, &r1);
     ctx->done_iters += iters;
     s->ns = t1 - t0;
@@ -202,29 +180,6 @@ static int calibrate(const lt_case *c, lt_ctx *ctx, uint64_t min_ns, uint64_t *i
     return LT_OK;
 }
 
-static const char *pin(int cpu, char *why, size_t n)
-{
-    if (cpu < 0) { snprintf(why, n, "not requested"); return "false"; }
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    if (sched_setaffinity(0, sizeof set, &set) != 0) {
-        snprintf(why, n, "sched_setaffinity: %s", strerror(errno));
-        return "false";
-    }
-    snprintf(why, n, "cpu %d", cpu);
-    return "true";
-}
-
-static void priority(int raise, char *what, size_t n)
-{
-    if (!raise) { snprintf(what, n, "unchanged (not requested)"); return; }
-    if (setpriority(PRIO_PROCESS, 0, -10) == 0)
-        snprintf(what, n, "nice -10");
-    else
-        snprintf(what, n, "unchanged (not permitted: %s)", strerror(errno));
-}
-
 int lt_main(int argc, char **argv, const char *kernel, const lt_case *cases, size_t ncases)
 {
     options o;
@@ -251,8 +206,8 @@ int lt_main(int argc, char **argv, const char *kernel, const lt_case *cases, siz
     }
 
     char pin_why[128], prio[128];
-    const char *pinned = pin(o.cpu, pin_why, sizeof pin_why);
-    priority(o.raise_priority, prio, sizeof prio);
+    const char *pinned = lt_pin(o.cpu, pin_why, sizeof pin_why);
+    lt_priority(o.raise_priority, prio, sizeof prio);
 
     lt_ctx ctx = {0};
     ctx.dir = o.dir;
@@ -263,13 +218,13 @@ int lt_main(int argc, char **argv, const char *kernel, const lt_case *cases, siz
     }
 
     printf("{\"kernel\":");
-    json_string(stdout, kernel);
+    lt_json_string(stdout, kernel);
     printf(",\"case\":");
-    json_string(stdout, c->name);
+    lt_json_string(stdout, c->name);
     printf(",\"description\":");
-    json_string(stdout, c->description);
+    lt_json_string(stdout, c->description);
     printf(",\"language\":\"c\",\"compiler\":");
-    json_string(stdout, __VERSION__);
+    lt_json_string(stdout, __VERSION__);
 #ifdef __GLIBC__
     printf(",\"runtime\":\"glibc %s\"", gnu_get_libc_version());
 #else
@@ -278,9 +233,9 @@ int lt_main(int argc, char **argv, const char *kernel, const lt_case *cases, siz
     printf(",\"clock\":\"CLOCK_MONOTONIC\",\"clock_res_ns\":%llu,\"clock_overhead_ns\":%llu",
            (unsigned long long)clock_resolution_ns(), (unsigned long long)clock_overhead_ns());
     printf(",\"ops_per_iter\":%u,\"pinned\":%s,\"pin\":", c->ops_per_iter, pinned);
-    json_string(stdout, pin_why);
+    lt_json_string(stdout, pin_why);
     printf(",\"priority\":");
-    json_string(stdout, prio);
+    lt_json_string(stdout, prio);
     printf("}\n");
     fflush(stdout);
 
@@ -293,7 +248,7 @@ int lt_main(int argc, char **argv, const char *kernel, const lt_case *cases, siz
         if (rc != LT_OK)
             break;
         printf("{\"case\":");
-        json_string(stdout, c->name);
+        lt_json_string(stdout, c->name);
         printf(",\"iters\":%llu,\"ops\":%llu,\"ns\":%llu,\"csw_vol\":%ld,\"csw_invol\":%ld}\n",
                (unsigned long long)iters, (unsigned long long)iters * c->ops_per_iter,
                (unsigned long long)s.ns, s.csw_vol, s.csw_invol);

@@ -31,6 +31,10 @@ def to_markdown(doc: dict) -> str:
                             [[r["label"], f"{r['then_value']:g}", fmt.ratio(r["then_ratio"]),
                               r["counterpart"] or "-", fmt.ratio_with_ci(r["now_ratio"])]
                              for r in exp["classic_now"]])
+        for table in exp.get("tables", []):
+            if table["rows"]:
+                lines += ["", f"{table['title']}:", ""] + _table(table["columns"], table["rows"])
+                lines += [f"- {_escape(n)}" for n in table.get("notes", [])]
         extra = fmt.problems(exp) + [f"noisy: {n}" for n in fmt.noise_lines(exp)]
         harness = fmt.harness_line(exp)
         if harness:

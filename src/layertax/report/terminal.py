@@ -43,10 +43,24 @@ def _classic_table(exp: dict) -> Table | None:
     return t
 
 
+def _extra_table(table: dict) -> Table:
+    t = Table(title=table["title"], title_justify="left")
+    for i, col in enumerate(table["columns"]):
+        t.add_column(col, justify="left" if i == 0 else "right", no_wrap=i == 0)
+    for row in table["rows"]:
+        t.add_row(*row)
+    return t
+
+
 def render_experiment(exp: dict, console: Console) -> None:
     console.print()
     console.print(f"[bold]{exp['question']}[/bold]")
     console.print(_case_table(exp))
+    for table in exp.get("tables", []):
+        if table["rows"]:
+            console.print(_extra_table(table))
+            for note in table.get("notes", []):
+                console.print(f"  {note}", style="dim")
     classic = _classic_table(exp)
     if classic is not None:
         console.print(classic)

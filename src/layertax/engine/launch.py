@@ -1,0 +1,143 @@
+"""Drives the C launch timer (native/launch.c): process start-up measurements.
+
+The timer launches every target once per round, in a shuffled order, and
+streams one JSON line per launch; this module writes its spec, reads the lines
+as they come (for the progress bar, and so Ctrl-C keeps every finished launch)
+and hands back the raw launches. The stamp library and an empty program are
+built beside it, so a binary that does not stamp itself can be timed too.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from layertax.engine import build, toolchain
+from layertax.errors import LayertaxError, UsageError
+
+NATIVE = build.NATIVE_DIR
+
+
+@dataclass(frozen=True)
+class LaunchTools:
+    timer: Path        # native/launch.c
+    stamp_lib: Path    # native/stamp.c as a shared library, for LD_PRELOAD
+    empty: Path        # native/empty.c: does nothing, stamps nothing
+
+
+def tools(cache_root: Path) -> LaunchTools:
+    cc = toolchain.find("cc")
+    if cc is None:
+        raise LayertaxError(toolchain.hint("cc"))
+    common = build.COMMON_SOURCES
+    targets = [
+        build.BuildTarget("launch", (NATIVE / "launch.c", *common), (), (), (), cc.path, cc.version, kind="program"),
+        build.BuildTarget("liblayertax-stamp.so", (NATIVE / "stamp.c",), (), (), (), cc.path, cc.version,
+                          kind="shared"),
+        build.BuildTarget("empty", (NATIVE / "empty.c",), (), (), (), cc.path, cc.version, kind="program"),
+    ]
+    built = build.build(targets, cache_root)
+    for result in built.values():
+        if isinstance(result, Exception):
+            raise LayertaxError(str(result))
+    return LaunchTools(built["launch"], built["liblayertax-stamp.so"], built["empty"])
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    argv: tuple[str, ...]
+    env: tuple[tuple[str, str], ...] = ()
+    ignore_status: bool = False
+
+
+@dataclass
+class LaunchSettings:
+    runs: int = 30
+    warmup: int = 1
+    seed: int = 1
+    timeout: float = 10.0          # seconds per launch
+    cpu: int | None = None
+    raise_priority: bool = True
+
+
+@dataclass
+class LaunchRun:
+    descriptor: dict | None = None
+    launches: list[dict] = field(default_factory=list)      # measured rounds only
+    failures: dict[str, str] = field(default_factory=dict)  # target -> what went wrong
+    interrupted: bool = False
+
+    def of(self, name: str) -> list[dict]:
+        return [x for x in self.launches if x["variant"] == name]
+
+
+def write_spec(targets: list[Target], path: Path) -> None:
+    lines = []
+    for t in targets:
+        for text in (t.name, *t.argv, *(f"{k}={v}" for k, v in t.env)):
+            if "\n" in text or "\0" in text:
+                raise UsageError(f"{text!r}: an argument with a newline cannot be launched")
+        lines.append(f"variant {t.name}")
+        lines += [f"arg {a}" for a in t.argv]
+        lines += [f"env {k}={v}" for k, v in t.env]
+        if t.ignore_status:
+            lines.append("ignore-status 1")
+    path.write_text("\n".join(lines) + "\n")
+
+
+def run(targets: list[Target], settings: LaunchSettings, launch_tools: LaunchTools,
+        on_launch: Callable[[dict], None] | None = None) -> LaunchRun:
+    """Runs the timer over targets; Ctrl-C stops it and keeps the launches that finished."""
+    if len({t.name for t in targets}) != len(targets):
+        raise UsageError("two launch targets have the same name")
+    result = LaunchRun()
+    with tempfile.TemporaryDirectory(prefix="layertax-launch-") as tmp:
+        spec = Path(tmp) / "spec"
+        write_spec(targets, spec)
+        argv = [str(launch_tools.timer), "--spec", str(spec), "--runs", str(settings.runs),
+                "--warmup", str(settings.warmup), "--seed", str(settings.seed),
+                "--timeout-ms", str(max(1, int(settings.timeout * 1000)))]
+        if settings.cpu is not None:
+            argv += ["--cpu", str(settings.cpu)]
+        if settings.raise_priority:
+            argv.append("--raise-priority")
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                stdin=subprocess.DEVNULL, start_new_session=True, cwd=tmp)
+        try:
+            for line in proc.stdout:
+                _absorb(result, json.loads(line), on_launch)
+            proc.wait()
+        except KeyboardInterrupt:
+            result.interrupted = True
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        err = proc.stderr.read().strip()
+        if proc.returncode not in (0, -signal.SIGKILL) and not result.interrupted:
+            raise LayertaxError(f"the launch timer failed: {err or f'exit status {proc.returncode}'}")
+    return result
+
+
+def _absorb(result: LaunchRun, line: dict, on_launch) -> None:
+    if "timer" in line:
+        result.descriptor = line
+        return
+    if line["status"] != "ok":
+        result.failures[line["variant"]] = line["status"]
+    elif line["round"] >= 0:
+        result.launches.append(line)
+    if on_launch:
+        on_launch(line)
+
+
+def tsc_per_ns(launch_tools: LaunchTools) -> float | None:
+    """TSC ticks per ns, measured: glibc's loader statistics are in these ticks."""
+    out = subprocess.run([str(launch_tools.timer), "--tsc-rate"], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)["tsc_per_ns"]

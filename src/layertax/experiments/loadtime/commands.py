@@ -1,0 +1,148 @@
+"""`layertax loadtime gen` and `layertax loadtime sweep`: the loadtime lab's own commands."""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from layertax.errors import UsageError
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+def _console(stderr: bool = False) -> Console:
+    stream = sys.stderr if stderr else sys.stdout
+    return Console(stderr=stderr) if stream.isatty() else Console(stderr=stderr, width=200, no_color=True)
+
+
+def _shape_options(f):
+    f = click.option("--name-len", type=int, default=0, show_default=True,
+                     help="Pad every symbol name to at least this many characters (C++ names are long).")(f)
+    f = click.option("--relocs", type=int, default=5, show_default=True,
+                     help="K: globals each function writes its address to, and as many data pointers to it.")(f)
+    f = click.option("--exports", type=int, default=100, show_default=True, help="M: functions each library exports.")(f)
+    f = click.option("--libs", type=int, default=10, show_default=True, help="N: shared libraries.")(f)
+    return f
+
+
+def _variant_list(text: str | None) -> list[str] | None:
+    from layertax.experiments.loadtime import variants
+
+    if not text:
+        return None
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    unknown = [n for n in names if n not in variants.NAMES]
+    if unknown:
+        raise UsageError(f"unknown variant {', '.join(unknown)} (known: {', '.join(variants.NAMES)})")
+    return names
+
+
+@click.group("loadtime", context_settings=CONTEXT)
+def loadtime_group() -> None:
+    """Pietrek's load-time program: generate and build it, or sweep its size to fit a cost model."""
+
+
+class _NinjaProgress:
+    """Turns ninja's "[3/40] CC ..." lines into a progress bar (on a terminal)."""
+
+    def __init__(self, console: Console):
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self.progress = Progress(TextColumn("[bold]build[/bold]"), BarColumn(), MofNCompleteColumn(),
+                                 TextColumn("{task.description}"), TimeElapsedColumn(), console=console,
+                                 transient=True, disable=not console.is_terminal)
+        self.task = None
+
+    def __enter__(self):
+        self.progress.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.progress.stop()
+        return False
+
+    def line(self, text: str) -> None:
+        m = re.match(r"\[(\d+)/(\d+)\]\s*(.*)", text)
+        if not m:
+            return
+        done, total, what = int(m.group(1)), int(m.group(2)), m.group(3)
+        if self.task is None:
+            self.task = self.progress.add_task("", total=total)
+        self.progress.update(self.task, completed=done, total=total, description=what[-60:])
+
+
+@loadtime_group.command("gen", context_settings=CONTEXT)
+@_shape_options
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path),
+              help="Directory to create (must not exist). [default: ./loadtime-NxMxK]")
+@click.option("--variants", "variant_names", metavar="LIST",
+              help="Comma-separated variants to build (default: all this machine can build).")
+@click.option("--no-build", is_flag=True, help="Only write the sources and build.ninja.")
+def gen(libs, exports, relocs, name_len, out, variant_names, no_build) -> None:
+    """Write N libraries x M exports x K relocations, a main that references every export,
+    and a build.ninja that builds every variant (`ninja -C DIR VARIANT` rebuilds one)."""
+    from layertax.engine import build, toolchain
+    from layertax.experiments.loadtime import generate, variants
+    from layertax.experiments.loadtime.measure import split_available
+
+    shape = generate.Shape(libs, exports, relocs, name_len)
+    shape.validate()
+    names = _variant_list(variant_names)
+    out = out or Path(f"loadtime-{libs}x{exports}x{relocs}" + (f"-n{name_len}" if name_len else ""))
+    out = out.absolute()
+    if out.exists():
+        raise UsageError(f"--out {out}: already exists; name a new directory")
+    parent = out.parent
+    if not parent.is_dir():
+        raise UsageError(f"--out {out}: the parent directory does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UsageError(f"--out {out}: cannot write in {parent}")
+    cc = toolchain.find("cc")
+    if cc is None:
+        raise UsageError(toolchain.hint("cc"))
+    chosen, skipped = split_available(names)
+    console, err = _console(), _console(stderr=True)
+    # Everything is written to a temporary sibling and renamed into place at the end,
+    # so a failure or Ctrl-C leaves nothing half-written behind.
+    try:
+        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=parent))
+    except OSError as e:
+        raise UsageError(f"--out {out}: cannot create a directory in {parent}: {e.strerror}") from None
+    try:
+        t0 = time.perf_counter()
+        generate.write_sources(shape, staging)
+        variants.write_ninja(shape, staging, [*chosen, variants.EMPTY], cc.path)
+        t_gen = time.perf_counter() - t0
+        t_build, failed = None, []
+        if not no_build:
+            t1 = time.perf_counter()
+            with _NinjaProgress(err) as bar:
+                ok, log = build.run_ninja(staging, on_line=bar.line)
+            t_build = time.perf_counter() - t1
+            failed = [v.name for v in [*chosen, variants.EMPTY] if not (staging / v.program()).is_file()]
+            if failed:
+                (staging / "build.log").write_text(log)
+        os.rename(staging, out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    console.print(f"wrote {shape.label()} to {out} in {t_gen:.3f} s")
+    if t_build is not None:
+        built = len(chosen) + 1 - len(failed)
+        console.print(f"built {built} program(s) in {t_build:.2f} s with ninja ({os.cpu_count()} CPUs): "
+                      f"{', '.join(v.name for v in chosen if v.name not in failed)}, empty")
+    for name in failed:
+        console.print(f"failed: {name} (see {out / 'build.log'})", style="bold red")
+    for name, hint in skipped.items():
+        console.print(f"skipped: {name}: {hint}", style="yellow")
+    console.print(f"run one: LAYERTAX_STAMP_FD=1 {out}/out/default/prog | od -An -tu8   "
+                  f"(or time them all: layertax run loadtime)")
+    if failed:
+        raise click.exceptions.Exit(1)

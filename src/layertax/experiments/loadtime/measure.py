@@ -1,0 +1,194 @@
+"""Measures the load-time program: build every variant, then three views of the loader.
+
+1. The wall clock: spawn->main of every variant and of an empty program, launched
+   round by round in a shuffled order by the C launch timer (the figure users wait for).
+2. glibc's statistics (LD_DEBUG=statistics), one extra launch per variant.
+3. Instructions per loader phase under callgrind, where valgrind exists.
+Plus the static picture of every variant's files (relocations by kind, symbols).
+"""
+from __future__ import annotations
+
+import hashlib
+import statistics
+import tempfile
+from pathlib import Path
+
+from layertax.engine import analyze, build, callgrind, elfinfo, launch, ldstats, machine, toolchain
+from layertax.engine.run import NoProgress, Settings
+from layertax.experiments.loadtime import generate, variants
+from layertax.experiments.loadtime.tables import loader_table, views_table
+
+LAUNCH_TIMEOUT_S = 10.0
+# A launch takes about a millisecond, so even --quick affords Pietrek's 30 rounds
+# (six rounds, the kernels' quick setting, leave CIs of +-20% here).
+QUICK_LAUNCH_ROUNDS = 30
+
+
+def tree_key(shape: generate.Shape, chosen: list[variants.Variant], cc: toolchain.Tool) -> str:
+    h = hashlib.sha256()
+    parts = [generate.GENERATOR_VERSION, repr(shape), cc.path, cc.version]
+    for v in chosen:
+        parts.append(repr(v))
+        if v.linker:
+            parts.append(toolchain.find(v.linker).version)
+    for p in parts:
+        h.update(p.encode() + b"\0")
+    h.update((Path(variants.__file__).read_bytes()))
+    h.update((Path(generate.__file__).read_bytes()))
+    return h.hexdigest()[:24]
+
+
+def split_available(names: list[str] | None) -> tuple[list[variants.Variant], dict[str, str]]:
+    """The variants this machine can build, and a hint for each it cannot."""
+    wanted = [variants.by_name(n) for n in names] if names else list(variants.VARIANTS)
+    ok, skipped = [], {}
+    for v in wanted:
+        if v.linker and not toolchain.available(v.linker):
+            skipped[v.name] = toolchain.hint(v.linker)
+        else:
+            ok.append(v)
+    return ok, skipped
+
+
+def build_variants(shape: generate.Shape, chosen: list[variants.Variant], cache_root: Path,
+                   on_line=None) -> tuple[Path, str]:
+    cc = toolchain.find("cc")
+    if cc is None:
+        raise build.LayertaxError(toolchain.hint("cc"))
+    all_variants = [*chosen, variants.EMPTY]
+
+    def write(root: Path) -> None:
+        generate.write_sources(shape, root)
+        variants.write_ninja(shape, root, all_variants, cc.path)
+
+    return build.build_tree("loadtime", tree_key(shape, all_variants, cc), write, cache_root, on_line=on_line)
+
+
+def _sample(line: dict) -> dict:
+    return {"round": line["round"], "main_ns": line["main_ns"], "exit_ns": line["exit_ns"],
+            "minflt": line["minflt"], "majflt": line["majflt"], "utime_ns": line["utime_ns"],
+            "stime_ns": line["stime_ns"], "csw_vol": line["nvcsw"], "csw_invol": line["nivcsw"],
+            "maxrss_kb": line["maxrss_kb"]}
+
+
+def loader_statistics(targets: list[launch.Target], tools: launch.LaunchTools, lsettings: launch.LaunchSettings,
+                      tsc: float | None, glibc: str | None) -> dict[str, dict]:
+    """One LD_DEBUG=statistics launch per target, timed too, so the tick scale can be checked."""
+    out: dict[str, dict] = {}
+    with tempfile.TemporaryDirectory(prefix="layertax-ldstats-") as tmp:
+        debug_targets = [launch.Target(t.name, t.argv, (*t.env, ("LD_DEBUG", "statistics"),
+                                                        ("LD_DEBUG_OUTPUT", f"{tmp}/{t.name}")))
+                         for t in targets]
+        single = launch.LaunchSettings(runs=1, warmup=0, seed=lsettings.seed, timeout=lsettings.timeout,
+                                       cpu=lsettings.cpu, raise_priority=lsettings.raise_priority)
+        run = launch.run(debug_targets, single, tools)
+        for t in targets:
+            files = sorted(Path(tmp).glob(f"{t.name}.*"))
+            timed = run.of(t.name)
+            if not files:
+                out[t.name] = {"status": "none", "reason": "no statistics printed (no dynamic loader?)"}
+                continue
+            try:
+                parsed = ldstats.parse(files[0].read_text())
+            except ldstats.ParseError as e:
+                out[t.name] = {"status": "failed", "reason": str(e)}
+                continue
+            main_ns = timed[0]["main_ns"] if timed else None
+            scale, why = ldstats.tick_scale(parsed, glibc, tsc, main_ns)
+            ns = (lambda ticks: None if ticks is None or not tsc else ticks * scale / tsc)
+            out[t.name] = {"status": "ok", "printed": parsed.to_dict(), "tick_scale": scale, "tick_scale_why": why,
+                           "tsc_per_ns": tsc, "spawn_to_main_ns_same_run": main_ns,
+                           "total_ns": ns(parsed.total_ticks), "relocation_ns": ns(parsed.relocation_ticks),
+                           "load_ns": ns(parsed.load_ticks), "lookups": parsed.lookups,
+                           "cache_lookups": parsed.cache_lookups, "relative_relocations": parsed.relative_relocations}
+    return out
+
+
+def measure_shape(shape: generate.Shape, names: list[str] | None, settings: Settings, cache_root: Path,
+                  progress=None, callgrind_for: set[str] | None = None, views: bool = True) -> tuple[dict, bool]:
+    """Builds and measures one shape; returns the raw result (no statistics yet) and whether interrupted.
+
+    callgrind_for: the variants counted under callgrind (None: all of them).
+    """
+    progress = progress or NoProgress()
+    chosen, skipped = split_available(names)
+    progress.start("loadtime build", 1)
+    tree, log = build_variants(shape, chosen, cache_root)
+    progress.finish()
+    fp_glibc = machine.libc_version()
+    tools = launch.tools(cache_root)
+    tsc = launch.tsc_per_ns(tools)
+
+    cases: list[dict] = []
+    targets: list[launch.Target] = []
+    for v in [*chosen, variants.EMPTY]:
+        program = tree / v.program()
+        case = {"name": v.name, "kernel": "launch", "layer": v.what, "language": "c", "status": "ok",
+                "reason": None, "descriptor": None, "samples": [], "program": str(program)}
+        if not program.is_file():
+            case["status"], case["reason"] = "failed", f"the build failed: {build.first_error(log)}"
+        else:
+            case["elf"] = elfinfo.describe_tree(program)
+            targets.append(launch.Target(v.name, (str(program),)))
+        cases.append(case)
+    for name, hint in skipped.items():
+        cases.append({"name": name, "kernel": "launch", "layer": variants.by_name(name).what, "language": "c",
+                      "status": "skipped", "reason": hint, "descriptor": None, "samples": []})
+
+    runs = settings.runs if settings.runs_given or not settings.quick else QUICK_LAUNCH_ROUNDS
+    lsettings = launch.LaunchSettings(runs=runs, warmup=settings.warmup, seed=settings.seed or 1,
+                                      timeout=min(settings.timeout, LAUNCH_TIMEOUT_S), cpu=settings.cpu,
+                                      raise_priority=settings.raise_priority)
+    extra = (len(targets) if views else 0) * 2
+    progress.start("loadtime", (lsettings.runs + lsettings.warmup) * len(targets) + extra)
+    cpu_before = machine.cpu_times()
+    interrupted = False
+    try:
+        run = launch.run(targets, lsettings, tools,
+                         on_launch=lambda line: progress.step(f"{line['variant']} round {line['round'] + 1}"))
+        interrupted = run.interrupted
+        by_name = {c["name"]: c for c in cases}
+        for line in run.launches:
+            by_name[line["variant"]]["samples"].append(_sample(line))
+        for name, status in run.failures.items():
+            by_name[name]["status"], by_name[name]["reason"] = "failed", status
+        if views and not interrupted:
+            live = [t for t in targets if by_name[t.name]["status"] == "ok"]
+            progress.step("LD_DEBUG=statistics")
+            for name, stats in loader_statistics(live, tools, lsettings, tsc, fp_glibc).items():
+                by_name[name]["loader"] = stats
+            if callgrind.available():
+                for t in live:
+                    if callgrind_for is None or t.name in callgrind_for:
+                        progress.step(f"callgrind {t.name}")
+                        try:
+                            by_name[t.name]["callgrind"] = callgrind.count(list(t.argv), {})
+                        except Exception as e:  # a view that fails is reported, the run goes on
+                            by_name[t.name]["callgrind"] = {"error": str(e)}
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        progress.finish()
+    result = {"shape": shape.to_dict(), "tree": str(tree), "metric": "main_ns", "cases": cases,
+              "launch": {"descriptor": run.descriptor if "run" in locals() else None, "tsc_per_ns": tsc,
+                         "stamp": "the generated main() writes CLOCK_MONOTONIC to a pipe as its first act"},
+              "cpu_activity": machine.cpu_activity(cpu_before, machine.cpu_times()), "interrupted": interrupted,
+              "callgrind": "valgrind --tool=callgrind" if callgrind.available() else toolchain.hint("valgrind")}
+    return result, interrupted
+
+
+def measure(exp, settings: Settings, progress, cache_root: Path) -> tuple[dict, bool]:
+    """`layertax run loadtime`: the classic configuration, every available variant."""
+    quick_callgrind = {"default", "empty"} if settings.quick else None
+    raw, interrupted = measure_shape(generate.Shape(), None, settings, cache_root, progress, quick_callgrind)
+    result = {"name": exp.name, "title": exp.title, "question": exp.question, "unit": exp.unit,
+              "baseline": exp.baseline, "notes": list(exp.notes), "classic": exp.classic.to_dict(),
+              "harness": None, "kernels": {}, **raw}
+    analyze.analyze(result)
+    result["tables"] = [loader_table(result), views_table(result)]
+    return result, interrupted
+
+
+def median(values) -> float | None:
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None

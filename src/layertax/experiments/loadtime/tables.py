@@ -1,0 +1,79 @@
+"""The loadtime result's extra tables, as plain rows every report format prints."""
+from __future__ import annotations
+
+import statistics
+
+from layertax.report.format import duration, ratio_with_ci
+
+
+def _median(values) -> float | None:
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def _int(x) -> str:
+    return "-" if x is None else f"{x:,}"
+
+
+def _cases(result: dict) -> list[dict]:
+    return [c for c in result["cases"] if c["status"] == "ok"]
+
+
+def loader_table(result: dict) -> dict:
+    rows = []
+    for c in _cases(result):
+        st, elf, ld, cg = c.get("stats") or {}, c.get("elf") or {}, c.get("loader") or {}, c.get("callgrind") or {}
+        rel = elf.get("relocations", {})
+        rows.append([
+            c["name"],
+            duration(st.get("min")),
+            duration(st.get("median")),
+            duration(_median(s["exit_ns"] for s in c["samples"])),
+            _int(ld.get("lookups")),
+            _int(rel.get("relative", 0) + rel.get("relr", 0)) if rel else "-",
+            _int(rel.get("glob_dat", 0) + rel.get("symbolic_other", 0)) if rel else "-",
+            _int(_median(s["minflt"] for s in c["samples"])),
+            duration(ld.get("total_ns")),
+            _int((cg.get("phases") or {}).get("loader")),
+            ratio_with_ci(st.get("ratio")),
+        ])
+    return {"title": "the loader, variant by variant (spawn->main; lookups and loader time from LD_DEBUG=statistics; "
+                     "relocations from the files; faults from rusage; instructions from callgrind)",
+            "columns": ["variant", "min", "median", "exit", "lookups", "relative+relr", "symbolic",
+                        "minor faults", "loader (glibc)", "loader instr", "ratio to default"],
+            "rows": rows}
+
+
+def views_table(result: dict) -> dict:
+    """Three views of what the loader adds over the empty program."""
+    by_name = {c["name"]: c for c in _cases(result)}
+    empty = by_name.get("empty")
+    if empty is None:
+        return {"title": "three views: the empty program did not run", "columns": [], "rows": []}
+    e_wall = (empty.get("stats") or {}).get("median")
+    e_ld = (empty.get("loader") or {}).get("total_ns")
+    e_cg = ((empty.get("callgrind") or {}).get("phases") or {}).get("loader")
+    rows = []
+    for c in _cases(result):
+        if c["name"] == "empty":
+            continue
+        wall = (c.get("stats") or {}).get("median")
+        ld = c.get("loader") or {}
+        cg = (c.get("callgrind") or {}).get("phases") or {}
+        printed = ld.get("total_ns") / ld["tick_scale"] if ld.get("total_ns") and ld.get("tick_scale") else None
+        e_printed = e_ld / empty["loader"]["tick_scale"] if e_ld and empty.get("loader", {}).get("tick_scale") else None
+        reloc_share = cg["relocation"] / cg["loader"] if cg.get("loader") else None
+        rows.append([
+            c["name"],
+            duration(wall - e_wall) if wall is not None and e_wall is not None else "-",
+            duration(ld["total_ns"] - e_ld) if ld.get("total_ns") is not None and e_ld is not None else "-",
+            duration(printed - e_printed) if printed is not None and e_printed is not None else "-",
+            _int(cg["loader"] - e_cg) if cg.get("loader") is not None and e_cg is not None else "-",
+            f"{reloc_share:.0%}" if reloc_share is not None else "-",
+        ])
+    return {"title": "three views of what the loader adds over the empty program (medians)",
+            "columns": ["variant", "wall: spawn->main", "glibc (digit restored)", "glibc as printed",
+                        "instructions", "in relocation"],
+            "rows": rows,
+            "notes": ["glibc 2.36 prints its tick counts with the last digit cut off (a NUL written over it), "
+                      "so as printed they are 10x too small; see docs/loadtime.md"]}

@@ -1,0 +1,349 @@
+/* The launch timer: starts programs with posix_spawn and times how long they
+ * take to reach main and to exit.
+ *
+ * Usage: launch --spec FILE [--runs N] [--warmup W] [--seed S] [--timeout-ms T]
+ *               [--cpu C] [--raise-priority]
+ *        launch --tsc-rate
+ *
+ * The spec lists the variants to launch, one directive per line:
+ *     variant NAME          starts a variant
+ *     arg ARG               appends ARG to its argv (the first is the program)
+ *     env KEY=VALUE         sets KEY in its environment (added to ours)
+ *     ignore-status 1       a non-zero exit status is not a failure
+ *
+ * In each round every live variant is launched once, in a freshly shuffled order,
+ * so drift in the machine hits all variants alike. The child gets a pipe as file
+ * descriptor STAMP_FD (named in LAYERTAX_STAMP_FD); a stamped program writes one
+ * 8-byte CLOCK_MONOTONIC reading there at the top of main (or a preloaded stamp
+ * library does, in its constructor). stdin, stdout and stderr are /dev/null.
+ *
+ * Output, JSON lines: a descriptor, then one line per launch with spawn->main,
+ * spawn->exit and the child's rusage. A variant that fails (cannot start, exits
+ * non-zero, dies of a signal, or times out) gets one line saying so and is not
+ * launched again; the others go on. */
+#define _GNU_SOURCE
+#include "common.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define STAMP_FD 200
+#define MAX_VARIANTS 256
+
+extern char **environ;
+
+typedef struct {
+    char name[128];
+    char **argv;
+    size_t argc;
+    char **envp;             /* ours plus the variant's, plus LAYERTAX_STAMP_FD */
+    size_t envc;
+    int ignore_status;
+    int dead;                /* failed once: not launched again */
+} variant;
+
+static variant variants[MAX_VARIANTS];
+static size_t nvariants;
+
+static void die(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "launch: ");
+    fprintf(stderr, fmt, arg);
+    fputc('\n', stderr);
+    exit(2);
+}
+
+static void push(char ***list, size_t *n, const char *s)
+{
+    *list = realloc(*list, (*n + 2) * sizeof **list);
+    if (!*list)
+        die("%s", "out of memory");
+    (*list)[(*n)++] = strdup(s);
+    (*list)[*n] = NULL;
+}
+
+/* Sets KEY=VALUE in v's environment, replacing an inherited KEY. */
+static void setenv_in(variant *v, const char *kv)
+{
+    size_t keylen = strcspn(kv, "=");
+    for (size_t i = 0; i < v->envc; i++) {
+        if (strncmp(v->envp[i], kv, keylen) == 0 && v->envp[i][keylen] == '=') {
+            free(v->envp[i]);
+            v->envp[i] = strdup(kv);
+            return;
+        }
+    }
+    push(&v->envp, &v->envc, kv);
+}
+
+static void read_spec(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        die("cannot read the spec %s", path);
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    variant *v = NULL;
+    while ((len = getline(&line, &cap, f)) > 0) {
+        if (line[len - 1] == '\n')
+            line[--len] = '\0';
+        if (strncmp(line, "variant ", 8) == 0) {
+            if (nvariants == MAX_VARIANTS)
+                die("%s", "too many variants");
+            v = &variants[nvariants++];
+            snprintf(v->name, sizeof v->name, "%s", line + 8);
+            for (char **e = environ; *e; e++)
+                if (strncmp(*e, "LAYERTAX_STAMP_FD=", 18) != 0)
+                    push(&v->envp, &v->envc, *e);
+            char fd[64];
+            snprintf(fd, sizeof fd, "LAYERTAX_STAMP_FD=%d", STAMP_FD);
+            push(&v->envp, &v->envc, fd);
+        } else if (!v) {
+            die("spec: a directive before the first variant: %s", line);
+        } else if (strncmp(line, "arg ", 4) == 0) {
+            push(&v->argv, &v->argc, line + 4);
+        } else if (strncmp(line, "env ", 4) == 0) {
+            setenv_in(v, line + 4);
+        } else if (strncmp(line, "ignore-status ", 14) == 0) {
+            v->ignore_status = atoi(line + 14);
+        } else if (len > 0) {
+            die("spec: unknown directive: %s", line);
+        }
+    }
+    free(line);
+    fclose(f);
+    if (nvariants == 0)
+        die("%s", "spec: no variants");
+    for (size_t i = 0; i < nvariants; i++)
+        if (variants[i].argc == 0)
+            die("spec: variant %s has no program", variants[i].name);
+}
+
+/* xorshift64*: the shuffle needs only to be reproducible from --seed. */
+static uint64_t rng_state;
+static uint64_t rng_next(void)
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return rng_state * 2685821657736338717ULL;
+}
+
+static void shuffle(size_t *order, size_t n)
+{
+    for (size_t i = n; i > 1; i--) {
+        size_t j = rng_next() % i;
+        size_t t = order[i - 1];
+        order[i - 1] = order[j];
+        order[j] = t;
+    }
+}
+
+static long long tv_ns(struct timeval tv)
+{
+    return (long long)tv.tv_sec * 1000000000LL + (long long)tv.tv_usec * 1000LL;
+}
+
+static void report_failure(const variant *v, int round, const char *status)
+{
+    printf("{\"variant\":");
+    lt_json_string(stdout, v->name);
+    printf(",\"round\":%d,\"status\":", round);
+    lt_json_string(stdout, status);
+    printf("}\n");
+    fflush(stdout);
+}
+
+/* Launches v once; prints its line; returns 0 if it ran as expected. */
+static int launch_once(variant *v, int round, long timeout_ms)
+{
+    int pipefd[2];
+    if (pipe2(pipefd, O_CLOEXEC | O_NONBLOCK) != 0) {
+        report_failure(v, round, "pipe failed");
+        return -1;
+    }
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, pipefd[1], STAMP_FD);  /* dup2 clears O_CLOEXEC */
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    sigset_t none, all_default;
+    sigemptyset(&none);
+    sigfillset(&all_default);
+    posix_spawnattr_setsigmask(&attr, &none);          /* we block SIGCHLD; the child must not */
+    posix_spawnattr_setsigdefault(&attr, &all_default);
+    posix_spawnattr_setpgroup(&attr, 0);               /* its own group: a timeout kills all of it */
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+
+    pid_t pid;
+    uint64_t t0 = lt_now_ns();
+    int err = posix_spawn(&pid, v->argv[0], &fa, &attr, v->argv, v->envp);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
+    close(pipefd[1]);
+    if (err != 0) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "cannot start %s: %s", v->argv[0], strerror(err));
+        report_failure(v, round, msg);
+        close(pipefd[0]);
+        return -1;
+    }
+
+    sigset_t chld;
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    uint64_t deadline = t0 + (uint64_t)timeout_ms * 1000000u, t_exit = 0;
+    int status = 0, timed_out = 0;
+    struct rusage ru;
+    for (;;) {
+        uint64_t now = lt_now_ns();
+        if (now >= deadline) { timed_out = 1; break; }
+        struct timespec left = {(time_t)((deadline - now) / 1000000000u), (long)((deadline - now) % 1000000000u)};
+        int sig = sigtimedwait(&chld, NULL, &left);
+        t_exit = lt_now_ns();
+        if (sig < 0 && errno == EAGAIN) { timed_out = 1; break; }
+        if (wait4(pid, &status, WNOHANG, &ru) == pid)
+            break;
+    }
+    if (timed_out) {
+        kill(-pid, SIGKILL);
+        wait4(pid, &status, 0, &ru);
+        close(pipefd[0]);
+        char msg[64];
+        snprintf(msg, sizeof msg, "timed out after %ld ms", timeout_ms);
+        report_failure(v, round, msg);
+        return -1;
+    }
+    long long stamp = 0;
+    ssize_t got = read(pipefd[0], &stamp, sizeof stamp);
+    close(pipefd[0]);
+
+    char state[64] = "ok";
+    int failed = 0;
+    if (WIFSIGNALED(status)) {
+        snprintf(state, sizeof state, "killed by signal %d", WTERMSIG(status));
+        failed = 1;
+    } else if (WEXITSTATUS(status) != 0) {
+        snprintf(state, sizeof state, "exit status %d", WEXITSTATUS(status));
+        failed = !v->ignore_status;
+    }
+    printf("{\"variant\":");
+    lt_json_string(stdout, v->name);
+    printf(",\"round\":%d,\"status\":", round);
+    lt_json_string(stdout, failed ? state : "ok");
+    if (got == (ssize_t)sizeof stamp && (uint64_t)stamp >= t0)
+        printf(",\"main_ns\":%llu", (unsigned long long)((uint64_t)stamp - t0));
+    else
+        printf(",\"main_ns\":null");
+    printf(",\"exit_ns\":%llu,\"exit_status\":%d,\"minflt\":%ld,\"majflt\":%ld,\"utime_ns\":%lld,"
+           "\"stime_ns\":%lld,\"nvcsw\":%ld,\"nivcsw\":%ld,\"maxrss_kb\":%ld}\n",
+           (unsigned long long)(t_exit - t0), WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+           ru.ru_minflt, ru.ru_majflt, tv_ns(ru.ru_utime), tv_ns(ru.ru_stime), ru.ru_nvcsw, ru.ru_nivcsw,
+           ru.ru_maxrss);
+    fflush(stdout);
+    return failed ? -1 : 0;
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+/* TSC ticks per ns, against CLOCK_MONOTONIC over ~100 ms: glibc's loader
+ * statistics count TSC ticks, which are not CPU cycles at the current clock. */
+static double tsc_per_ns(void)
+{
+    uint64_t n0 = lt_now_ns(), c0 = __rdtsc();
+    struct timespec pause = {0, 100000000};
+    nanosleep(&pause, NULL);
+    uint64_t n1 = lt_now_ns(), c1 = __rdtsc();
+    return (double)(c1 - c0) / (double)(n1 - n0);
+}
+#else
+static double tsc_per_ns(void) { return 0.0; }
+#endif
+
+int main(int argc, char **argv)
+{
+    const char *spec = NULL;
+    long runs = 30, warmup = 1, timeout_ms = 10000;
+    int cpu = -1, raise = 0;
+    uint64_t seed = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--tsc-rate") == 0) {
+            double r = tsc_per_ns();
+            if (r > 0)
+                printf("{\"tsc_per_ns\":%.6f}\n", r);
+            else
+                printf("{\"tsc_per_ns\":null}\n");
+            return 0;
+        } else if (strcmp(a, "--raise-priority") == 0) {
+            raise = 1;
+        } else if (!next) {
+            die("missing value after %s", a);
+        } else if (strcmp(a, "--spec") == 0) {
+            spec = argv[++i];
+        } else if (strcmp(a, "--runs") == 0) {
+            runs = atol(argv[++i]);
+        } else if (strcmp(a, "--warmup") == 0) {
+            warmup = atol(argv[++i]);
+        } else if (strcmp(a, "--seed") == 0) {
+            seed = strtoull(argv[++i], NULL, 10);
+        } else if (strcmp(a, "--timeout-ms") == 0) {
+            timeout_ms = atol(argv[++i]);
+        } else if (strcmp(a, "--cpu") == 0) {
+            cpu = atoi(argv[++i]);
+        } else {
+            die("unknown option %s", a);
+        }
+    }
+    if (!spec || runs < 1 || warmup < 0 || timeout_ms < 1)
+        die("%s", "usage: launch --spec FILE [--runs N>=1] [--warmup W] [--seed S] [--timeout-ms T] "
+                  "[--cpu C] [--raise-priority] | --tsc-rate");
+    read_spec(spec);
+    rng_state = seed ? seed : 0x9E3779B97F4A7C15ULL;
+
+    char pin_why[128], prio[128];
+    const char *pinned = lt_pin(cpu, pin_why, sizeof pin_why);  /* children inherit both */
+    lt_priority(raise, prio, sizeof prio);
+    sigset_t chld;
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &chld, NULL);  /* so sigtimedwait catches it */
+
+    printf("{\"timer\":\"layertax-launch\",\"clock\":\"CLOCK_MONOTONIC\",\"spawn\":\"posix_spawn\","
+           "\"stamp_fd\":%d,\"runs\":%ld,\"warmup\":%ld,\"timeout_ms\":%ld,\"pinned\":%s,\"pin\":",
+           STAMP_FD, runs, warmup, timeout_ms, pinned);
+    lt_json_string(stdout, pin_why);
+    printf(",\"priority\":");
+    lt_json_string(stdout, prio);
+    printf("}\n");
+    fflush(stdout);
+
+    size_t order[MAX_VARIANTS];
+    for (long r = -warmup; r < runs; r++) {
+        size_t n = 0;
+        for (size_t i = 0; i < nvariants; i++)
+            if (!variants[i].dead)
+                order[n++] = i;
+        if (n == 0)
+            break;
+        shuffle(order, n);
+        for (size_t k = 0; k < n; k++)
+            if (launch_once(&variants[order[k]], (int)r, timeout_ms) != 0)
+                variants[order[k]].dead = 1;
+    }
+    return 0;
+}
