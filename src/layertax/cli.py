@@ -190,6 +190,93 @@ def _run(chosen, settings, case_globs, exports, save: bool) -> int:
     return 0
 
 
+@cli.command(context_settings={**CONTEXT, "ignore_unknown_options": True, "allow_interspersed_args": False})
+@_version
+@click.option("--runs", type=click.IntRange(min=1), default=30, show_default=True,
+              help="Launches per command (Pietrek's 30); commands alternate round by round.")
+@click.option("--warmup", type=click.IntRange(min=0), default=1, show_default=True, help="Rounds run first and discarded.")
+@click.option("--timeout", type=click.FloatRange(min=0.01), default=10.0, show_default=True,
+              help="Seconds one launch may take; a command that exceeds it is killed, reported, and not launched again.")
+@click.option("-i", "--ignore-failure", is_flag=True, help="A non-zero exit status is not a failure.")
+@click.option("--no-stamp", is_flag=True, help="Do not preload the stamp library: measure spawn->exit only.")
+@click.option("--seed", type=click.IntRange(min=1), help="Seed of the shuffled order (recorded).")
+@click.option("--no-pin", is_flag=True, help="Do not pin the launches to a CPU.")
+@click.option("--no-priority", is_flag=True, help="Do not try to raise the launches' priority.")
+@click.option("--no-save", is_flag=True, help="Do not save the run or record it in the history.")
+@_export_options
+@click.argument("command", nargs=-1, type=click.UNPROCESSED, required=True)
+def launch(command, runs, warmup, timeout, ignore_failure, no_stamp, seed, no_pin, no_priority, no_save,
+           export_json, export_markdown, export_csv) -> None:
+    """Time how long COMMAND takes to start (spawn->main) and to exit.
+
+    \b
+      layertax launch -- /bin/true
+      layertax launch ./prog-lazy --vs ./prog-now     (A and B alternate: A B A B ...)
+
+    A command that does not stamp itself gets a tiny stamp library preloaded; its own
+    cost is measured against an empty program in the same run and reported. Nothing
+    runs through a shell.
+    """
+    import random
+
+    from layertax.engine import launch as launch_engine
+    from layertax.engine import launch_commands, results
+    from layertax.progress import RichProgress
+    from layertax.report import terminal
+
+    argv = list(command)
+    if argv and argv[0] == "--":
+        argv = argv[1:]
+    groups = [[]]
+    for token in argv:
+        if token == "--vs":
+            groups.append([])
+        else:
+            groups[-1].append(token)
+    if len(groups) > 2:
+        raise UsageError("--vs can be given once (A --vs B)")
+    commands = [launch_commands.resolve(g, "COMMAND" if i == 0 else "--vs") for i, g in enumerate(groups)]
+    exports = _export_paths(export_json, export_markdown, export_csv)
+    out, err = _console(), _console(stderr=True)
+    cpu = None if no_pin else engine_default_cpu()
+    settings = launch_engine.LaunchSettings(runs=runs, warmup=warmup, timeout=timeout, cpu=cpu,
+                                            raise_priority=not no_priority,
+                                            seed=seed or random.SystemRandom().randrange(1, 2**32))
+    from layertax.engine import machine
+
+    tools = launch_engine.tools(paths.cache_dir())
+    result = launch_commands.measure(commands, settings, tools, ignore_failure, not no_stamp, RichProgress(err))
+    doc = {"schema": results.SCHEMA, "layertax_version": full_version(), "created": results.now_iso(),
+           "command": ["layertax", *sys.argv[1:]], "complete": not result["interrupted"],
+           "settings": {"runs": runs, "warmup": warmup, "burst": 1, "min_sample_ns": 0, "seed": settings.seed,
+                        "cpu": cpu, "timeout": timeout,
+                        "method": f"{runs} launches per command after {warmup} warm-up, commands alternating in "
+                                  f"shuffled rounds (seed {settings.seed}), posix_spawn, cpu "
+                                  f"{cpu if cpu is not None else 'not pinned'}"},
+           "machine": machine.fingerprint(), "experiments": [result]}
+    terminal.render(doc, out)
+    if not no_save:
+        from layertax.engine import history
+
+        path = results.default_path(paths.runs_dir(), doc)
+        results.save(doc, path)
+        history.record(paths.history_db(), doc, path)
+        out.print(f"\nsaved: {path}")
+    _write_exports(doc, exports)
+    for path in exports.values():
+        out.print(f"wrote: {path}")
+    if result["interrupted"]:
+        raise click.exceptions.Exit(130)
+    if any(c["status"] == "failed" for c in result["cases"]):
+        raise click.exceptions.Exit(1)
+
+
+def engine_default_cpu():
+    from layertax.engine.run import default_cpu
+
+    return default_cpu()
+
+
 @cli.command(context_settings=CONTEXT)
 @_version
 def doctor() -> None:

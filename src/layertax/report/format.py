@@ -93,6 +93,8 @@ def machine_line(machine: dict) -> str:
 
 
 def settings_line(settings: dict) -> str:
+    if settings.get("method"):
+        return settings["method"]
     return (f"{settings['runs']} rounds x {settings['burst']} samples after {settings['warmup']} warm-up, "
             f"samples >= {duration(settings['min_sample_ns'])}, interleaved (seed {settings['seed']}), "
             f"cpu {settings['cpu'] if settings['cpu'] is not None else 'not pinned'}")
