@@ -146,3 +146,130 @@ def gen(libs, exports, relocs, name_len, out, variant_names, no_build) -> None:
                   f"(or time them all: layertax run loadtime)")
     if failed:
         raise click.exceptions.Exit(1)
+
+
+def _parse_vary(items: tuple[str, ...]) -> dict[str, list[int]]:
+    dims = {}
+    for item in items:
+        key, sep, values = item.partition("=")
+        key = key.strip().replace("-", "_")
+        if not sep or key not in ("libs", "exports", "relocs", "name_len"):
+            raise UsageError(f"--vary {item}: expected DIM=V1,V2,... with DIM one of libs, exports, relocs, name-len")
+        try:
+            dims[key] = sorted({int(v) for v in values.split(",") if v.strip()})
+        except ValueError:
+            raise UsageError(f"--vary {item}: values must be integers") from None
+        if not dims[key]:
+            raise UsageError(f"--vary {item}: no values")
+    if not dims:
+        raise UsageError("give at least one --vary, e.g. --vary relocs=0,5,10,20")
+    return dims
+
+
+def sweep_points(raw: dict) -> list[dict]:
+    """One model point per measured variant of one shape: the response and the counts that explain it."""
+    from layertax.experiments.loadtime.tables import _median
+
+    points = []
+    for c in raw["cases"]:
+        if c["status"] != "ok" or not c["samples"] or "elf" not in c:
+            continue
+        rel = c["elf"]["relocations"]
+        bind_now = any(o["bind_now"] for o in c["elf"]["objects"])
+        points.append({
+            "variant": c["name"], **raw["shape"],
+            "spawn_to_main_ns": _median(s["main_ns"] for s in c["samples"]),
+            "relative_relocations": rel["relative"] + rel["relr"],
+            "symbol_lookups": rel["glob_dat"] + rel["symbolic_other"] + (rel["jump_slot"] if bind_now else 0),
+            "libraries": c["elf"]["libraries"],
+            "page_faults": _median(s["minflt"] for s in c["samples"]),
+            "rounds": len(c["samples"]),
+        })
+    return points
+
+
+@loadtime_group.command("sweep", context_settings=CONTEXT)
+@click.option("--vary", "vary", multiple=True, metavar="DIM=V1,V2,...",
+              help="A dimension and its values: libs, exports, relocs or name-len (repeatable; points are the product).")
+@click.option("--variants", "variant_names", default="default,symbolic,hidden", show_default=True, metavar="LIST",
+              help="Variants measured at every point (several variants separate lookups from relocations).")
+@click.option("--runs", type=click.IntRange(min=1), default=15, show_default=True, help="Launches per variant per point.")
+@click.option("--no-save", is_flag=True, help="Do not save the result or record it in the history.")
+@click.option("--export-json", type=click.Path(dir_okay=False), help="Also write the result (points, model) here.")
+def sweep(vary, variant_names, runs, no_save, export_json) -> None:
+    """Measure the program at several sizes and fit ns per relative relocation, per symbol
+    lookup, per library and per page fault (least squares on median spawn->main)."""
+    import itertools
+
+    from layertax import paths
+    from layertax.engine import costmodel, history, machine, results
+    from layertax.engine.run import Settings, default_cpu
+    from layertax.experiments.loadtime import generate
+    from layertax.experiments.loadtime.measure import measure_shape
+    from layertax.progress import RichProgress
+    from layertax.report.format import duration
+    from layertax.version import full_version
+    import random
+
+    dims = _parse_vary(vary)
+    names = _variant_list(variant_names)
+    base = generate.Shape()
+    shapes = []
+    for combo in itertools.product(*dims.values()):
+        shape = generate.Shape(**{**base.to_dict(), **dict(zip(dims, combo))})
+        shape.validate()
+        shapes.append(shape)
+    export = results.check_writable(Path(export_json), "--export-json") if export_json else None
+    console, err = _console(), _console(stderr=True)
+    settings = Settings(runs=runs, warmup=1, runs_given=True, cpu=default_cpu(),
+                        seed=random.SystemRandom().randrange(1, 2**32))
+    points, interrupted = [], False
+    for i, shape in enumerate(shapes, 1):
+        err.print(f"point {i}/{len(shapes)}: {shape.label()}", style="dim")
+        raw, interrupted = measure_shape(shape, names, settings, paths.cache_dir(), RichProgress(err), views=False)
+        points += sweep_points(raw)
+        if interrupted:
+            break
+    model = costmodel.fit(points)
+    from rich.table import Table
+
+    t = Table(title="points (median spawn->main; counts from the files; faults from rusage)", title_justify="left")
+    for col in ("variant", "libs", "exports", "relocs", "spawn->main", "relative", "lookups", "libraries", "faults"):
+        t.add_column(col, justify="left" if col == "variant" else "right")
+    for p in points:
+        t.add_row(p["variant"], str(p["libs"]), str(p["exports"]), str(p["relocs"]), duration(p["spawn_to_main_ns"]),
+                  f"{p['relative_relocations']:,}", f"{p['symbol_lookups']:,}", str(p["libraries"]),
+                  f"{p['page_faults']:,.0f}")
+    console.print(t)
+    m = Table(title=f"cost model: spawn->main = intercept + sum(slope x count); {model['n_points']} points"
+                    + (f", R^2 {model['r2']:.3f}" if model.get("r2") is not None else ""), title_justify="left")
+    for col in ("term", "ns per unit", "95% CI"):
+        m.add_column(col, justify="left" if col == "term" else "right")
+    for term, c in model.get("coefficients", {}).items():
+        if c is None:
+            m.add_row(term, "not varied", "-")
+        else:
+            m.add_row(term, f"{c['ns_per_unit']:,.1f}", f"{c['ci95'][0]:,.1f} .. {c['ci95'][1]:,.1f}")
+    console.print(m)
+    if model.get("status") != "ok":
+        console.print(f"model: {model.get('reason')}", style="yellow")
+    result = {"name": "loadtime-sweep", "title": "cost model of the loader", "question": "What does each "
+              "relocation, lookup, library and fault cost?", "unit": "spawn->main", "baseline": None,
+              "classic": None, "cases": [], "points": points, "model": model, "dims": dims,
+              "variants": names, "interrupted": interrupted}
+    doc = {"schema": results.SCHEMA, "layertax_version": full_version(), "created": results.now_iso(),
+           "command": ["layertax", *sys.argv[1:]], "complete": not interrupted,
+           "settings": {"runs": runs, "warmup": 1, "burst": 1, "min_sample_ns": 0, "seed": settings.seed,
+                        "cpu": settings.cpu, "method": f"{runs} launches per variant per point, variants shuffled "
+                                                      f"in rounds (seed {settings.seed}); OLS on the medians"},
+           "machine": machine.fingerprint(), "experiments": [result]}
+    if not no_save:
+        path = results.default_path(paths.runs_dir(), doc)
+        results.save(doc, path)
+        history.record(paths.history_db(), doc, path)
+        console.print(f"\nsaved: {path}")
+    if export:
+        results.save(doc, export)
+        console.print(f"wrote: {export}")
+    if interrupted:
+        raise click.exceptions.Exit(130)
