@@ -12,6 +12,9 @@ tools=(
   "lld|ld.lld|loadtime: the lld linker variant"
   "mold|mold|loadtime: the mold linker variant"
   "musl-tools|musl-gcc|loadtime/unicode-io: musl libc variants"
+  "binutils|ld.gold|loadtime: the gold linker variant, readelf for the tests"
+  "valgrind|callgrind_annotate|loadtime: instructions per loader phase (callgrind)"
+  "strace|strace|system-call counts"
 )
 # Needed by the Python set-up itself on a bare Debian (venv's ensurepip).
 python_ok=1

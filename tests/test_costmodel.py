@@ -1,0 +1,63 @@
+"""The cost model recovers known slopes from synthetic points, and says when it cannot."""
+import numpy as np
+
+from layertax.engine import costmodel
+
+
+def _points(n=40, noise=0.0, seed=1):
+    rng = np.random.default_rng(seed)
+    truth = {"relative_relocations": 4.0, "symbol_lookups": 80.0, "libraries": 20_000.0, "page_faults": 700.0}
+    points = []
+    for _ in range(n):
+        p = {"relative_relocations": int(rng.integers(0, 50_000)), "symbol_lookups": int(rng.integers(0, 20_000)),
+             "libraries": int(rng.integers(0, 100)), "page_faults": int(rng.integers(50, 2_000))}
+        p["spawn_to_main_ns"] = 300_000 + sum(truth[k] * p[k] for k in truth) + rng.normal(0, noise)
+        points.append(p)
+    return points, truth
+
+
+def test_exact_points_give_the_exact_slopes():
+    points, truth = _points()
+    model = costmodel.fit(points)
+    assert model["status"] == "ok" and model["r2"] > 0.999999
+    for k, v in truth.items():
+        assert abs(model["coefficients"][k]["ns_per_unit"] - v) < 1e-6 * max(1, v)
+    assert abs(model["coefficients"]["intercept"]["ns_per_unit"] - 300_000) < 1e-3
+
+
+def test_noisy_points_give_intervals_that_cover_the_truth():
+    points, truth = _points(n=200, noise=20_000)
+    model = costmodel.fit(points)
+    for k, v in truth.items():
+        lo, hi = model["coefficients"][k]["ci95"]
+        assert lo <= v <= hi, (k, lo, hi)
+
+
+def test_a_dimension_that_never_varies_is_not_estimated():
+    points, _ = _points()
+    for p in points:
+        p["libraries"] = 10
+    model = costmodel.fit(points)
+    assert model["coefficients"]["libraries"] is None
+    assert costmodel.predict(model, {"relative_relocations": 1, "symbol_lookups": 1, "libraries": 3}) is None
+
+
+def test_collinear_regressors_are_reported_not_trusted():
+    points, _ = _points()
+    for p in points:
+        p["symbol_lookups"] = 2 * p["relative_relocations"]
+    assert costmodel.fit(points)["status"] == "degenerate"
+
+
+def test_too_few_points_are_reported():
+    points, _ = _points(n=3)
+    assert costmodel.fit(points)["status"] == "underdetermined"
+    assert costmodel.fit([])["status"] == "failed"
+
+
+def test_predict_adds_up_the_terms():
+    points, truth = _points()
+    model = costmodel.fit(points)
+    counts = {"relative_relocations": 100, "symbol_lookups": 10, "libraries": 1, "page_faults": 5}
+    expected = 300_000 + sum(truth[k] * counts[k] for k in truth)
+    assert abs(costmodel.predict(model, counts) - expected) < 1e-3
