@@ -68,7 +68,8 @@ def views_table(result: dict) -> dict:
             duration(wall - e_wall) if wall is not None and e_wall is not None else "-",
             duration(ld["total_ns"] - e_ld) if ld.get("total_ns") is not None and e_ld is not None else "-",
             duration(printed - e_printed) if printed is not None and e_printed is not None else "-",
-            _int(cg["loader"] - e_cg) if cg.get("loader") is not None and e_cg is not None else "-",
+            # A static program has no ld.so: callgrind finds no loader to count.
+            _int(cg["loader"] - e_cg) if cg.get("loader") and e_cg is not None else "-",
             f"{reloc_share:.0%}" if reloc_share is not None else "-",
         ])
     return {"title": "three views of what the loader adds over the empty program (medians)",
