@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from layertax import experiments, paths
-from layertax.engine.run import QUICK, Settings
+from layertax.engine.settings import QUICK, Settings
 from layertax.errors import LayertaxError, UsageError
 from layertax.version import full_version
 

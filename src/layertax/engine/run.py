@@ -26,34 +26,7 @@ from layertax.engine import analyze, machine, protocol
 from layertax.engine.kernels import PreparedKernel
 from layertax.errors import UsageError
 from layertax.experiments.base import Case, Experiment
-
-
-@dataclass
-class Settings:
-    # Rounds are the unit of replication (one fresh kernel process each), so many
-    # short rounds beat a few long ones; see stats.summarize_rounds.
-    runs: int = 40                 # measured rounds
-    warmup: int = 1                # discarded rounds
-    burst: int = 3                 # samples per case per round
-    min_sample_ns: int = 5_000_000
-    timeout: float = 60.0          # seconds, per invocation of a kernel
-    seed: int | None = None        # of the shuffles; drawn and recorded if not given
-    cpu: int | None = None         # pin kernels to this CPU; None: do not pin
-    raise_priority: bool = True
-    quick: bool = False
-    runs_given: bool = False       # --runs was given explicitly (experiments with cheap rounds respect it)
-
-    def validate(self) -> None:
-        if self.runs < 1:
-            raise UsageError("--runs must be at least 1")
-        if self.warmup < 0:
-            raise UsageError("--warmup cannot be negative")
-        if self.burst < 1 or self.min_sample_ns < 1 or self.timeout <= 0:
-            raise UsageError("burst, minimum sample time and timeout must be positive")
-
-
-# Six rounds is the fewest for which [min, max] of the round medians is a 95% interval.
-QUICK = {"runs": 6, "warmup": 1, "burst": 2, "min_sample_ns": 2_000_000}
+from layertax.engine.settings import QUICK, Settings  # noqa: F401  (re-exported: run.Settings)
 
 
 def default_cpu() -> int | None:

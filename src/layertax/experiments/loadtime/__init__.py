@@ -11,7 +11,12 @@ from pathlib import Path
 
 from layertax.experiments.base import Case, Classic, ClassicFigure, Experiment
 from layertax.experiments.loadtime import variants
-from layertax.experiments.loadtime.measure import measure
+
+
+def _measure(*args, **kwargs):
+    """The measurement, imported on use: the registry loads every experiment at start-up."""
+    from layertax.experiments.loadtime.measure import measure
+    return measure(*args, **kwargs)
 
 CLASSIC = Classic(
     source='Matt Pietrek, "Under the Hood", MSDN Magazine',
@@ -61,6 +66,6 @@ EXPERIMENT = Experiment(
     notes=("spawn->main: posix_spawn until the generated main() stamps CLOCK_MONOTONIC (its first act), "
            "then _exit(0); one launch per variant per round, variants shuffled each round",
            "min is Pietrek's statistic (fastest of N); the median and its CI are layertax's"),
-    measure=measure,
+    measure=_measure,
     commands=_commands,
 )
