@@ -8,24 +8,15 @@ import time
 from pathlib import Path
 
 import click
-from rich.console import Console
 from rich.table import Table
 
-from layertax import experiments, paths
+from layertax import experiments, output, paths
 from layertax.engine.settings import QUICK, Settings
 from layertax.errors import LayertaxError, UsageError
 from layertax.version import full_version
 
 _D = Settings()   # defaults, shown in --help
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
-
-
-def _console(stderr: bool = False) -> Console:
-    stream = sys.stderr if stderr else sys.stdout
-    if stream.isatty():
-        return Console(stderr=stderr)
-    # Not a terminal (a pipe, a file, CI): wide enough that tables do not wrap.
-    return Console(stderr=stderr, width=int(os.environ.get("COLUMNS", 200)), no_color=True)
 
 
 def _version(f):
@@ -45,7 +36,7 @@ def cli(debug: bool) -> None:
 @_version
 def list_cmd() -> None:
     """List the experiments: what each asks, and its classic source and figures."""
-    out = _console()
+    out = output.console()
     for exp in experiments.registry().values():
         c = exp.classic
         out.print(f"[bold]{exp.name}[/bold] - {exp.title}")
@@ -55,27 +46,6 @@ def list_cmd() -> None:
         figures = ", ".join(f"{f.label} {f.value:g} ({r:.2f}x)" for f, r in zip(c.figures, c.ratios().values()))
         out.print(f"  then ({c.unit}): {figures}")
         out.print()
-
-
-def _export_paths(export_json, export_markdown, export_csv) -> dict[str, Path]:
-    from layertax.engine.results import check_writable
-
-    wanted = {"--export-json": export_json, "--export-markdown": export_markdown, "--export-csv": export_csv}
-    return {flag: check_writable(p, flag) for flag, p in wanted.items() if p}
-
-
-def _write_exports(doc: dict, targets: dict[str, Path]) -> None:
-    from layertax.engine import results
-    from layertax.report.csv import to_csv
-    from layertax.report.markdown import to_markdown
-
-    for flag, path in targets.items():
-        if flag == "--export-json":
-            results.save(doc, path)
-        elif flag == "--export-markdown":
-            path.write_text(to_markdown(doc))
-        else:
-            path.write_text(to_csv(doc))
 
 
 def _export_options(f):
@@ -137,25 +107,23 @@ def run(experiment_names, quick, runs, warmup, burst, min_time, case_globs, time
         if not matching:
             raise UsageError(f"no case matches {', '.join(case_globs)} in {', '.join(e.name for e in chosen)}")
         chosen = matching
-    exports = _export_paths(export_json, export_markdown, export_csv)
+    exports = output.export_paths(export_json, export_markdown, export_csv)
     code = _run(chosen, settings, case_globs, exports, save=not no_save)
     if code:
         raise click.exceptions.Exit(code)
 
 
 def _run(chosen, settings, case_globs, exports, save: bool) -> int:
-    from layertax.engine import history, kernels, machine, results
+    from layertax.engine import kernels, machine, results
     from layertax.engine.run import Scheduler, settings_dict
     from layertax.progress import RichProgress
     from layertax.report import terminal
 
-    out, err = _console(), _console(stderr=True)
+    out, err = output.console(), output.console(stderr=True)
     with err.status("building kernels", spinner="dots") if err.is_terminal else contextlib.nullcontext():
         prepared = kernels.prepare(chosen, paths.cache_dir())
         fingerprint = machine.fingerprint()
-    doc = {"schema": results.SCHEMA, "layertax_version": full_version(), "created": results.now_iso(),
-           "command": ["layertax", *sys.argv[1:]], "complete": False, "settings": None,
-           "machine": fingerprint, "experiments": []}
+    doc = output.new_document(None, fingerprint)
     saved_path = results.default_path(paths.runs_dir(), doc | {"experiments": [{"name": e.name} for e in chosen]})
     scheduler = Scheduler(settings, RichProgress(err))
     doc["settings"] = settings_dict(settings)
@@ -173,13 +141,7 @@ def _run(chosen, settings, case_globs, exports, save: bool) -> int:
             break
     doc["complete"] = not interrupted
     terminal.render(doc, out)
-    if save:
-        results.save(doc, saved_path)
-        history.record(paths.history_db(), doc, saved_path)
-        out.print(f"\nsaved: {saved_path}")
-    _write_exports(doc, exports)
-    for path in exports.values():
-        out.print(f"wrote: {path}")
+    output.keep(doc, out, save, exports, saved_path)
     if interrupted:
         err.print("interrupted: kept the rounds that finished" + ("; saved above" if save else ""))
         return 130
@@ -220,7 +182,8 @@ def launch(command, runs, warmup, timeout, ignore_failure, no_stamp, seed, no_pi
     import random
 
     from layertax.engine import launch as launch_engine
-    from layertax.engine import launch_commands, results
+    from layertax.engine import launch_commands, machine
+    from layertax.engine.run import default_cpu
     from layertax.progress import RichProgress
     from layertax.report import terminal
 
@@ -236,45 +199,26 @@ def launch(command, runs, warmup, timeout, ignore_failure, no_stamp, seed, no_pi
     if len(groups) > 2:
         raise UsageError("--vs can be given once (A --vs B)")
     commands = [launch_commands.resolve(g, "COMMAND" if i == 0 else "--vs") for i, g in enumerate(groups)]
-    exports = _export_paths(export_json, export_markdown, export_csv)
-    out, err = _console(), _console(stderr=True)
-    cpu = None if no_pin else engine_default_cpu()
+    exports = output.export_paths(export_json, export_markdown, export_csv)
+    out, err = output.console(), output.console(stderr=True)
+    cpu = None if no_pin else default_cpu()
     settings = launch_engine.LaunchSettings(runs=runs, warmup=warmup, timeout=timeout, cpu=cpu,
                                             raise_priority=not no_priority,
                                             seed=seed or random.SystemRandom().randrange(1, 2**32))
-    from layertax.engine import machine
-
     tools = launch_engine.tools(paths.cache_dir())
     result = launch_commands.measure(commands, settings, tools, ignore_failure, not no_stamp, RichProgress(err))
-    doc = {"schema": results.SCHEMA, "layertax_version": full_version(), "created": results.now_iso(),
-           "command": ["layertax", *sys.argv[1:]], "complete": not result["interrupted"],
-           "settings": {"runs": runs, "warmup": warmup, "burst": 1, "min_sample_ns": 0, "seed": settings.seed,
-                        "cpu": cpu, "timeout": timeout,
-                        "method": f"{runs} launches per command after {warmup} warm-up, commands alternating in "
-                                  f"shuffled rounds (seed {settings.seed}), posix_spawn, cpu "
-                                  f"{cpu if cpu is not None else 'not pinned'}"},
-           "machine": machine.fingerprint(), "experiments": [result]}
+    launch_settings = {"runs": runs, "warmup": warmup, "burst": 1, "min_sample_ns": 0, "seed": settings.seed,
+                       "cpu": cpu, "timeout": timeout,
+                       "method": f"{runs} launches per command after {warmup} warm-up, commands alternating in "
+                                 f"shuffled rounds (seed {settings.seed}), posix_spawn, cpu "
+                                 f"{cpu if cpu is not None else 'not pinned'}"}
+    doc = output.new_document(launch_settings, machine.fingerprint(), [result], complete=not result["interrupted"])
     terminal.render(doc, out)
-    if not no_save:
-        from layertax.engine import history
-
-        path = results.default_path(paths.runs_dir(), doc)
-        results.save(doc, path)
-        history.record(paths.history_db(), doc, path)
-        out.print(f"\nsaved: {path}")
-    _write_exports(doc, exports)
-    for path in exports.values():
-        out.print(f"wrote: {path}")
+    output.keep(doc, out, not no_save, exports)
     if result["interrupted"]:
         raise click.exceptions.Exit(130)
     if any(c["status"] == "failed" for c in result["cases"]):
         raise click.exceptions.Exit(1)
-
-
-def engine_default_cpu():
-    from layertax.engine.run import default_cpu
-
-    return default_cpu()
 
 
 @cli.command(context_settings=CONTEXT)
@@ -283,7 +227,7 @@ def doctor() -> None:
     """Describe this machine and say what would make measurements steadier."""
     from layertax.engine import machine, toolchain
 
-    out = _console()
+    out = output.console()
     fp = machine.fingerprint()
     t = Table(title="machine", show_header=False, title_justify="left")
     t.add_column("key", style="bold")
@@ -325,7 +269,7 @@ def history(limit: int) -> None:
     from layertax.engine import history as hist
 
     rows = hist.runs(paths.history_db(), limit)
-    out = _console()
+    out = output.console()
     if not rows:
         out.print("no runs yet: `layertax run` saves one")
         return
@@ -348,9 +292,9 @@ def report(file: Path, export_json, export_markdown, export_csv) -> None:
     from layertax.report import terminal
 
     doc = results.load(file)
-    exports = _export_paths(export_json, export_markdown, export_csv)
-    terminal.render(doc, _console())
-    _write_exports(doc, exports)
+    exports = output.export_paths(export_json, export_markdown, export_csv)
+    terminal.render(doc, output.console())
+    output.write_exports(doc, exports)
 
 
 def _add_experiment_commands() -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -12,14 +11,9 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from layertax.cli import CONTEXT
 from layertax.errors import UsageError
-
-CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
-
-
-def _console(stderr: bool = False) -> Console:
-    stream = sys.stderr if stderr else sys.stdout
-    return Console(stderr=stderr) if stream.isatty() else Console(stderr=stderr, width=200, no_color=True)
+from layertax.output import console as _console
 
 
 def _shape_options(f):
@@ -202,13 +196,13 @@ def sweep(vary, variant_names, runs, no_save, export_json) -> None:
     import itertools
 
     from layertax import paths
-    from layertax.engine import costmodel, history, machine, results
+    from layertax import output
+    from layertax.engine import costmodel, machine
     from layertax.engine.run import Settings, default_cpu
     from layertax.experiments.loadtime import generate
     from layertax.experiments.loadtime.measure import measure_shape
     from layertax.progress import RichProgress
     from layertax.report.format import duration
-    from layertax.version import full_version
     import random
 
     dims = _parse_vary(vary)
@@ -219,7 +213,7 @@ def sweep(vary, variant_names, runs, no_save, export_json) -> None:
         shape = generate.Shape(**{**base.to_dict(), **dict(zip(dims, combo))})
         shape.validate()
         shapes.append(shape)
-    export = results.check_writable(Path(export_json), "--export-json") if export_json else None
+    exports = output.export_paths(export_json)
     console, err = _console(), _console(stderr=True)
     settings = Settings(runs=runs, warmup=1, runs_given=True, cpu=default_cpu(),
                         seed=random.SystemRandom().randrange(1, 2**32))
@@ -257,19 +251,10 @@ def sweep(vary, variant_names, runs, no_save, export_json) -> None:
               "relocation, lookup, library and fault cost?", "unit": "spawn->main", "baseline": None,
               "classic": None, "cases": [], "points": points, "model": model, "dims": dims,
               "variants": names, "interrupted": interrupted}
-    doc = {"schema": results.SCHEMA, "layertax_version": full_version(), "created": results.now_iso(),
-           "command": ["layertax", *sys.argv[1:]], "complete": not interrupted,
-           "settings": {"runs": runs, "warmup": 1, "burst": 1, "min_sample_ns": 0, "seed": settings.seed,
-                        "cpu": settings.cpu, "method": f"{runs} launches per variant per point, variants shuffled "
-                                                      f"in rounds (seed {settings.seed}); OLS on the medians"},
-           "machine": machine.fingerprint(), "experiments": [result]}
-    if not no_save:
-        path = results.default_path(paths.runs_dir(), doc)
-        results.save(doc, path)
-        history.record(paths.history_db(), doc, path)
-        console.print(f"\nsaved: {path}")
-    if export:
-        results.save(doc, export)
-        console.print(f"wrote: {export}")
+    sweep_settings = {"runs": runs, "warmup": 1, "burst": 1, "min_sample_ns": 0, "seed": settings.seed,
+                      "cpu": settings.cpu, "method": f"{runs} launches per variant per point, variants shuffled "
+                                                    f"in rounds (seed {settings.seed}); OLS on the medians"}
+    doc = output.new_document(sweep_settings, machine.fingerprint(), [result], complete=not interrupted)
+    output.keep(doc, console, not no_save, exports)
     if interrupted:
         raise click.exceptions.Exit(130)

@@ -1,0 +1,69 @@
+"""Where a command's results go: the console, the saved run with its history entry, the exports.
+
+Shared by every command that measures (`run`, `launch`, `loadtime sweep`), so a
+result document always has the same envelope and is kept the same way.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from rich.console import Console
+
+from layertax import paths
+from layertax.version import full_version
+
+
+def console(stderr: bool = False) -> Console:
+    stream = sys.stderr if stderr else sys.stdout
+    if stream.isatty():
+        return Console(stderr=stderr)
+    # Not a terminal (a pipe, a file, CI): wide enough that tables do not wrap.
+    return Console(stderr=stderr, width=int(os.environ.get("COLUMNS", 200)), no_color=True)
+
+
+def new_document(settings: dict | None, machine: dict, experiments: list[dict] | None = None,
+                 complete: bool = False) -> dict:
+    """The envelope of one run: schema, version, when, the command line, how, and on what."""
+    from layertax.engine import results
+
+    return {"schema": results.SCHEMA, "layertax_version": full_version(), "created": results.now_iso(),
+            "command": ["layertax", *sys.argv[1:]], "complete": complete, "settings": settings,
+            "machine": machine, "experiments": experiments or []}
+
+
+def export_paths(export_json=None, export_markdown=None, export_csv=None) -> dict[str, Path]:
+    """The --export-* targets, each checked writable before anything is measured."""
+    from layertax.engine.results import check_writable
+
+    wanted = {"--export-json": export_json, "--export-markdown": export_markdown, "--export-csv": export_csv}
+    return {flag: check_writable(p, flag) for flag, p in wanted.items() if p}
+
+
+def write_exports(doc: dict, targets: dict[str, Path]) -> None:
+    from layertax.engine import results
+    from layertax.report.csv import to_csv
+    from layertax.report.markdown import to_markdown
+
+    for flag, path in targets.items():
+        if flag == "--export-json":
+            results.save(doc, path)
+        elif flag == "--export-markdown":
+            path.write_text(to_markdown(doc))
+        else:
+            path.write_text(to_csv(doc))
+
+
+def keep(doc: dict, out: Console, save: bool, exports: dict[str, Path], path: Path | None = None) -> None:
+    """Saves the run and records it in the history (unless not wanted), writes the exports, says where."""
+    from layertax.engine import history, results
+
+    if save:
+        path = path or results.default_path(paths.runs_dir(), doc)
+        results.save(doc, path)
+        history.record(paths.history_db(), doc, path)
+        out.print(f"\nsaved: {path}")
+    write_exports(doc, exports)
+    for target in exports.values():
+        out.print(f"wrote: {target}")
