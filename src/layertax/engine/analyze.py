@@ -20,6 +20,12 @@ def value(sample: dict, metric: str | None = None) -> float | None:
     return ns_per_op(sample) if metric is None else sample.get(metric)
 
 
+def field_median(case: dict, key: str) -> float | None:
+    """The median of one field over a case's samples (e.g. a launch's minflt), None if it has none."""
+    values = [s[key] for s in case["samples"] if s.get(key) is not None]
+    return float(np.median(values)) if values else None
+
+
 def round_samples(case: dict, metric: str | None = None) -> dict[int, list[float]]:
     by_round: dict[int, list[float]] = defaultdict(list)
     for s in case["samples"]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shlex
 import shutil
 import subprocess
 import tempfile
@@ -75,10 +76,9 @@ def _esc(path: Path | str) -> str:
     return str(path).replace("$", "$$").replace(" ", "$ ").replace(":", "$:")
 
 
-def _quote_flag(flag: str) -> str:
-    # Flags pass through ninja to /bin/sh; layertax's own flags never need quoting,
-    # but a path in -I might contain spaces.
-    return "'" + flag.replace("'", "'\\''") + "'" if any(c in flag for c in " '\"$\\") else flag
+def shell_quote(flag: str) -> str:
+    """Quotes a flag for the /bin/sh ninja runs commands through (plain words stay as they are)."""
+    return shlex.quote(flag)
 
 
 def write_ninja(targets: list[BuildTarget], staging: Path) -> Path:
@@ -98,14 +98,14 @@ def write_ninja(targets: list[BuildTarget], staging: Path) -> Path:
     for t in targets:
         key = t.key()
         incs = [f"-I{d}" for d in (NATIVE_DIR, *t.include_dirs)]
-        cflags = " ".join(_quote_flag(f) for f in (*t.flags(), *incs))
+        cflags = " ".join(shell_quote(f) for f in (*t.flags(), *incs))
         objs = []
         for i, src in enumerate(t.all_sources()):
             obj = f"{key}/obj/{i}-{src.stem}.o"
             objs.append(obj)
-            lines += [f"build {_esc(obj)}: cc {_esc(src)}", f"  cc = {_quote_flag(t.cc)}", f"  cflags = {cflags}"]
+            lines += [f"build {_esc(obj)}: cc {_esc(src)}", f"  cc = {shell_quote(t.cc)}", f"  cflags = {cflags}"]
         lines += [f"build {_esc(key)}/{_esc(t.name)}: link {' '.join(_esc(o) for o in objs)}",
-                  f"  cc = {_quote_flag(t.cc)}", f"  libs = {' '.join(_quote_flag(x) for x in t.link_flags())}", ""]
+                  f"  cc = {shell_quote(t.cc)}", f"  libs = {' '.join(shell_quote(x) for x in t.link_flags())}", ""]
     path = staging / "build.ninja"
     path.write_text("\n".join(lines))
     return path

@@ -18,15 +18,13 @@ from elftools.elf.relocation import RelocationSection, RelrRelocationSection
 from layertax.errors import LayertaxError
 
 # Relocation kinds, by the suffix of the type name (R_X86_64_GLOB_DAT, R_AARCH64_GLOB_DAT...).
-_KINDS = (("_RELATIVE", "relative"), ("_IRELATIVE", "irelative"), ("_GLOB_DAT", "glob_dat"),
+# _IRELATIVE before _RELATIVE: the first suffix that matches wins.
+_KINDS = (("_IRELATIVE", "irelative"), ("_RELATIVE", "relative"), ("_GLOB_DAT", "glob_dat"),
           ("_JUMP_SLOT", "jump_slot"), ("_COPY", "copy"))
 
 
 def _kind(type_name: str) -> str:
-    for suffix, kind in _KINDS:
-        if type_name.endswith(suffix) and not (suffix == "_RELATIVE" and type_name.endswith("_IRELATIVE")):
-            return kind
-    return "symbolic_other"
+    return next((kind for suffix, kind in _KINDS if type_name.endswith(suffix)), "symbolic_other")
 
 
 def relocation_counts(elf: ELFFile) -> dict[str, int]:

@@ -105,18 +105,14 @@ def measure(commands: list[list[str]], settings: launch.LaunchSettings, tools: l
 def _detail_table(result: dict) -> dict:
     from layertax.report.format import duration
 
-    def med(c, key):
-        values = sorted(s[key] for s in c["samples"] if s[key] is not None)
-        return values[len(values) // 2] if values else None
-
     rows = []
     for c in result["cases"]:
         if not c["samples"]:
             continue
         mins = [s["main_ns"] for s in c["samples"] if s["main_ns"] is not None]
-        rows.append([c["name"], duration(min(mins) if mins else None), duration(med(c, "main_ns")),
-                     duration(med(c, "exit_ns")), f"{med(c, 'minflt'):,}", f"{med(c, 'majflt'):,}",
-                     duration(med(c, "utime_ns")), duration(med(c, "stime_ns"))])
+        rows.append([c["name"], duration(min(mins) if mins else None), duration(analyze.field_median(c, "main_ns")),
+                     duration(analyze.field_median(c, "exit_ns")), f"{analyze.field_median(c, 'minflt'):,}", f"{analyze.field_median(c, 'majflt'):,}",
+                     duration(analyze.field_median(c, "utime_ns")), duration(analyze.field_median(c, "stime_ns"))])
     return {"title": "per launch (medians; user and system time from rusage, at the kernel's tick resolution)",
             "columns": ["command", "min spawn->main", "spawn->main", "spawn->exit", "minor faults", "major faults",
                         "user", "system"], "rows": rows}

@@ -162,7 +162,7 @@ def _parse_vary(items: tuple[str, ...]) -> dict[str, list[int]]:
 
 def sweep_points(raw: dict) -> list[dict]:
     """One model point per measured variant of one shape: the response and the counts that explain it."""
-    from layertax.experiments.loadtime.tables import _median
+    from layertax.engine.analyze import field_median
 
     points = []
     for c in raw["cases"]:
@@ -172,11 +172,11 @@ def sweep_points(raw: dict) -> list[dict]:
         bind_now = any(o["bind_now"] for o in c["elf"]["objects"])
         points.append({
             "variant": c["name"], **raw["shape"],
-            "spawn_to_main_ns": _median(s["main_ns"] for s in c["samples"]),
+            "spawn_to_main_ns": field_median(c, "main_ns"),
             "relative_relocations": rel["relative"] + rel["relr"],
             "symbol_lookups": rel["glob_dat"] + rel["symbolic_other"] + (rel["jump_slot"] if bind_now else 0),
             "libraries": c["elf"]["libraries"],
-            "page_faults": _median(s["minflt"] for s in c["samples"]),
+            "page_faults": field_median(c, "minflt"),
             "rounds": len(c["samples"]),
         })
     return points

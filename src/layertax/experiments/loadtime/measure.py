@@ -9,11 +9,11 @@ Plus the static picture of every variant's files (relocations by kind, symbols).
 from __future__ import annotations
 
 import hashlib
-import statistics
 import tempfile
 from pathlib import Path
 
 from layertax.engine import analyze, build, callgrind, elfinfo, launch, ldstats, machine, toolchain
+from layertax.errors import LayertaxError
 from layertax.engine.run import NoProgress, Settings
 from layertax.experiments.loadtime import generate, variants
 from layertax.experiments.loadtime.tables import loader_table, views_table
@@ -54,7 +54,7 @@ def build_variants(shape: generate.Shape, chosen: list[variants.Variant], cache_
                    on_line=None) -> tuple[Path, str]:
     cc = toolchain.find("cc")
     if cc is None:
-        raise build.LayertaxError(toolchain.hint("cc"))
+        raise LayertaxError(toolchain.hint("cc"))
     all_variants = [*chosen, variants.EMPTY]
 
     def write(root: Path) -> None:
@@ -142,7 +142,7 @@ def measure_shape(shape: generate.Shape, names: list[str] | None, settings: Sett
     extra = (len(targets) if views else 0) * 2
     progress.start("loadtime", (lsettings.runs + lsettings.warmup) * len(targets) + extra)
     cpu_before = machine.cpu_times()
-    interrupted = False
+    interrupted, run = False, None
     try:
         run = launch.run(targets, lsettings, tools,
                          on_launch=lambda line: progress.step(f"{line['variant']} round {line['round'] + 1}"))
@@ -170,7 +170,7 @@ def measure_shape(shape: generate.Shape, names: list[str] | None, settings: Sett
     finally:
         progress.finish()
     result = {"shape": shape.to_dict(), "tree": str(tree), "metric": "main_ns", "cases": cases,
-              "launch": {"descriptor": run.descriptor if "run" in locals() else None, "tsc_per_ns": tsc,
+              "launch": {"descriptor": run.descriptor if run else None, "tsc_per_ns": tsc,
                          "stamp": "the generated main() writes CLOCK_MONOTONIC to a pipe as its first act"},
               "cpu_activity": machine.cpu_activity(cpu_before, machine.cpu_times()), "interrupted": interrupted,
               "callgrind": "valgrind --tool=callgrind" if callgrind.available() else toolchain.hint("valgrind")}
@@ -187,8 +187,3 @@ def measure(exp, settings: Settings, progress, cache_root: Path) -> tuple[dict, 
     analyze.analyze(result)
     result["tables"] = [loader_table(result), views_table(result)]
     return result, interrupted
-
-
-def median(values) -> float | None:
-    values = [v for v in values if v is not None]
-    return statistics.median(values) if values else None

@@ -1,14 +1,8 @@
 """The loadtime result's extra tables, as plain rows every report format prints."""
 from __future__ import annotations
 
-import statistics
-
+from layertax.engine.analyze import field_median
 from layertax.report.format import duration, ratio_with_ci
-
-
-def _median(values) -> float | None:
-    values = [v for v in values if v is not None]
-    return statistics.median(values) if values else None
 
 
 def _int(x) -> str:
@@ -28,11 +22,11 @@ def loader_table(result: dict) -> dict:
             c["name"],
             duration(st.get("min")),
             duration(st.get("median")),
-            duration(_median(s["exit_ns"] for s in c["samples"])),
+            duration(field_median(c, "exit_ns")),
             _int(ld.get("lookups")),
             _int(rel.get("relative", 0) + rel.get("relr", 0)) if rel else "-",
             _int(rel.get("glob_dat", 0) + rel.get("symbolic_other", 0)) if rel else "-",
-            _int(_median(s["minflt"] for s in c["samples"])),
+            _int(field_median(c, "minflt")),
             duration(ld.get("total_ns")),
             _int((cg.get("phases") or {}).get("loader")),
             ratio_with_ci(st.get("ratio")),
