@@ -115,9 +115,9 @@ def measure_shape(shape: generate.Shape, names: list[str] | None, settings: Sett
     progress.start("loadtime build", 1)
     tree, log = build_variants(shape, chosen, cache_root)
     progress.finish()
-    fp_glibc = machine.libc_version()
     tools = launch.tools(cache_root)
-    tsc = launch.tsc_per_ns(tools)
+    # Only glibc's view needs the TSC rate (a 100 ms measurement): not measured for a sweep point.
+    tsc = launch.tsc_per_ns(tools) if views else None
 
     cases: list[dict] = []
     targets: list[launch.Target] = []
@@ -155,7 +155,7 @@ def measure_shape(shape: generate.Shape, names: list[str] | None, settings: Sett
         if views and not interrupted:
             live = [t for t in targets if by_name[t.name]["status"] == "ok"]
             progress.step("LD_DEBUG=statistics")
-            for name, stats in loader_statistics(live, tools, lsettings, tsc, fp_glibc).items():
+            for name, stats in loader_statistics(live, tools, lsettings, tsc, machine.libc_version()).items():
                 by_name[name]["loader"] = stats
             if callgrind.available():
                 for t in live:
