@@ -223,6 +223,72 @@ def launch(command, runs, warmup, timeout, ignore_failure, no_stamp, seed, no_pi
 
 @cli.command(context_settings=CONTEXT)
 @_version
+@click.option("--runs", type=click.IntRange(min=1), default=30, show_default=True,
+              help="Launches of each variant (lazy, LD_BIND_NOW=1, and the empty controls), alternating by round.")
+@click.option("--warmup", type=click.IntRange(min=0), default=1, show_default=True, help="Rounds run first and discarded.")
+@click.option("--timeout", type=click.FloatRange(min=0.01), default=10.0, show_default=True,
+              help="Seconds one launch may take (stdin is /dev/null); a program that exceeds it is killed and reported.")
+@click.option("--model", "model_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Price the fixes with this saved `loadtime sweep` result. [default: the newest saved on this "
+                   "machine, or a quick calibration run now]")
+@click.option("--no-predict", is_flag=True, help="Skip the prediction and the fixes (no cost model needed).")
+@click.option("--seed", type=click.IntRange(min=1), help="Seed of the shuffled order (recorded).")
+@click.option("--no-pin", is_flag=True, help="Do not pin the launches to a CPU.")
+@click.option("--no-priority", is_flag=True, help="Do not try to raise the launches' priority.")
+@click.option("--no-save", is_flag=True, help="Do not save the result or record it in the history.")
+@_export_options
+@click.argument("binary")
+@click.argument("args", nargs=-1)
+def inspect(binary, args, runs, warmup, timeout, model_file, no_predict, seed, no_pin, no_priority, no_save,
+            export_json, export_markdown, export_csv) -> None:
+    """Why does BINARY take this long to reach main, and what would fix it?
+
+    \b
+      layertax inspect /usr/bin/python3
+      layertax inspect ./myprog -- --flag input.txt   (arguments after --)
+
+    Prints the dependency tree as the loader will resolve it with what each object asks
+    of it (relocations, lookups, symbols, init functions); times start-up lazy and with
+    LD_BIND_NOW=1, with stamps at the first constructor and at main; splits spawn->main
+    into exec, loading, relocation and constructors; and prices each fix with the
+    `loadtime sweep` cost model. Nothing runs through a shell.
+    """
+    import random
+
+    from layertax.engine import launch as launch_engine
+    from layertax.engine import machine
+    from layertax.engine.run import default_cpu
+    from layertax.inspect.run import inspect as run_inspect
+    from layertax.progress import RichProgress
+    from layertax.report import terminal
+
+    args = list(args)
+    if args and args[0] == "--":
+        args = args[1:]
+    exports = output.export_paths(export_json, export_markdown, export_csv)
+    out, err = output.console(), output.console(stderr=True)
+    cpu = None if no_pin else default_cpu()
+    settings = launch_engine.LaunchSettings(runs=runs, warmup=warmup, timeout=timeout, cpu=cpu,
+                                            raise_priority=not no_priority,
+                                            seed=seed or random.SystemRandom().randrange(1, 2**32))
+    result = run_inspect(binary, args, settings, model_file, not no_predict, lambda: RichProgress(err),
+                         lambda m: err.print(m, style="dim"))
+    method = {"runs": runs, "warmup": warmup, "burst": 1, "min_sample_ns": 0, "seed": settings.seed, "cpu": cpu,
+              "timeout": timeout,
+              "method": f"{runs} launches per variant after {warmup} warm-up, variants alternating in shuffled rounds "
+                        f"(seed {settings.seed}), posix_spawn, cpu {cpu if cpu is not None else 'not pinned'}; "
+                        f"{5} LD_DEBUG=statistics launches per variant"}
+    doc = output.new_document(method, machine.fingerprint(), [result], complete=not result["interrupted"])
+    terminal.render(doc, out)
+    output.keep(doc, out, not no_save, exports)
+    if result["interrupted"]:
+        raise click.exceptions.Exit(130)
+    if any(c["status"] == "failed" for c in result["cases"]):
+        raise click.exceptions.Exit(1)
+
+
+@cli.command(context_settings=CONTEXT)
+@_version
 def doctor() -> None:
     """Describe this machine and say what would make measurements steadier."""
     from layertax.engine import machine, toolchain

@@ -1,18 +1,26 @@
 """What an ELF file asks of the loader, read statically with pyelftools.
 
 Relocations by kind (RELR entries decoded into the addresses they relocate,
-since glibc's statistics leave them out), dynamic symbols, hash tables and
-the flags that change what the loader does (BIND_NOW, PIE, TEXTREL).
+since glibc's statistics leave them out), the symbol lookups the loader will
+do for them, dynamic symbols, hash tables, init functions, the pages the
+relocations write, and the flags that change what the loader does (BIND_NOW,
+PIE, RELRO, TEXTREL). Nothing is executed.
+
+Any file may be handed to this module by a user, so a malformed one must end
+in one LayertaxError, never a traceback: pyelftools can fail almost anywhere
+inside a corrupt file (its own errors, construct's, IndexError, ValueError...).
 """
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from elftools.common.exceptions import ELFError
+from elftools.elf.constants import P_FLAGS
 from elftools.elf.descriptions import describe_reloc_type
 from elftools.elf.dynamic import DynamicSection
 from elftools.elf.elffile import ELFFile
+from elftools.elf.gnuversions import GNUVerNeedSection
 from elftools.elf.relocation import RelocationSection, RelrRelocationSection
 
 from layertax.errors import LayertaxError
@@ -21,10 +29,85 @@ from layertax.errors import LayertaxError
 # _IRELATIVE before _RELATIVE: the first suffix that matches wins.
 _KINDS = (("_IRELATIVE", "irelative"), ("_RELATIVE", "relative"), ("_GLOB_DAT", "glob_dat"),
           ("_JUMP_SLOT", "jump_slot"), ("_COPY", "copy"))
+# glibc's elf_machine_type_class: the one-entry lookup cache only serves a
+# relocation of the same class as the one before it.
+_PLT_CLASS = ("_JUMP_SLOT", "_DTPMOD64", "_DTPOFF64", "_TPOFF64", "_TLSDESC", "_TLS_DTPMOD64", "_TLS_DTPREL64",
+              "_TLS_TPREL64", "_TLSDESC")
+PAGE_SIZE = 4096
+_MACHINES = {"EM_X86_64": "x86_64", "EM_386": "i386", "EM_AARCH64": "aarch64", "EM_ARM": "arm",
+             "EM_RISCV": "riscv", "EM_PPC64": "ppc64", "EM_S390": "s390x"}
+
+
+_EM_NUMBERS = {62: "x86_64", 3: "i386", 183: "aarch64", 40: "arm", 243: "riscv", 21: "ppc64", 22: "s390x"}
+
+
+def machine_name(e_machine: int) -> str:
+    """The name layertax uses for a numeric e_machine (as in a raw ELF header)."""
+    return _EM_NUMBERS.get(e_machine, f"machine {e_machine}")
 
 
 def _kind(type_name: str) -> str:
     return next((kind for suffix, kind in _KINDS if type_name.endswith(suffix)), "symbolic_other")
+
+
+def _machine(e_machine) -> str:
+    if isinstance(e_machine, int):
+        return machine_name(e_machine)
+    return _MACHINES.get(e_machine, str(e_machine))
+
+
+def _type_class(type_name: str) -> int:
+    if type_name.endswith("_COPY"):
+        return 2
+    return 1 if type_name.endswith(_PLT_CLASS) else 0
+
+
+@dataclass
+class Lookups:
+    """The symbol lookups glibc's loader does for one object's relocations at start-up."""
+    lazy: int = 0           # with lazy binding: DT_RELA(DT_REL) relocations only
+    now: int = 0            # with BIND_NOW / LD_BIND_NOW: the PLT slots too
+    cache_lazy: int = 0     # served by the one-entry cache instead (glibc counts these apart)
+    cache_now: int = 0
+    self_bound: int = 0     # lookups of a symbol this object defines itself: -Bsymbolic or hidden would bind them
+
+
+@dataclass
+class ElfObject:
+    path: str
+    elf_class: int = 64
+    machine: str = "?"
+    type: str = "?"
+    soname: str | None = None
+    interp: str | None = None
+    needed: list[str] = field(default_factory=list)
+    rpath: list[str] = field(default_factory=list)
+    runpath: list[str] = field(default_factory=list)
+    pie: bool = False
+    bind_now: bool = False
+    symbolic: bool = False
+    textrel: bool = False
+    relro_bytes: int = 0
+    hash: list[str] = field(default_factory=list)
+    relocations: dict[str, int] = field(default_factory=dict)
+    lookups: Lookups = field(default_factory=Lookups)
+    exported: int = 0
+    imported: int = 0
+    init: dict[str, int] = field(default_factory=dict)
+    pages_written: int = 0          # distinct pages the relocations write (PAGE_SIZE each)
+    pages_written_relro: int = 0    # of those, inside PT_GNU_RELRO (made read-only after relocation)
+    relative_rela_bytes: int = 0    # relative relocations stored as REL(A) entries
+    relative_as_relr_bytes: int = 0  # the same addresses packed as RELR
+    # For cross-object analysis (not exported): names defined and names wanted, and
+    # the files named by version requirements.
+    defines: set[str] = field(default_factory=set, repr=False)
+    wants: set[str] = field(default_factory=set, repr=False)
+    version_files: set[str] = field(default_factory=set, repr=False)
+
+    def to_dict(self) -> dict:
+        d = {k: v for k, v in self.__dict__.items() if k not in ("defines", "wants", "version_files")}
+        d["lookups"] = dict(self.lookups.__dict__)
+        return d
 
 
 def relocation_counts(elf: ELFFile) -> dict[str, int]:
@@ -38,47 +121,200 @@ def relocation_counts(elf: ELFFile) -> dict[str, int]:
     return dict(counts)
 
 
-def describe(path: Path) -> dict:
-    """One object's static picture."""
+def relr_size(addresses: list[int], word: int) -> int:
+    """Bytes the RELR encoding of these relative-relocation addresses takes (lld's algorithm)."""
+    addrs = sorted(a for a in addresses if a % word == 0)
+    odd = len(addresses) - len(addrs)     # misaligned ones cannot be packed: they stay REL(A)
+    bits = word * 8 - 1
+    entries, i = 0, 0
+    while i < len(addrs):
+        entries += 1                      # an address entry
+        base = addrs[i] + word
+        i += 1
+        while True:
+            covered = 0
+            while i < len(addrs) and 0 <= addrs[i] - base < bits * word:
+                covered += 1
+                i += 1
+            if not covered:
+                break
+            entries += 1                  # a bitmap entry
+            base += bits * word
+    return entries * word + odd * (3 * word)
+
+
+def _dynamic(elf: ELFFile) -> DynamicSection | None:
+    for section in elf.iter_sections():
+        if isinstance(section, DynamicSection):
+            return section
+    for segment in elf.iter_segments():   # a stripped section table: the segment still has it
+        if segment["p_type"] == "PT_DYNAMIC":
+            return segment
+    return None
+
+
+def _read_dynamic(obj: ElfObject, dyn, word: int) -> None:
+    flags = flags_1 = 0
+    for tag in dyn.iter_tags():
+        t = tag.entry.d_tag
+        if t == "DT_NEEDED":
+            obj.needed.append(tag.needed)
+        elif t == "DT_SONAME":
+            obj.soname = tag.soname
+        elif t == "DT_RPATH":
+            obj.rpath += [p for p in tag.rpath.split(":") if p]
+        elif t == "DT_RUNPATH":
+            obj.runpath += [p for p in tag.runpath.split(":") if p]
+        elif t == "DT_FLAGS":
+            flags = tag.entry.d_val
+        elif t == "DT_FLAGS_1":
+            flags_1 = tag.entry.d_val
+        elif t == "DT_TEXTREL":
+            obj.textrel = True
+        elif t == "DT_BIND_NOW":
+            obj.bind_now = True
+        elif t == "DT_SYMBOLIC":
+            obj.symbolic = True
+        elif t == "DT_INIT":
+            obj.init["init"] = 1
+        elif t == "DT_INIT_ARRAYSZ":
+            obj.init["init_array"] = tag.entry.d_val // word
+        elif t == "DT_PREINIT_ARRAYSZ":
+            obj.init["preinit_array"] = tag.entry.d_val // word
+    obj.bind_now = obj.bind_now or bool(flags & 0x8) or bool(flags_1 & 0x1)   # DF_BIND_NOW, DF_1_NOW
+    obj.symbolic = obj.symbolic or bool(flags & 0x2)                           # DF_SYMBOLIC
+    obj.textrel = obj.textrel or bool(flags & 0x4)                             # DF_TEXTREL
+    obj.pie = bool(flags_1 & 0x08000000)                                       # DF_1_PIE
+
+
+def _symbols(obj: ElfObject, elf: ELFFile) -> list | None:
+    dynsym = elf.get_section_by_name(".dynsym")
+    if dynsym is None:
+        return None
+    symbols = list(dynsym.iter_symbols())
+    for sym in symbols:
+        if not sym.name or sym["st_info"]["bind"] == "STB_LOCAL":
+            continue
+        if sym["st_shndx"] == "SHN_UNDEF":
+            obj.imported += 1
+            obj.wants.add(sym.name)
+        elif sym["st_other"]["visibility"] in ("STV_DEFAULT", "STV_PROTECTED"):
+            obj.exported += 1
+            obj.defines.add(sym.name)
+    return symbols
+
+
+def _relocations(obj: ElfObject, elf: ELFFile, symbols: list | None, relro: tuple[int, int] | None,
+                 word: int) -> None:
+    """Counts by kind, simulates glibc's lookups (with its one-entry cache), and the pages written."""
+    counts: Counter[str] = Counter({k: 0 for _, k in _KINDS} | {"symbolic_other": 0, "relr": 0})
+    targets: set[int] = set()
+    relative_addrs: list[int] = []
+    relative_rela = 0
+    lk = obj.lookups
+    # The cache is one entry per object and lives across its RELA and JMPREL tables.
+    # Lazy and eager are simulated side by side; they only differ on the PLT table.
+    cache = {"lazy": None, "now": None}
+    sections = [s for s in elf.iter_sections() if isinstance(s, (RelocationSection, RelrRelocationSection))]
+    # glibc applies DT_RELR, then DT_RELA (DT_REL), then DT_JMPREL.
+    order = {".relr.dyn": 0, ".rela.dyn": 1, ".rel.dyn": 1, ".rela.plt": 2, ".rel.plt": 2}
+    for section in sorted((s for s in sections if s.name in order), key=lambda s: order[s.name]):
+        if isinstance(section, RelrRelocationSection):
+            for reloc in section.iter_relocations():
+                counts["relr"] += 1
+                targets.add(reloc["r_offset"] // PAGE_SIZE)
+            continue
+        plt = order[section.name] == 2
+        entsize = section["sh_entsize"] or (3 * word if section.is_RELA() else 2 * word)
+        for reloc in section.iter_relocations():
+            type_name = describe_reloc_type(reloc["r_info_type"], elf)
+            kind = _kind(type_name)
+            counts[kind] += 1
+            targets.add(reloc["r_offset"] // PAGE_SIZE)
+            if kind == "relative":
+                relative_rela += entsize
+                relative_addrs.append(reloc["r_offset"])
+                continue
+            index = reloc["r_info_sym"]
+            if not index or symbols is None or index >= len(symbols):
+                continue          # no symbol (IRELATIVE, local TLS): applied without a lookup
+            sym = symbols[index]
+            if sym["st_info"]["bind"] == "STB_LOCAL" or sym["st_other"]["visibility"] in ("STV_HIDDEN", "STV_PROTECTED"):
+                continue          # binds locally: glibc does not look it up
+            key = (index, _type_class(type_name))
+            modes = ("now",) if plt else ("lazy", "now")
+            for mode in modes:
+                if cache[mode] == key:
+                    setattr(lk, f"cache_{mode}", getattr(lk, f"cache_{mode}") + 1)
+                else:
+                    cache[mode] = key
+                    setattr(lk, mode, getattr(lk, mode) + 1)
+            if not plt and sym["st_shndx"] != "SHN_UNDEF" and obj.type == "ET_DYN" and not obj.pie:
+                lk.self_bound += 1
+    obj.relocations = dict(counts)
+    obj.pages_written = len(targets)
+    if relro:
+        lo, hi = relro
+        obj.pages_written_relro = sum(1 for p in targets if lo <= p * PAGE_SIZE < hi)
+    obj.relative_rela_bytes = relative_rela
+    obj.relative_as_relr_bytes = relr_size(relative_addrs, word) if relative_addrs else 0
+
+
+def read(path: Path) -> ElfObject:
+    """One object's static picture; a LayertaxError (one line) for anything that is not a sound ELF file."""
+    path = Path(path)
+    if path.is_dir():
+        raise LayertaxError(f"{path}: is a directory, not a program")
     try:
         with open(path, "rb") as f:
-            elf = ELFFile(f)
-            info = {"path": str(path), "type": elf["e_type"], "relocations": relocation_counts(elf)}
-            dyn = next((s for s in elf.iter_sections() if isinstance(s, DynamicSection)), None)
-            names = {s.name for s in elf.iter_sections()}
-            info["hash"] = [h for h, sec in (("gnu", ".gnu.hash"), ("sysv", ".hash")) if sec in names]
-            info["interp"] = any(seg["p_type"] == "PT_INTERP" for seg in elf.iter_segments())
-            info["pie"] = elf["e_type"] == "ET_DYN" and info["interp"]
-            needed, flags, flags_1, textrel = [], 0, 0, False
-            if dyn is not None:
-                for tag in dyn.iter_tags():
-                    if tag.entry.d_tag == "DT_NEEDED":
-                        needed.append(tag.needed)
-                    elif tag.entry.d_tag == "DT_FLAGS":
-                        flags = tag.entry.d_val
-                    elif tag.entry.d_tag == "DT_FLAGS_1":
-                        flags_1 = tag.entry.d_val
-                    elif tag.entry.d_tag == "DT_TEXTREL":
-                        textrel = True
-            info["needed"] = needed
-            info["bind_now"] = bool(flags & 0x8) or bool(flags_1 & 0x1)  # DF_BIND_NOW, DF_1_NOW
-            info["symbolic"] = bool(flags & 0x2)                          # DF_SYMBOLIC
-            info["textrel"] = textrel or bool(flags & 0x4)
-            dynsym = elf.get_section_by_name(".dynsym")
-            defined = undefined = 0
-            if dynsym is not None:
-                for sym in dynsym.iter_symbols():
-                    if not sym.name:
-                        continue
-                    if sym["st_shndx"] == "SHN_UNDEF":
-                        undefined += 1
-                    else:
-                        defined += 1
-            info["dynsym_defined"] = defined
-            info["dynsym_undefined"] = undefined
-            return info
-    except (OSError, ELFError) as e:
-        raise LayertaxError(f"{path}: not a readable ELF file ({e})") from e
+            if f.read(4) != b"\x7fELF":
+                raise LayertaxError(f"{path}: not an ELF file")
+            f.seek(0)
+            return _read(path, ELFFile(f))
+    except LayertaxError:
+        raise
+    except OSError as e:
+        raise LayertaxError(f"{path}: cannot read it ({e.strerror or e})") from None
+    except Exception as e:  # noqa: BLE001 - a corrupt file can fail anywhere inside pyelftools
+        reason = str(e).splitlines()[0][:120] if str(e) else type(e).__name__
+        raise LayertaxError(f"{path}: not a readable ELF file (truncated or corrupt: {reason})") from None
+
+
+def _read(path: Path, elf: ELFFile) -> ElfObject:
+    word = elf.elfclass // 8
+    obj = ElfObject(str(path), elf_class=elf.elfclass, machine=_machine(elf["e_machine"]),
+                    type=elf["e_type"])
+    relro = None
+    for seg in elf.iter_segments():
+        if seg["p_type"] == "PT_INTERP":
+            obj.interp = seg.get_interp_name()
+        elif seg["p_type"] == "PT_GNU_RELRO":
+            obj.relro_bytes = seg["p_memsz"]
+            relro = (seg["p_vaddr"], seg["p_vaddr"] + seg["p_memsz"])
+    names = {s.name for s in elf.iter_sections()}
+    obj.hash = [h for h, sec in (("gnu", ".gnu.hash"), ("sysv", ".hash")) if sec in names]
+    dyn = _dynamic(elf)
+    if dyn is not None:
+        _read_dynamic(obj, dyn, word)
+    # A PIE program says so (DF_1_PIE) since binutils 2.35; before, it is an ET_DYN
+    # with an interpreter and no soname (libc.so.6 has an interpreter and a soname).
+    obj.pie = obj.type == "ET_DYN" and (obj.pie or (obj.interp is not None and obj.soname is None))
+    symbols = _symbols(obj, elf)
+    _relocations(obj, elf, symbols, relro, word)
+    for section in elf.iter_sections():
+        if isinstance(section, GNUVerNeedSection):
+            for verneed, _ in section.iter_versions():
+                obj.version_files.add(verneed.name)
+    return obj
+
+
+def describe(path: Path) -> dict:
+    """One object's static picture, as plain data (the loadtime lab's view)."""
+    obj = read(path)
+    info = obj.to_dict()
+    info["dynsym_defined"] = obj.exported
+    info["dynsym_undefined"] = obj.imported
+    return info
 
 
 def describe_tree(program: Path) -> dict:

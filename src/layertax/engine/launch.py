@@ -28,6 +28,8 @@ class LaunchTools:
     timer: Path        # native/launch.c
     stamp_lib: Path    # native/stamp.c as a shared library, for LD_PRELOAD
     empty: Path        # native/empty.c: does nothing, stamps nothing
+    first_lib: Path    # native/first.c: the stamp library's dependency, initialised first
+    empty_static: Path | None = None  # native/empty.c linked -static (None: no static libc here)
 
 
 def tools(cache_root: Path) -> LaunchTools:
@@ -35,17 +37,34 @@ def tools(cache_root: Path) -> LaunchTools:
     if cc is None:
         raise LayertaxError(toolchain.hint("cc"))
     common = build.COMMON_SOURCES
-    targets = [
+    # The first-constructor library links nothing, not even libc (first.c says why).
+    freestanding = ("-nostdlib", "-ffreestanding", "-fno-stack-protector", "-fno-builtin")
+    built = _build_all([
         build.BuildTarget("launch", (NATIVE / "launch.c", *common), (), (), (), cc.path, cc.version, kind="program"),
-        build.BuildTarget("liblayertax-stamp.so", (NATIVE / "stamp.c",), (), (), (), cc.path, cc.version,
-                          kind="shared"),
+        build.BuildTarget("liblayertax-first.so", (NATIVE / "first.c",), (), freestanding, ("-nostdlib",),
+                          cc.path, cc.version, kind="shared"),
         build.BuildTarget("empty", (NATIVE / "empty.c",), (), (), (), cc.path, cc.version, kind="program"),
-    ]
+    ], cache_root)
+    # The static empty program: what start-up costs with no loader at all. Optional
+    # (it needs libc.a); without it, inspect does not price static linking.
+    static = build.build([build.BuildTarget("empty-static", (NATIVE / "empty.c",), (), (), ("-static",), cc.path,
+                                            cc.version, kind="program")], cache_root)["empty-static"]
+    # The stamp library names the first one by its absolute path (DT_NEEDED with a
+    # slash: loaded from there, no search), so it needs no RPATH and no LD_LIBRARY_PATH.
+    first = built["liblayertax-first.so"]
+    stamp = _build_all([build.BuildTarget("liblayertax-stamp.so", (NATIVE / "stamp.c",), (), (),
+                                          ("-Wl,--no-as-needed", str(first), "-ldl"), cc.path, cc.version,
+                                          kind="shared")], cache_root)
+    return LaunchTools(built["launch"], stamp["liblayertax-stamp.so"], built["empty"], first,
+                       static if isinstance(static, Path) else None)
+
+
+def _build_all(targets: list[build.BuildTarget], cache_root: Path) -> dict[str, Path]:
     built = build.build(targets, cache_root)
     for result in built.values():
         if isinstance(result, Exception):
             raise LayertaxError(str(result))
-    return LaunchTools(built["launch"], built["liblayertax-stamp.so"], built["empty"])
+    return built
 
 
 @dataclass(frozen=True)

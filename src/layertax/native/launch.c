@@ -15,7 +15,9 @@
  * so drift in the machine hits all variants alike. The child gets a pipe as file
  * descriptor STAMP_FD (named in LAYERTAX_STAMP_FD); a stamped program writes one
  * 8-byte CLOCK_MONOTONIC reading there at the top of main (or a preloaded stamp
- * library does, in its constructor). stdin, stdout and stderr are /dev/null.
+ * library does, as main is called). A second pipe, PHASE_FD (LAYERTAX_PHASE_FD),
+ * takes 16-byte (tag, ns) records of the stages before main (see stamp.c and
+ * first.c). stdin, stdout and stderr are /dev/null.
  *
  * Output, JSON lines: a descriptor, then one line per launch with spawn->main,
  * spawn->exit and the child's rusage. A variant that fails (cannot start, exits
@@ -37,6 +39,8 @@
 #include <unistd.h>
 
 #define STAMP_FD 200
+#define PHASE_FD 201
+#define MAX_PHASE 3  /* tags 1..3: first_init, preload_init, libc_start_main */
 #define MAX_VARIANTS 256
 
 extern char **environ;
@@ -103,10 +107,12 @@ static void read_spec(const char *path)
             v = &variants[nvariants++];
             snprintf(v->name, sizeof v->name, "%s", line + 8);
             for (char **e = environ; *e; e++)
-                if (strncmp(*e, "LAYERTAX_STAMP_FD=", 18) != 0)
+                if (strncmp(*e, "LAYERTAX_STAMP_FD=", 18) != 0 && strncmp(*e, "LAYERTAX_PHASE_FD=", 18) != 0)
                     push(&v->envp, &v->envc, *e);
             char fd[64];
             snprintf(fd, sizeof fd, "LAYERTAX_STAMP_FD=%d", STAMP_FD);
+            push(&v->envp, &v->envc, fd);
+            snprintf(fd, sizeof fd, "LAYERTAX_PHASE_FD=%d", PHASE_FD);
             push(&v->envp, &v->envc, fd);
         } else if (!v) {
             die("spec: a directive before the first variant: %s", line);
@@ -167,14 +173,21 @@ static void report_failure(const variant *v, int round, const char *status)
 /* Launches v once; prints its line; returns 0 if it ran as expected. */
 static int launch_once(variant *v, int round, long timeout_ms)
 {
-    int pipefd[2];
+    int pipefd[2], phasefd[2];
     if (pipe2(pipefd, O_CLOEXEC | O_NONBLOCK) != 0) {
+        report_failure(v, round, "pipe failed");
+        return -1;
+    }
+    if (pipe2(phasefd, O_CLOEXEC | O_NONBLOCK) != 0) {
+        close(pipefd[0]);
+        close(pipefd[1]);
         report_failure(v, round, "pipe failed");
         return -1;
     }
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, pipefd[1], STAMP_FD);  /* dup2 clears O_CLOEXEC */
+    posix_spawn_file_actions_adddup2(&fa, phasefd[1], PHASE_FD);
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
@@ -194,11 +207,13 @@ static int launch_once(variant *v, int round, long timeout_ms)
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&attr);
     close(pipefd[1]);
+    close(phasefd[1]);
     if (err != 0) {
         char msg[512];
         snprintf(msg, sizeof msg, "cannot start %s: %s", v->argv[0], strerror(err));
         report_failure(v, round, msg);
         close(pipefd[0]);
+        close(phasefd[0]);
         return -1;
     }
 
@@ -222,6 +237,7 @@ static int launch_once(variant *v, int round, long timeout_ms)
         kill(-pid, SIGKILL);
         wait4(pid, &status, 0, &ru);
         close(pipefd[0]);
+        close(phasefd[0]);
         char msg[64];
         snprintf(msg, sizeof msg, "timed out after %ld ms", timeout_ms);
         report_failure(v, round, msg);
@@ -230,6 +246,13 @@ static int launch_once(variant *v, int round, long timeout_ms)
     long long stamp = 0;
     ssize_t got = read(pipefd[0], &stamp, sizeof stamp);
     close(pipefd[0]);
+    /* The first record of each tag counts (a child the program forked may add more). */
+    uint64_t phases[MAX_PHASE + 1] = {0};
+    unsigned long long record[2];
+    while (read(phasefd[0], record, sizeof record) == (ssize_t)sizeof record)
+        if (record[0] >= 1 && record[0] <= MAX_PHASE && !phases[record[0]] && record[1] >= t0)
+            phases[record[0]] = record[1] - t0;
+    close(phasefd[0]);
 
     char state[64] = "ok";
     int failed = 0;
@@ -242,12 +265,19 @@ static int launch_once(variant *v, int round, long timeout_ms)
     }
     printf("{\"variant\":");
     lt_json_string(stdout, v->name);
-    printf(",\"round\":%d,\"status\":", round);
+    printf(",\"round\":%d,\"pid\":%d,\"status\":", round, (int)pid);
     lt_json_string(stdout, failed ? state : "ok");
     if (got == (ssize_t)sizeof stamp && (uint64_t)stamp >= t0)
         printf(",\"main_ns\":%llu", (unsigned long long)((uint64_t)stamp - t0));
     else
         printf(",\"main_ns\":null");
+    static const char *const phase_names[MAX_PHASE + 1] = {"", "first_init", "preload_init", "libc_start_main"};
+    for (int p = 1; p <= MAX_PHASE; p++) {
+        if (phases[p])
+            printf(",\"%s_ns\":%llu", phase_names[p], (unsigned long long)phases[p]);
+        else
+            printf(",\"%s_ns\":null", phase_names[p]);
+    }
     printf(",\"exit_ns\":%llu,\"exit_status\":%d,\"minflt\":%ld,\"majflt\":%ld,\"utime_ns\":%lld,"
            "\"stime_ns\":%lld,\"nvcsw\":%ld,\"nivcsw\":%ld,\"maxrss_kb\":%ld}\n",
            (unsigned long long)(t_exit - t0), WIFEXITED(status) ? WEXITSTATUS(status) : -1,
@@ -324,8 +354,8 @@ int main(int argc, char **argv)
     sigprocmask(SIG_BLOCK, &chld, NULL);  /* so sigtimedwait catches it */
 
     printf("{\"timer\":\"layertax-launch\",\"clock\":\"CLOCK_MONOTONIC\",\"spawn\":\"posix_spawn\","
-           "\"stamp_fd\":%d,\"runs\":%ld,\"warmup\":%ld,\"timeout_ms\":%ld,\"pinned\":%s,\"pin\":",
-           STAMP_FD, runs, warmup, timeout_ms, pinned);
+           "\"stamp_fd\":%d,\"phase_fd\":%d,\"runs\":%ld,\"warmup\":%ld,\"timeout_ms\":%ld,\"pinned\":%s,\"pin\":",
+           STAMP_FD, PHASE_FD, runs, warmup, timeout_ms, pinned);
     lt_json_string(stdout, pin_why);
     printf(",\"priority\":");
     lt_json_string(stdout, prio);

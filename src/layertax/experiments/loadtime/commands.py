@@ -160,28 +160,6 @@ def _parse_vary(items: tuple[str, ...]) -> dict[str, list[int]]:
     return dims
 
 
-def sweep_points(raw: dict) -> list[dict]:
-    """One model point per measured variant of one shape: the response and the counts that explain it."""
-    from layertax.engine.analyze import field_median
-
-    points = []
-    for c in raw["cases"]:
-        if c["status"] != "ok" or not c["samples"] or "elf" not in c:
-            continue
-        rel = c["elf"]["relocations"]
-        bind_now = any(o["bind_now"] for o in c["elf"]["objects"])
-        points.append({
-            "variant": c["name"], **raw["shape"],
-            "spawn_to_main_ns": field_median(c, "main_ns"),
-            "relative_relocations": rel["relative"] + rel["relr"],
-            "symbol_lookups": rel["glob_dat"] + rel["symbolic_other"] + (rel["jump_slot"] if bind_now else 0),
-            "libraries": c["elf"]["libraries"],
-            "page_faults": field_median(c, "minflt"),
-            "rounds": len(c["samples"]),
-        })
-    return points
-
-
 @loadtime_group.command("sweep", context_settings=CONTEXT)
 @click.option("--vary", "vary", multiple=True, metavar="DIM=V1,V2,...",
               help="A dimension and its values: libs, exports, relocs or name-len (repeatable; points are the product).")
@@ -193,39 +171,21 @@ def sweep_points(raw: dict) -> list[dict]:
 def sweep(vary, variant_names, runs, no_save, export_json) -> None:
     """Measure the program at several sizes and fit ns per relative relocation, per symbol
     lookup, per library and per page fault (least squares on median spawn->main)."""
-    import itertools
+    from rich.table import Table
 
-    from layertax import paths
     from layertax import output
-    from layertax.engine import costmodel, machine
-    from layertax.engine.run import Settings, default_cpu
-    from layertax.experiments.loadtime import generate
-    from layertax.experiments.loadtime.measure import measure_shape
+    from layertax.experiments.loadtime import sweep as sweep_lib
     from layertax.progress import RichProgress
     from layertax.report.format import duration
-    import random
 
     dims = _parse_vary(vary)
     names = _variant_list(variant_names)
-    base = generate.Shape()
-    shapes = []
-    for combo in itertools.product(*dims.values()):
-        shape = generate.Shape(**{**base.to_dict(), **dict(zip(dims, combo))})
-        shape.validate()
-        shapes.append(shape)
+    sweep_lib.shapes_of(dims)  # validates every point before anything is built
     exports = output.export_paths(export_json)
     console, err = _console(), _console(stderr=True)
-    settings = Settings(runs=runs, warmup=1, runs_given=True, cpu=default_cpu(),
-                        seed=random.SystemRandom().randrange(1, 2**32))
-    points, interrupted = [], False
-    for i, shape in enumerate(shapes, 1):
-        err.print(f"point {i}/{len(shapes)}: {shape.label()}", style="dim")
-        raw, interrupted = measure_shape(shape, names, settings, paths.cache_dir(), RichProgress(err), views=False)
-        points += sweep_points(raw)
-        if interrupted:
-            break
-    model = costmodel.fit(points)
-    from rich.table import Table
+    doc = sweep_lib.run(dims, names, runs, lambda: RichProgress(err), say=lambda m: err.print(m, style="dim"))
+    result = doc["experiments"][0]
+    points, model, interrupted = result["points"], result["model"], result["interrupted"]
 
     t = Table(title="points (median spawn->main; counts from the files; faults from rusage)", title_justify="left")
     for col in ("variant", "libs", "exports", "relocs", "spawn->main", "relative", "lookups", "libraries", "faults"):
@@ -247,14 +207,6 @@ def sweep(vary, variant_names, runs, no_save, export_json) -> None:
     console.print(m)
     if model.get("status") != "ok":
         console.print(f"model: {model.get('reason')}", style="yellow")
-    result = {"name": "loadtime-sweep", "title": "cost model of the loader", "question": "What does each "
-              "relocation, lookup, library and fault cost?", "unit": "spawn->main", "baseline": None,
-              "classic": None, "cases": [], "points": points, "model": model, "dims": dims,
-              "variants": names, "interrupted": interrupted}
-    sweep_settings = {"runs": runs, "warmup": 1, "burst": 1, "min_sample_ns": 0, "seed": settings.seed,
-                      "cpu": settings.cpu, "method": f"{runs} launches per variant per point, variants shuffled "
-                                                    f"in rounds (seed {settings.seed}); OLS on the medians"}
-    doc = output.new_document(sweep_settings, machine.fingerprint(), [result], complete=not interrupted)
     output.keep(doc, console, not no_save, exports)
     if interrupted:
         raise click.exceptions.Exit(130)

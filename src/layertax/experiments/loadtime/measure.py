@@ -9,10 +9,9 @@ Plus the static picture of every variant's files (relocations by kind, symbols).
 from __future__ import annotations
 
 import hashlib
-import tempfile
 from pathlib import Path
 
-from layertax.engine import analyze, build, callgrind, elfinfo, launch, ldstats, machine, toolchain
+from layertax.engine import analyze, build, callgrind, elfinfo, launch, loaderview, machine, toolchain
 from layertax.errors import LayertaxError
 from layertax.engine.run import NoProgress, Settings
 from layertax.experiments.loadtime import generate, variants
@@ -74,33 +73,14 @@ def _sample(line: dict) -> dict:
 def loader_statistics(targets: list[launch.Target], tools: launch.LaunchTools, lsettings: launch.LaunchSettings,
                       tsc: float | None, glibc: str | None) -> dict[str, dict]:
     """One LD_DEBUG=statistics launch per target, timed too, so the tick scale can be checked."""
-    out: dict[str, dict] = {}
-    with tempfile.TemporaryDirectory(prefix="layertax-ldstats-") as tmp:
-        debug_targets = [launch.Target(t.name, t.argv, (*t.env, ("LD_DEBUG", "statistics"),
-                                                        ("LD_DEBUG_OUTPUT", f"{tmp}/{t.name}")))
-                         for t in targets]
-        single = launch.LaunchSettings(runs=1, warmup=0, seed=lsettings.seed, timeout=lsettings.timeout,
-                                       cpu=lsettings.cpu, raise_priority=lsettings.raise_priority)
-        run = launch.run(debug_targets, single, tools)
-        for t in targets:
-            files = sorted(Path(tmp).glob(f"{t.name}.*"))
-            timed = run.of(t.name)
-            if not files:
-                out[t.name] = {"status": "none", "reason": "no statistics printed (no dynamic loader?)"}
-                continue
-            try:
-                parsed = ldstats.parse(files[0].read_text())
-            except ldstats.ParseError as e:
-                out[t.name] = {"status": "failed", "reason": str(e)}
-                continue
-            main_ns = timed[0]["main_ns"] if timed else None
-            scale, why = ldstats.tick_scale(parsed, glibc, tsc, main_ns)
-            ns = (lambda ticks: None if ticks is None or not tsc else ticks * scale / tsc)
-            out[t.name] = {"status": "ok", "printed": parsed.to_dict(), "tick_scale": scale, "tick_scale_why": why,
-                           "tsc_per_ns": tsc, "spawn_to_main_ns_same_run": main_ns,
-                           "total_ns": ns(parsed.total_ticks), "relocation_ns": ns(parsed.relocation_ticks),
-                           "load_ns": ns(parsed.load_ticks), "lookups": parsed.lookups,
-                           "cache_lookups": parsed.cache_lookups, "relative_relocations": parsed.relative_relocations}
+    readings = loaderview.statistics(targets, tools, lsettings, tsc, glibc, launches=1, wall_key="main_ns")
+    out = {}
+    for name, got in readings.items():
+        reading = got[0] if got else {"status": "none", "reason": "no statistics printed (no dynamic loader?)"}
+        if reading["status"] == "ok":  # the field names the loadtime tables and sweep have always used
+            reading["spawn_to_main_ns_same_run"] = reading.pop("wall_ns_same_run")
+            reading.pop("wall_key")
+        out[name] = reading
     return out
 
 

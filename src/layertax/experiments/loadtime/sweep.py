@@ -1,0 +1,76 @@
+"""The loadtime sweep as a function: measure the generated program at several sizes, fit the cost model.
+
+Used by `layertax loadtime sweep` and by `layertax inspect` (which runs a quick
+calibration when this machine has no saved sweep).
+"""
+from __future__ import annotations
+
+import itertools
+import random
+
+from layertax.engine import costmodel, machine
+from layertax.engine.analyze import field_median
+from layertax.engine.run import Settings, default_cpu
+from layertax.experiments.loadtime import generate
+from layertax.experiments.loadtime.measure import measure_shape
+from layertax import output, paths
+
+NAME = "loadtime-sweep"
+# Enough to separate lookups, relative relocations and libraries (three variants
+# move lookups at a fixed size), small enough to build and run in about half a minute.
+QUICK_CALIBRATION = {"libs": [2, 8], "relocs": [0, 10]}
+QUICK_VARIANTS = ["default", "symbolic", "hidden"]
+
+
+def sweep_points(raw: dict) -> list[dict]:
+    """One model point per measured variant of one shape: the response and the counts that explain it."""
+    points = []
+    for c in raw["cases"]:
+        if c["status"] != "ok" or not c["samples"] or "elf" not in c:
+            continue
+        rel = c["elf"]["relocations"]
+        bind_now = any(o["bind_now"] for o in c["elf"]["objects"])
+        points.append({
+            "variant": c["name"], **raw["shape"],
+            "spawn_to_main_ns": field_median(c, "main_ns"),
+            "relative_relocations": rel["relative"] + rel["relr"],
+            "symbol_lookups": sum(o["lookups"]["now" if bind_now else "lazy"] for o in c["elf"]["objects"]),
+            "libraries": c["elf"]["libraries"],
+            "page_faults": field_median(c, "minflt"),
+            "rounds": len(c["samples"]),
+        })
+    return points
+
+
+def shapes_of(dims: dict[str, list[int]]) -> list[generate.Shape]:
+    base = generate.Shape()
+    shapes = []
+    for combo in itertools.product(*dims.values()):
+        shape = generate.Shape(**{**base.to_dict(), **dict(zip(dims, combo))})
+        shape.validate()
+        shapes.append(shape)
+    return shapes
+
+
+def run(dims: dict[str, list[int]], names: list[str] | None, runs: int, progress_factory, say=None) -> dict:
+    """Measures every point and fits the model; returns the whole result document (not yet saved)."""
+    settings = Settings(runs=runs, warmup=1, runs_given=True, cpu=default_cpu(),
+                        seed=random.SystemRandom().randrange(1, 2**32))
+    shapes = shapes_of(dims)
+    points, interrupted = [], False
+    for i, shape in enumerate(shapes, 1):
+        if say:
+            say(f"point {i}/{len(shapes)}: {shape.label()}")
+        raw, interrupted = measure_shape(shape, names, settings, paths.cache_dir(), progress_factory(), views=False)
+        points += sweep_points(raw)
+        if interrupted:
+            break
+    model = costmodel.fit(points)
+    result = {"name": NAME, "title": "cost model of the loader", "question": "What does each "
+              "relocation, lookup, library and fault cost?", "unit": "spawn->main", "baseline": None,
+              "classic": None, "cases": [], "points": points, "model": model, "dims": dims,
+              "variants": names, "interrupted": interrupted}
+    sweep_settings = {"runs": runs, "warmup": 1, "burst": 1, "min_sample_ns": 0, "seed": settings.seed,
+                      "cpu": settings.cpu, "method": f"{runs} launches per variant per point, variants shuffled "
+                                                    f"in rounds (seed {settings.seed}); OLS on the medians"}
+    return output.new_document(sweep_settings, machine.fingerprint(), [result], complete=not interrupted)

@@ -1,0 +1,121 @@
+"""The measured picture: start-up timed with the stamp preload, lazy and LD_BIND_NOW=1, plus controls.
+
+Targets, launched round by round in a shuffled order by the C launch timer:
+  lazy       the program as the user runs it, stamp library preloaded
+  now        the same with LD_BIND_NOW=1: every PLT slot bound before main
+  empty      an empty dynamic program with the same preload (the floor: exec,
+             ld.so, libc and the stamps themselves)
+  bare       the empty program without the preload (what the preload costs)
+Every launch reports spawn->first constructor, ->last shared-object
+constructor, ->main and ->exit (see native/stamp.c and first.c). Then glibc's
+view: a few LD_DEBUG=statistics launches of each, and one LD_DEBUG=files
+launch that shows the order the constructors really ran in.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import statistics
+
+from layertax.engine import analyze, launch, loaderview, machine
+from layertax.engine.launch_commands import EMPTY, EMPTY_STAMPED, preload_cost
+
+LAZY = "lazy"
+NOW = "now (LD_BIND_NOW=1)"
+EMPTY_STATIC = "empty, static"
+STATS_LAUNCHES = 5
+SAMPLE_KEYS = ("main_ns", "exit_ns", "first_init_ns", "preload_init_ns", "libc_start_main_ns", "minflt", "majflt",
+               "utime_ns", "stime_ns", "exit_status")
+
+
+def _preload_env(tools: launch.LaunchTools) -> tuple[tuple[str, str], ...]:
+    existing = os.environ.get("LD_PRELOAD")
+    return (("LD_PRELOAD", f"{tools.stamp_lib}:{existing}" if existing else str(tools.stamp_lib)),)
+
+
+def targets(argv: list[str], dynamic: bool, tools: launch.LaunchTools) -> list[launch.Target]:
+    if not dynamic:  # LD_PRELOAD and LD_BIND_NOW mean nothing to a static program
+        return [launch.Target(LAZY, tuple(argv), (), True)]
+    env = _preload_env(tools)
+    return [launch.Target(LAZY, tuple(argv), env, True),
+            launch.Target(NOW, tuple(argv), (*env, ("LD_BIND_NOW", "1")), True),
+            launch.Target(EMPTY_STAMPED, (str(tools.empty),), env),
+            launch.Target(EMPTY, (str(tools.empty),))] + (
+            [launch.Target(EMPTY_STATIC, (str(tools.empty_static),))] if tools.empty_static else [])
+
+
+def describe_failure(status: str) -> str:
+    """The timer's one-line failure, with the signal's name."""
+    if status.startswith("killed by signal "):
+        try:
+            number = int(status.rsplit(" ", 1)[1])
+            return f"{status} ({signal.Signals(number).name}): the program crashed while starting"
+        except ValueError:
+            return status
+    if status.startswith("timed out"):
+        return (f"{status}: does it wait for input or a terminal? (stdin is /dev/null; give its arguments "
+                "after --, or raise --timeout)")
+    return status
+
+
+def measure(argv: list[str], dynamic: bool, settings: launch.LaunchSettings, tools: launch.LaunchTools,
+            progress=None) -> dict:
+    chosen = targets(argv, dynamic, tools)
+    stats_targets = [t for t in chosen if t.name not in (EMPTY, EMPTY_STATIC)] if dynamic else []
+    if progress:
+        progress.start("inspect", (settings.runs + settings.warmup) * len(chosen) + 2)
+    cpu_before = machine.cpu_times()
+    try:
+        run = launch.run(chosen, settings, tools,
+                         on_launch=(lambda line: progress.step(f"{line['variant']} round {line['round'] + 1}"))
+                         if progress else None)
+        stats, order = {}, {"status": "none", "order": []}
+        live = [t for t in stats_targets if t.name not in run.failures]
+        if live and not run.interrupted:
+            if progress:
+                progress.step("LD_DEBUG=statistics")
+            tsc = launch.tsc_per_ns(tools)
+            stats = loaderview.statistics(live, tools, settings, tsc, machine.libc_version(),
+                                          launches=STATS_LAUNCHES, wall_key="first_init_ns")
+            if progress:
+                progress.step("LD_DEBUG=files")
+            if LAZY not in run.failures:
+                order = loaderview.init_order(chosen[0], tools, settings)
+    except KeyboardInterrupt:
+        run = run if "run" in locals() else launch.LaunchRun(interrupted=True)
+        run.interrupted = True
+        stats, order = {}, {"status": "none", "order": []}
+    finally:
+        if progress:
+            progress.finish()
+    cases, controls = [], []
+    for t in chosen:
+        samples = [{"round": x["round"], **{k: x.get(k) for k in SAMPLE_KEYS}} for x in run.of(t.name)]
+        failed = run.failures.get(t.name)
+        case = {"name": t.name, "kernel": "launch", "language": "-", "descriptor": None, "argv": list(t.argv),
+                "env": dict(t.env), "status": "failed" if failed else "ok",
+                "reason": describe_failure(failed) if failed else None, "samples": samples,
+                "loader": stats.get(t.name, [])}
+        if t.name in (EMPTY, EMPTY_STAMPED, EMPTY_STATIC):
+            case["layer"] = "control"
+            controls.append(case)
+        else:
+            case["layer"] = ("as the user runs it, stamp preloaded" if t.name == LAZY
+                             else "every PLT slot bound before main (no relink needed)")
+            cases.append(case)
+    lazy = cases[0]
+    stamped = bool(lazy["samples"]) and all(s["main_ns"] is not None for s in lazy["samples"])
+    result = {"name": "inspect", "title": "start-up of " + os.path.basename(argv[0]), "metric": "main_ns" if stamped else "exit_ns",
+              "unit": "spawn->main" if stamped else "spawn->exit", "baseline": LAZY, "classic": None,
+              "question": f"Why does {os.path.basename(argv[0])} take this long to reach main, and what would fix it?",
+              "cases": cases, "controls": controls, "interrupted": run.interrupted,
+              "launch": {"descriptor": run.descriptor, "stamp": "native/stamp.c (preloaded) and native/first.c"},
+              "init_order": order, "cpu_activity": machine.cpu_activity(cpu_before, machine.cpu_times()), "notes": []}
+    analyze.analyze(result)
+    result["preload_cost"] = preload_cost(result) if dynamic else None
+    return result
+
+
+def median_reading(case: dict, key: str) -> float | None:
+    values = [r[key] for r in case.get("loader", []) if r.get("status") == "ok" and r.get(key) is not None]
+    return float(statistics.median(values)) if values else None

@@ -1,0 +1,152 @@
+"""`layertax inspect`: the static picture, the measured picture, the split, the prediction, the fixes."""
+from __future__ import annotations
+
+import os
+import statistics
+from pathlib import Path
+
+from layertax.engine import analyze, launch
+from layertax.engine.launch_commands import EMPTY, EMPTY_STAMPED
+from layertax.errors import UsageError
+from layertax.inspect import measure, model, split, static, tables
+
+
+def resolve_binary(name: str) -> Path:
+    """A path, or a bare name looked up on PATH like a shell would (no shell runs)."""
+    import shutil
+
+    if "/" not in name and not Path(name).exists():
+        found = shutil.which(name)
+        if not found:
+            raise UsageError(f"{name}: no such file, and not a command on PATH")
+        name = found
+    path = Path(name)
+    if not path.exists():
+        raise UsageError(f"{name}: no such file")
+    if path.is_dir():
+        raise UsageError(f"{name}: is a directory, not a program")
+    return path.absolute()
+
+
+def _user_preload() -> list[str]:
+    return [p for p in os.environ.get("LD_PRELOAD", "").replace(" ", ":").split(":") if p]
+
+
+def _paired_difference(a: dict, b: dict, key: str) -> float | None:
+    va, vb = analyze.round_values(a, key), analyze.round_values(b, key)
+    diffs = [va[r] - vb[r] for r in va if r in vb and va[r] is not None and vb[r] is not None]
+    return float(statistics.median(diffs)) if diffs else None
+
+
+def lookup_check(result: dict, pic, empty_pic) -> list[dict]:
+    """Lookups predicted from the files vs glibc's count, per variant and for the empty control."""
+    rows = []
+    by_name = {c["name"]: c for c in [*result["cases"], *result["controls"]]}
+    for name, p, now in ((measure.LAZY, pic, False), (measure.NOW, pic, True), (EMPTY_STAMPED, empty_pic, False)):
+        case = by_name.get(name)
+        if case is None or p is None:
+            continue
+        objs = [o for o in p.objects if o.get("elf")]
+        mode = "now" if now else "lazy"
+        rows.append({"variant": name, "static_lookups": sum(o["elf"]["lookups"][mode] for o in objs),
+                     "static_cache": sum(o["elf"]["lookups"][f"cache_{mode}"] for o in objs),
+                     "ld_debug_lookups": measure.median_reading(case, "lookups"),
+                     "ld_debug_cache": measure.median_reading(case, "cache_lookups")})
+    return rows
+
+
+def inspect(binary: str, args: list[str], lsettings: launch.LaunchSettings, model_file: Path | None,
+            predict: bool, progress_factory, say) -> dict:
+    from layertax import paths
+    from layertax.engine import machine
+
+    path = resolve_binary(binary)
+    program = static.elfinfo.read(path)
+    why_not = static.runnable_here(program)
+    if why_not is None and not os.access(path, os.X_OK):
+        why_not = "not executable (no x permission)"
+    dynamic = program.interp is not None
+    tools = launch.tools(paths.cache_dir()) if why_not is None else None
+    preload = [str(tools.stamp_lib), *_user_preload()] if tools and dynamic else None
+    pic = static.picture(path, preload=preload)
+    stamp_paths = (str(tools.stamp_lib), str(tools.first_lib)) if tools else ()
+    result = {"name": "inspect", "title": f"start-up of {path.name}", "binary": str(path), "args": args,
+              "question": f"Why does {path.name} take as long as it does to reach main, and what would fix it?",
+              "unit": "spawn->main", "baseline": measure.LAZY, "classic": None, "cases": [], "controls": [],
+              "static": pic.to_dict(), "measured_skipped": why_not, "notes": [], "interrupted": False}
+    if why_not is None:
+        measured = measure.measure([str(path), *args], dynamic, lsettings, tools, progress_factory())
+        result.update({k: v for k, v in measured.items() if k not in ("name", "title", "question")})
+        if dynamic:
+            empty_pic = static.picture(tools.empty, preload=preload)
+            result["split"] = {v: split.split(result, v) for v in (measure.LAZY, measure.NOW)}
+            result["lookup_check"] = lookup_check(result, pic, empty_pic)
+            if predict and not result["interrupted"]:
+                result["prediction"] = _predict(result, pic, empty_pic, stamp_paths, model_file, machine, say)
+    result["tables"] = tables.all_tables(result, pic.without(stamp_paths))
+    result["notes"] += tables.notes(result)
+    return result
+
+
+def _model(model_file: Path | None, machine_mod, say) -> dict:
+    if model_file is not None:
+        return model.fit(model.load_sweep(model_file), str(model_file))
+    fingerprint = machine_mod.fingerprint()
+    saved = model.saved_sweep(fingerprint.get("machine_id"))
+    if saved is not None:
+        doc, where = saved
+        fitted = model.fit(doc, where)
+        if model.usable(fitted) is None:
+            return fitted
+    say("no usable loadtime sweep saved for this machine: running a quick calibration "
+        "(`layertax loadtime sweep` runs a fuller one)")
+    from layertax import output
+    from layertax.experiments.loadtime import sweep
+    from layertax.progress import RichProgress
+
+    doc = sweep.run(sweep.QUICK_CALIBRATION, sweep.QUICK_VARIANTS, 15,
+                    lambda: RichProgress(output.console(stderr=True)), say)
+    if doc["complete"]:
+        output.keep(doc, output.console(stderr=True), True, {})
+    return model.fit(doc, "a quick calibration sweep run now")
+
+
+def _predict(result, pic, empty_pic, stamp_paths, model_file, machine_mod, say) -> dict:
+    fitted = _model(model_file, machine_mod, say)
+    problem = model.usable(fitted)
+    out = {"model": fitted, "status": "ok" if problem is None else "unusable", "reason": problem}
+    if problem is not None:
+        return out
+    by_name = {c["name"]: c for c in [*result["cases"], *result["controls"]]}
+    empty = by_name.get(EMPTY_STAMPED)
+    rows = []
+    for name, now in ((measure.LAZY, False), (measure.NOW, True)):
+        case = by_name.get(name)
+        if case is None or not case["samples"] or empty is None:
+            continue
+        counts, base = pic.counts(now), empty_pic.counts(False)
+        predicted = model.predict_difference(fitted, counts, base)
+        measured_ns = _paired_difference(case, empty, "first_init_ns")
+        rows.append({"variant": name, "counts": counts, "empty_counts": base, "predicted_ns": predicted,
+                     "measured_ns": measured_ns,
+                     "error": (predicted / measured_ns - 1) if measured_ns else None})
+    out["rows"] = rows
+    lazy = by_name.get(measure.LAZY)
+    loader_total = measure.median_reading(lazy, "total_ns") if lazy else None
+    gain = None
+    now_case = by_name.get(measure.NOW)
+    if lazy and now_case and lazy["samples"] and now_case["samples"]:
+        diff = _paired_difference(now_case, lazy, "main_ns")
+        ratio = ((now_case.get("stats") or {}).get("ratio") or {}).get("median")
+        if diff is not None and ratio is not None:
+            gain = {"lazy_saves_ns": diff, "ratio": ratio}
+    static_gain = None
+    bare, static_empty = by_name.get(EMPTY), by_name.get(measure.EMPTY_STATIC)
+    loader_lazy = rows[0]["measured_ns"] if rows and rows[0]["variant"] == measure.LAZY else None
+    if bare and static_empty and bare["samples"] and static_empty["samples"] and loader_lazy is not None:
+        floor = _paired_difference(bare, static_empty, "exit_ns")
+        if floor is not None:
+            static_gain = loader_lazy + floor
+    users = pic.without(stamp_paths)
+    out["fixes"] = model.fixes(users, fitted, loader_total, users.counts(False)["symbol_lookups"], gain, static_gain)
+    return out

@@ -1,0 +1,190 @@
+"""The inspect report as tables (title, columns, rows, notes), rendered by the common report code."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from layertax.engine import analyze
+from layertax.engine.launch_commands import EMPTY, EMPTY_STAMPED
+from layertax.inspect import measure, split as split_mod
+from layertax.report.format import duration
+
+
+def _n(v) -> str:
+    return "-" if v is None else f"{v:,.0f}"
+
+
+def _flags(e: dict) -> str:
+    flags = []
+    if e["pie"]:
+        flags.append("PIE")
+    if e["bind_now"]:
+        flags.append("NOW")
+    if e["relro_bytes"]:
+        flags.append(f"RELRO {e['relro_bytes'] / 1024:.1f}K")
+    if e["textrel"]:
+        flags.append("TEXTREL")
+    if e["symbolic"]:
+        flags.append("SYMBOLIC")
+    return " ".join(flags) or "-"
+
+
+def tree_table(pic) -> dict:
+    rows = []
+    for o in pic.objects:
+        name = "  " * o["depth"] + (Path(o["name"]).name if o["found_by"] == "program" else o["name"])
+        e = o["elf"]
+        if e is None:
+            rows.append([name, o["found_by"]] + ["-"] * 13)
+            continue
+        r = e["relocations"]
+        init = e["init"]
+        rows.append([name, o["found_by"], _n(r["relative"]), _n(r["relr"]), _n(r["glob_dat"]), _n(r["jump_slot"]),
+                     _n(r["symbolic_other"] + r["copy"]), f"{e['lookups']['lazy']:,} / {e['lookups']['now']:,}",
+                     _n(e["exported"]), _n(e["imported"]), "+".join(e["hash"]) or "-", _flags(e),
+                     f"{e['pages_written']} ({e['pages_written'] * 4} K)",
+                     f"{init.get('init', 0)}+{init.get('init_array', 0)}" + (f"+{init['preinit_array']}p" if init.get("preinit_array") else ""),
+                     str(len(e["needed"]))])
+    notes = [f"problem: {p}" for p in pic.problems]
+    notes += [f"unused: {u['name']} is named by {', '.join(Path(n).name for n in u['named_by'])}, which use none of "
+              "its symbols" for u in pic.unused]
+    notes.append("lookups: the relocations that need a symbol lookup at start-up (lazy / with BIND_NOW), after "
+                 "glibc's rules: local and hidden symbols and symbol-less relocations need none; a repeat of the "
+                 "previous relocation's symbol is served by its one-entry cache. init: DT_INIT + DT_INIT_ARRAY entries. "
+                 "pages: distinct 4 KiB pages the relocations write")
+    return {"title": "the static picture: every object the loader maps, as it will resolve them (no execution)",
+            "columns": ["object", "found by", "relative", "RELR", "GLOB_DAT", "JUMP_SLOT", "other symbolic",
+                        "lookups lazy/now", "exported", "imported", "hash", "flags", "pages written", "init", "deps"],
+            "rows": rows, "notes": notes}
+
+
+def measured_table(result: dict) -> dict:
+    rows = []
+    for c in [*result["cases"], *result["controls"]]:
+        if not c["samples"]:
+            rows.append([c["name"], c.get("reason") or "no launches"] + ["-"] * 9)
+            continue
+        ctors = split_mod.constructors(c)
+        rows.append([c["name"], duration(analyze.field_median(c, "first_init_ns")),
+                     duration(analyze.field_median(c, "main_ns")), duration(analyze.field_median(c, "exit_ns")),
+                     duration(ctors["all_ns"]), duration(measure.median_reading(c, "total_ns")),
+                     duration(measure.median_reading(c, "load_ns")), duration(measure.median_reading(c, "relocation_ns")),
+                     _n(measure.median_reading(c, "lookups")), _n(measure.median_reading(c, "cache_lookups")),
+                     _n(analyze.field_median(c, "minflt"))])
+    return {"title": "the measured picture (medians; glibc's figures from LD_DEBUG=statistics launches, digit restored)",
+            "columns": ["variant", "spawn->1st ctor", "spawn->main", "spawn->exit", "constructors", "loader (glibc)",
+                        "load objects", "relocation", "lookups", "from cache", "minor faults"],
+            "rows": rows, "notes": []}
+
+
+def split_table(result: dict) -> dict:
+    rows, notes = [], []
+    for name, sp in (result.get("split") or {}).items():
+        if not sp:
+            continue
+        if sp["status"] != "ok":
+            notes.append(f"{name}: {sp['reason']}")
+            continue
+        for p in sp["parts"]:
+            rows.append([f"{name}: {p['part']}", duration(p["ns"]), f"{p['share']:.0%}", split_mod.bar(p["share"]),
+                         p["source"]])
+        rows.append([f"{name}: sum of the parts", duration(sp["sum_ns"]), f"{sp['sum_ns'] / sp['measured_main_ns']:.0%}",
+                     "", f"measured spawn->main {duration(sp['measured_main_ns'])}: error {sp['error']:+.1%}"])
+        c = sp["constructors"]
+        notes.append(f"{name}: constructors {duration(c['all_ns'])} = shared objects' {duration(c['libraries_ns'])} "
+                     f"+ the program's {duration(c['program_ns'])}; an empty program's take "
+                     f"{duration(sp['empty_constructors_ns'])} (libc's own and the stamp library's)")
+    return {"title": "the split of spawn->main (each part measured on its own; the sum is a check, not forced)",
+            "columns": ["stage", "time", "share", "", "from"], "rows": rows, "notes": notes}
+
+
+def lookup_table(result: dict) -> dict:
+    rows = []
+    for r in result.get("lookup_check") or []:
+        diff = None if r["ld_debug_lookups"] is None else r["ld_debug_lookups"] - r["static_lookups"]
+        rows.append([r["variant"], _n(r["static_lookups"]), _n(r["ld_debug_lookups"]),
+                     "-" if diff is None else f"{diff:+,.0f}", _n(r["static_cache"]), _n(r["ld_debug_cache"])])
+    return {"title": "symbol lookups at start-up: predicted from the files vs counted by glibc",
+            "columns": ["variant", "files", "LD_DEBUG", "difference", "cache (files)", "cache (LD_DEBUG)"],
+            "rows": rows,
+            "notes": ["the files' count covers every object mapped (the stamp libraries included); glibc also counts "
+                      "the lookups ld.so makes for itself (its malloc, __libc_early_init...), the same few for "
+                      "every program: compare the difference with the empty control's"]}
+
+
+def prediction_table(result: dict) -> dict:
+    pred = result.get("prediction")
+    if not pred:
+        return {"title": "", "columns": [], "rows": []}
+    if pred["status"] != "ok":
+        return {"title": "prediction", "columns": ["status"], "rows": [[f"no prediction: {pred['reason']}"]]}
+    m = pred["model"]
+    rows = [[r["variant"], duration(r["predicted_ns"]), duration(r["measured_ns"]),
+             "-" if r["error"] is None else f"{r['error']:+.0%}",
+             f"{r['counts']['symbol_lookups'] - r['empty_counts']['symbol_lookups']:+,} lookups, "
+             f"{r['counts']['relative_relocations'] - r['empty_counts']['relative_relocations']:+,} relative, "
+             f"{r['counts']['libraries'] - r['empty_counts']['libraries']:+,} libraries"]
+            for r in pred.get("rows", [])]
+    c = m["coefficients"]
+    notes = [f"model: {c['symbol_lookups']['ns_per_unit']:.1f} ns per lookup, "
+             f"{c['relative_relocations']['ns_per_unit']:.2f} ns per relative relocation, "
+             f"{c['libraries']['ns_per_unit'] / 1e3:.1f} us per library (R^2 {m['r2']:.3f}, {m['n_points']} points; "
+             f"from {m['source']})",
+             "measured: spawn->first constructor minus the empty control's (paired per round); predicted: the "
+             "model's difference between the two object sets"]
+    return {"title": "the loader's time: predicted from the static counts vs measured",
+            "columns": ["variant", "predicted", "measured", "error", "counts over the empty program"], "rows": rows,
+            "notes": notes}
+
+
+def fixes_table(result: dict) -> dict:
+    pred = result.get("prediction") or {}
+    main = None
+    lazy = next((c for c in result["cases"] if c["name"] == measure.LAZY), None)
+    if lazy:
+        main = analyze.field_median(lazy, "main_ns")
+    rows = []
+    for f in pred.get("fixes", []):
+        share = f"{f['saves_ns'] / main:.0%}" if main else "-"
+        rows.append([f["fix"], duration(f["saves_ns"]), share, f["what"], f["how"]])
+    notes = [f"{f['fix']}: {f['caveat']}" for f in pred.get("fixes", []) if f.get("caveat")]
+    return {"title": "what each fix would save (estimates; share of spawn->main)",
+            "columns": ["fix", "saves", "share", "what", "estimated as"], "rows": rows, "notes": notes}
+
+
+def all_tables(result: dict, pic) -> list[dict]:
+    tables = [tree_table(pic)]
+    if result.get("cases"):
+        tables += [measured_table(result), split_table(result), lookup_table(result), prediction_table(result),
+                   fixes_table(result)]
+    return [t for t in tables if t.get("rows")]
+
+
+def notes(result: dict) -> list[str]:
+    out = []
+    if result.get("measured_skipped"):
+        out.append(f"measured picture skipped: {result['measured_skipped']}")
+    order = (result.get("init_order") or {}).get("order") or []
+    if order:
+        names = [Path(p.replace("(program) ", "")).name for p in order]
+        real = [n for n in names if not n.startswith("ld-linux")]
+        ok = bool(real) and real[0] == "liblayertax-first.so"
+        out.append(("constructor order checked (LD_DEBUG=files): " if ok else
+                    "WARNING: the first-constructor stamp did not run first, so 'constructors' is not exact: ")
+                   + " -> ".join(names))
+    cost = result.get("preload_cost")
+    if cost:
+        out.append(f"the stamp preload adds {duration(cost['median_ns'])} [{duration(cost['ci95'][0])}, "
+                   f"{duration(cost['ci95'][1])}] to an empty program's spawn->exit; the figures include it, the "
+                   "differences against the empty control cancel it")
+    for c in result.get("cases", []):
+        statuses = {s["exit_status"] for s in c["samples"]}
+        if statuses - {0}:
+            out.append(f"{c['name']}: exit status {', '.join(map(str, sorted(statuses)))} (start-up is measured "
+                       "anyway; give the program's arguments after --)")
+    if result.get("cases") and result.get("unit") == "spawn->exit":
+        out.append("no main stamp: the program does not start through glibc's __libc_start_main (static, or "
+                   "another runtime), or ignores LD_PRELOAD (setuid): figures are spawn->exit")
+    out.append("constructors: from the first constructor's stamp (a dependency-free library initialised first) to "
+               "main; includes libc's own initialisation and the stamp library's, not IFUNC resolvers (those run "
+               "during relocation) nor lazy binding in main")
+    return out
