@@ -65,7 +65,7 @@ def _type_class(type_name: str) -> int:
 @dataclass
 class Lookups:
     """The symbol lookups glibc's loader does for one object's relocations at start-up."""
-    lazy: int = 0           # with lazy binding: DT_RELA(DT_REL) relocations only
+    lazy: int = 0           # with lazy binding: DT_RELA(DT_REL) relocations only (all, if flagged BIND_NOW)
     now: int = 0            # with BIND_NOW / LD_BIND_NOW: the PLT slots too
     cache_lazy: int = 0     # served by the one-entry cache instead (glibc counts these apart)
     cache_now: int = 0
@@ -301,6 +301,8 @@ def _read(path: Path, elf: ELFFile) -> ElfObject:
     obj.pie = obj.type == "ET_DYN" and (obj.pie or (obj.interp is not None and obj.soname is None))
     symbols = _symbols(obj, elf)
     _relocations(obj, elf, symbols, relro, word)
+    if obj.bind_now:  # glibc relocates an object flagged BIND_NOW eagerly, whatever the process asks
+        obj.lookups.lazy, obj.lookups.cache_lazy = obj.lookups.now, obj.lookups.cache_now
     for section in elf.iter_sections():
         if isinstance(section, GNUVerNeedSection):
             for verneed, _ in section.iter_versions():

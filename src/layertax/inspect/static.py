@@ -56,6 +56,9 @@ def host_machine() -> tuple[int, str]:
 def runnable_here(program: elfinfo.ElfObject) -> str | None:
     """Why this machine cannot run the program under layertax's stamps (None: it can)."""
     cls, machine = host_machine()
+    if (program.machine, machine) in (("i386", "x86_64"), ("arm", "aarch64")):
+        return (f"a 32-bit ({program.machine}) program on a 64-bit machine: layertax's stamp library is 64-bit, "
+                "so start-up cannot be measured with it")
     if program.machine != machine:
         return f"an ELF for {program.machine}, and this machine is {machine}: it cannot run here"
     if program.elf_class != cls:

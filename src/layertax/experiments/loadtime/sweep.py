@@ -29,12 +29,12 @@ def sweep_points(raw: dict) -> list[dict]:
         if c["status"] != "ok" or not c["samples"] or "elf" not in c:
             continue
         rel = c["elf"]["relocations"]
-        bind_now = any(o["bind_now"] for o in c["elf"]["objects"])
         points.append({
             "variant": c["name"], **raw["shape"],
             "spawn_to_main_ns": field_median(c, "main_ns"),
             "relative_relocations": rel["relative"] + rel["relr"],
-            "symbol_lookups": sum(o["lookups"]["now" if bind_now else "lazy"] for o in c["elf"]["objects"]),
+            # "lazy" already counts every PLT slot of an object flagged BIND_NOW (-z now)
+            "symbol_lookups": sum(o["lookups"]["lazy"] for o in c["elf"]["objects"]),
             "libraries": c["elf"]["libraries"],
             "page_faults": field_median(c, "minflt"),
             "rounds": len(c["samples"]),

@@ -1,0 +1,337 @@
+"""inspect: the static analyser against readelf and ld.so, the lookups against LD_DEBUG, bad input, the report."""
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from layertax.engine import elfinfo, launch, ldstats, libpath
+from layertax.errors import LayertaxError
+from layertax.experiments.loadtime import generate, variants
+from layertax.experiments.loadtime.measure import build_variants
+from layertax.inspect import model, static
+from tests.conftest import run_cli
+
+VARIANTS = ["default", "symbolic", "hidden", "relr", "now"]
+LD_SO = "/lib64/ld-linux-x86-64.so.2"
+
+
+@pytest.fixture(scope="session")
+def tree(cache_root):
+    shape = generate.Shape(libs=3, exports=4, relocs=3)
+    built, _ = build_variants(shape, [variants.by_name(n) for n in VARIANTS], cache_root / "layertax")
+    return built
+
+
+@pytest.fixture(scope="session")
+def tools(cache_root):
+    return launch.tools(cache_root / "layertax")
+
+
+def _programs(tree):
+    return [tree / variants.by_name(v).program() for v in VARIANTS]
+
+
+def _readelf_relocs(path: Path) -> dict[str, int]:
+    out = subprocess.run(["readelf", "-rW", str(path)], capture_output=True, text=True, check=True).stdout
+    counts = {"relative": 0, "glob_dat": 0, "jump_slot": 0, "symbolic_other": 0, "relr": 0}
+    for line in out.splitlines():
+        m = re.match(r"^[0-9a-f]+\s+[0-9a-f]+\s+(R_X86_64_\w+)", line)
+        if m:
+            t = m.group(1)
+            kind = {"R_X86_64_RELATIVE": "relative", "R_X86_64_GLOB_DAT": "glob_dat",
+                    "R_X86_64_JUMP_SLOT": "jump_slot"}.get(t, "symbolic_other")
+            if t not in ("R_X86_64_IRELATIVE", "R_X86_64_COPY"):
+                counts[kind] += 1
+        m = re.match(r"\s*(\d+) offsets", line)
+        if m:
+            counts["relr"] += int(m.group(1))
+    return counts
+
+
+def _readelf_dynsyms(path: Path) -> tuple[int, int]:
+    out = subprocess.run(["readelf", "--dyn-syms", "-W", str(path)], capture_output=True, text=True, check=True).stdout
+    exported = imported = 0
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) < 8 or not f[0].rstrip(":").isdigit() or f[4] == "LOCAL":
+            continue
+        if f[6] == "UND":
+            imported += 1
+        elif f[5] in ("DEFAULT", "PROTECTED"):
+            exported += 1
+    return exported, imported
+
+
+def _objects(tree):
+    for program in _programs(tree):
+        yield program
+        for lib in sorted(program.parent.glob("*.so")):
+            yield lib
+
+
+def test_relocation_and_symbol_counts_agree_with_readelf(tree):
+    for path in [*_objects(tree), Path("/usr/bin/git"), Path("/lib/x86_64-linux-gnu/libc.so.6")]:
+        obj = elfinfo.read(path)
+        mine = {k: obj.relocations[k] for k in ("relative", "glob_dat", "jump_slot", "symbolic_other", "relr")}
+        assert mine == _readelf_relocs(path), path
+        assert (obj.exported, obj.imported) == _readelf_dynsyms(path), path
+
+
+def test_generated_counts_are_the_generators(tree):
+    shape = generate.Shape(libs=3, exports=4, relocs=3)
+    lib = elfinfo.read(tree / "out/default" / shape.library_file(0))
+    # Each function's address goes to K exported globals through the GOT (K+1 lookups
+    # of the function, by name) and to K data pointers through a hidden alias (relative).
+    assert lib.lookups.lazy >= shape.exports * (shape.relocs + 1)
+    assert lib.lookups.self_bound >= shape.exports * (shape.relocs + 1)
+    hidden = elfinfo.read(tree / "out/hidden" / shape.library_file(0))
+    assert hidden.lookups.self_bound < lib.lookups.self_bound
+
+
+def _ld_debug_lookups(program: Path, bind_now: bool) -> int:
+    env = {**os.environ, "LD_DEBUG": "statistics", **({"LD_BIND_NOW": "1"} if bind_now else {})}
+    env.pop("LD_PRELOAD", None)
+    p = subprocess.run([str(program)], env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    return ldstats.parse(p.stderr).lookups
+
+
+def _static_lookups(program: Path, bind_now: bool) -> int:
+    return static.picture(program, env={}).counts(bind_now)["symbol_lookups"]
+
+
+def test_lookups_agree_with_ld_debug_up_to_the_loaders_own(tree, tools):
+    # glibc also counts the lookups ld.so makes for itself: the vDSO's five functions
+    # and calloc/free/malloc/realloc when it switches to libc's malloc (LD_DEBUG=symbols
+    # shows them), the same for every program, so the difference is the empty
+    # program's, give or take the one PLT call bound lazily before the count is printed.
+    own = _ld_debug_lookups(tools.empty, False) - _static_lookups(tools.empty, False)
+    assert 9 <= own <= 12
+    for program in _programs(tree):
+        for now in (False, True):
+            assert abs(_ld_debug_lookups(program, now) - _static_lookups(program, now) - own) <= 1, (program, now)
+
+
+@pytest.mark.parametrize("program", ["/usr/bin/python3", "/usr/bin/git", "/usr/bin/perl", "generated"])
+def test_dependency_tree_matches_the_loader(program, tree):
+    path = tree / "out/default/prog" if program == "generated" else Path(program)
+    listed = subprocess.run([LD_SO, "--list", str(path)], capture_output=True, text=True, check=True).stdout
+    theirs = [m.group(1) for m in re.finditer(r"=> (\S+) \(", listed)]
+    mine = [r.path for r, _ in libpath.resolve(elfinfo.read(path), elfinfo.read, env={})
+            if r.found_by not in ("program", "interpreter")]
+    assert [os.path.realpath(p) for p in mine] == [os.path.realpath(p) for p in theirs]
+
+
+def test_runpath_and_library_path(tmp_path, tree):
+    libdir = tmp_path / "elsewhere"
+    libdir.mkdir()
+    shape = generate.Shape(libs=3, exports=4, relocs=3)
+    src = tree / "out/default" / shape.library_file(0)
+    shutil.copy(src, libdir / src.name)
+    prog = elfinfo.read(tree / "out/default/prog")
+    found = {r.name: r for r, _ in libpath.resolve(prog, elfinfo.read, env={"LD_LIBRARY_PATH": str(libdir)})}
+    # RUNPATH comes after LD_LIBRARY_PATH, RPATH before it: whichever the generator used, say which.
+    r = found[src.name]
+    assert r.found_by in ("LD_LIBRARY_PATH", "rpath", "runpath")
+    if prog.runpath:
+        assert r.path == str(libdir / src.name) and r.found_by == "LD_LIBRARY_PATH"
+
+
+def test_relr_size_of_synthetic_addresses():
+    word = 8
+    assert elfinfo.relr_size([0x1000], word) == 8
+    assert elfinfo.relr_size([0x1000 + 8 * i for i in range(64)], word) == 16    # an address and one bitmap
+    assert elfinfo.relr_size([0x1000 + 8 * i for i in range(65)], word) == 24    # a second bitmap
+    assert elfinfo.relr_size([0x1000, 0x100000], word) == 16                     # too far apart: two addresses
+    assert elfinfo.relr_size([0x1001], word) == 24                              # misaligned: stays RELA
+
+
+def test_unused_dependency_is_found(tmp_path):
+    src = tmp_path / "p.c"
+    src.write_text("int main(void) { return 0; }\n")
+    exe = tmp_path / "p"
+    subprocess.run(["cc", str(src), "-o", str(exe), "-Wl,--no-as-needed", "-lm"], check=True)
+    unused = static.picture(exe, env={}).unused
+    assert [u["name"] for u in unused] == ["libm.so.6"]
+
+
+# ---- bad input: one clear line each, never a traceback --------------------------------------------------------
+
+def _cli_error(args, expect):
+    r = run_cli(*args)
+    assert r.returncode != 0
+    assert "Traceback" not in r.stderr
+    assert re.search(expect, r.stderr), r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_missing_file_directory_non_elf_truncated(tmp_path):
+    _cli_error(["inspect", str(tmp_path / "nope"), "--no-save"], r"no such file")
+    _cli_error(["inspect", str(tmp_path), "--no-save"], r"is a directory")
+    text = tmp_path / "notes.txt"
+    text.write_text("hello\n")
+    _cli_error(["inspect", str(text), "--no-save"], r"not an ELF file")
+    truncated = tmp_path / "truncated"
+    truncated.write_bytes(Path("/usr/bin/git").read_bytes()[:200])
+    _cli_error(["inspect", str(truncated), "--no-save"], r"truncated or corrupt")
+
+
+def _foreign(tmp_path, tools) -> Path:
+    data = bytearray(Path(tools.empty).read_bytes())
+    data[18:20] = (183).to_bytes(2, "little")        # e_machine = EM_AARCH64
+    path = tmp_path / "arm-prog"
+    path.write_bytes(bytes(data))
+    path.chmod(0o755)
+    return path
+
+
+def _i386(tmp_path) -> Path | None:
+    asm = tmp_path / "x.s"
+    asm.write_text(".globl _start\n_start:\n movl $1, %eax\n xorl %ebx, %ebx\n int $0x80\n")
+    obj, exe = tmp_path / "x.o", tmp_path / "prog32"
+    try:
+        subprocess.run(["as", "--32", str(asm), "-o", str(obj)], check=True, capture_output=True)
+        subprocess.run(["ld", "-m", "elf_i386", str(obj), "-o", str(exe)], check=True, capture_output=True)
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return exe
+
+
+def test_foreign_and_32_bit_programs_get_the_static_part_only(tmp_path, tools):
+    for path in filter(None, [_foreign(tmp_path, tools), _i386(tmp_path)]):
+        out = tmp_path / f"{path.name}.json"
+        r = run_cli("inspect", str(path), "--no-save", "--export-json", str(out))
+        assert r.returncode == 0, r.stderr
+        exp = json.loads(out.read_text())["experiments"][0]
+        assert exp["static"]["objects"] and exp["cases"] == []
+        assert re.search(r"aarch64|32-bit", exp["measured_skipped"])
+        assert "measured picture skipped" in r.stdout
+
+
+def test_a_crash_and_a_hang_are_one_line_each(tmp_path):
+    src = tmp_path / "crash.c"
+    src.write_text("#include <signal.h>\nint main(void) { raise(SIGSEGV); return 0; }\n")
+    crash = tmp_path / "crash"
+    subprocess.run(["cc", str(src), "-o", str(crash)], check=True)
+    r = run_cli("inspect", str(crash), "--runs", "2", "--no-predict", "--no-save")
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert "SIGSEGV" in r.stdout
+    r = run_cli("inspect", shutil.which("sleep"), "--runs", "1", "--timeout", "0.3", "--no-predict", "--no-save",
+                "--", "30")
+    assert r.returncode == 1 and "timed out" in r.stdout and "stdin is /dev/null" in r.stdout
+
+
+def test_a_program_reading_stdin_gets_eof(tmp_path):
+    out = tmp_path / "cat.json"
+    r = run_cli("inspect", shutil.which("cat"), "--runs", "2", "--no-predict", "--no-save", "--export-json", str(out))
+    assert r.returncode == 0, r.stderr
+
+
+# ---- the whole report on a generated program ------------------------------------------------------------------
+
+def _synthetic_sweep(path: Path, slopes: dict[str, float]) -> None:
+    """A saved sweep whose points lie exactly on a known plane (statistics on synthetic data)."""
+    points = []
+    for libs in (2, 8):
+        for relocs in (0, 10):
+            for lookups_extra in (0, 300, 900):
+                counts = {"relative_relocations": libs * 100 * relocs + 7 * libs, "libraries": libs,
+                          "symbol_lookups": libs * 40 + lookups_extra + relocs}
+                y = 300_000 + sum(slopes[k] * v for k, v in counts.items())
+                points.append({**counts, "spawn_to_main_ns": y, "page_faults": 50})
+    doc = {"schema": "layertax/1", "created": "synthetic", "machine": {}, "settings": {},
+           "experiments": [{"name": "loadtime-sweep", "points": points, "cases": []}]}
+    path.write_text(json.dumps(doc))
+
+
+def test_inspect_of_a_generated_program(tmp_path, tree):
+    slopes = {"symbol_lookups": 60.0, "relative_relocations": 2.0, "libraries": 30_000.0}
+    sweep = tmp_path / "sweep.json"
+    _synthetic_sweep(sweep, slopes)
+    out = tmp_path / "inspect.json"
+    r = run_cli("inspect", str(tree / "out/default/prog"), "--runs", "4", "--model", str(sweep),
+                "--export-json", str(out))
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(out.read_text())
+    exp = doc["experiments"][0]
+    names = [c["name"] for c in exp["cases"]]
+    assert names == ["lazy", "now (LD_BIND_NOW=1)"]
+    for c in exp["cases"]:
+        assert len(c["samples"]) == 4
+        for s in c["samples"]:
+            assert s["first_init_ns"] <= s["libc_start_main_ns"] <= s["main_ns"] <= s["exit_ns"]
+        assert c["loader"] and all(x["status"] == "ok" for x in c["loader"])
+    sp = exp["split"]["lazy"]
+    assert sp["status"] == "ok" and [p["part"] for p in sp["parts"]][-1] == "constructors"
+    assert sp["sum_ns"] == pytest.approx(sum(p["ns"] for p in sp["parts"]))
+    assert exp["init_order"]["order"][1].endswith("liblayertax-first.so")
+    pred = exp["prediction"]
+    assert pred["status"] == "ok"
+    for k, v in slopes.items():
+        assert pred["model"]["coefficients"][k]["ns_per_unit"] == pytest.approx(v, rel=1e-6)
+    for row in pred["rows"]:
+        expected = sum(slopes[k] * (row["counts"][k] - row["empty_counts"][k]) for k in slopes)
+        assert row["predicted_ns"] == pytest.approx(expected)
+    fixes = {f["fix"] for f in pred["fixes"]}
+    assert {"-Bsymbolic / -fvisibility=hidden", "RELR (-z pack-relative-relocs)", "prelinking-style binding"} <= fixes
+    # The generated libraries sit beside the program, found through its RPATH/RUNPATH.
+    objs = exp["static"]["objects"]
+    assert sum(1 for o in objs if o["name"].startswith("lib") and o["found_by"] in ("rpath", "runpath")) == 3
+    assert "the split of spawn->main" in r.stdout and "#" in r.stdout
+    # Saved in the history like any run.
+    assert "inspect" in run_cli("history").stdout
+
+
+def test_model_refuses_a_file_that_is_not_a_sweep(tmp_path):
+    bogus = tmp_path / "x.json"
+    bogus.write_text(json.dumps({"schema": "layertax/1", "created": "synthetic", "machine": {}, "settings": {},
+                                 "experiments": [{"name": "callchain", "cases": []}]}))
+    with pytest.raises(LayertaxError, match="not a `layertax loadtime sweep` result"):
+        model.load_sweep(bogus)
+
+
+# ---- fuzzing: malformed ELF files never crash the analyser ------------------------------------------------
+
+def _mutations(seed_files: list[bytes], n: int, seed: int = 1):
+    import random
+
+    rng = random.Random(seed)
+    for i in range(n):
+        data = bytearray(rng.choice(seed_files))
+        how = i % 4
+        if how == 0:     # flip bytes anywhere
+            for _ in range(rng.randint(1, 20)):
+                data[rng.randrange(len(data))] = rng.randrange(256)
+        elif how == 1:   # truncate
+            data = data[:rng.randrange(4, len(data))]
+        elif how == 2:   # scribble on the headers (ELF, program, section)
+            for _ in range(rng.randint(1, 6)):
+                data[rng.randrange(min(len(data), 256))] = rng.randrange(256)
+            shoff = int.from_bytes(data[40:48], "little")
+            for _ in range(rng.randint(0, 6)):
+                if 0 < shoff < len(data):
+                    data[min(len(data) - 1, shoff + rng.randrange(64 * 30))] = rng.randrange(256)
+        else:            # a field set to an extreme value
+            at = rng.randrange(0, max(1, len(data) - 8))
+            data[at:at + 8] = rng.choice([b"\xff" * 8, b"\x00" * 8, (2**31).to_bytes(8, "little")])
+        yield bytes(data)
+
+
+@pytest.mark.slow
+def test_fuzzed_elf_files_never_crash_the_static_analyser(tmp_path, tools, tree):
+    seeds = [Path(tools.empty).read_bytes(), Path(tools.first_lib).read_bytes(),
+             (tree / "out/default" / generate.Shape(libs=3, exports=4, relocs=3).library_file(0)).read_bytes()]
+    path = tmp_path / "fuzzed"
+    outcomes = {"read": 0, "refused": 0}
+    for data in _mutations(seeds, 10_000):
+        path.write_bytes(data)
+        try:
+            elfinfo.read(path)
+            outcomes["read"] += 1
+        except LayertaxError as e:
+            assert "\n" not in str(e)
+            outcomes["refused"] += 1
+    assert outcomes["read"] > 0 and outcomes["refused"] > 0
