@@ -107,8 +107,9 @@ def lookup_table(result: dict) -> dict:
             "columns": ["variant", "files", "LD_DEBUG", "difference", "cache (files)", "cache (LD_DEBUG)"],
             "rows": rows,
             "notes": ["the files' count covers every object mapped (the stamp libraries included); glibc also counts "
-                      "the lookups ld.so makes for itself (its malloc, __libc_early_init...), the same few for "
-                      "every program: compare the difference with the empty control's"]}
+                      "the ~9 lookups ld.so makes for itself (the vDSO's five functions; calloc, free, malloc and "
+                      "realloc when it moves to libc's malloc), the same for every program: the difference should "
+                      "be the empty control's, +-1"]}
 
 
 def prediction_table(result: dict) -> dict:
