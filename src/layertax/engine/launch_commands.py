@@ -1,8 +1,7 @@
 """`layertax launch`: the launch timer turned on any command, alone or against another.
 
-A command that does not stamp itself gets the stamp library preloaded, whose
-constructor reports the time (after loading and relocation, before most
-constructors). The preload has a cost of its own, so every run also launches
+A command that does not stamp itself gets the stamp library preloaded, which
+reports the time main is called (it interposes __libc_start_main). The preload has a cost of its own, so every run also launches
 an empty program with and without it, interleaved with the commands, and
 reports the difference. A static binary ignores LD_PRELOAD: then only
 spawn->exit is known and the comparison uses it.
@@ -143,8 +142,8 @@ def _notes(result: dict, stamp: bool, stamped: bool) -> list[str]:
             notes.append(f"the stamp preload adds {duration(cost['median_ns'])} [{duration(cost['ci95'][0])}, "
                          f"{duration(cost['ci95'][1])}] to an empty program's spawn->exit (paired per round); "
                          "spawn->main of the commands includes it")
-        notes.append("spawn->main: posix_spawn until the preloaded stamp library's constructor (after loading and "
-                     "relocation, before most constructors)")
+        notes.append("spawn->main: posix_spawn until main is called (the preloaded stamp library interposes "
+                     "__libc_start_main; every constructor included)")
     if not stamped:
         notes.append("not every command stamped (a static binary ignores LD_PRELOAD; or --no-stamp): "
                      "figures are spawn->exit")
