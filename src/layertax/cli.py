@@ -152,20 +152,59 @@ def _run(chosen, settings, case_globs, exports, save: bool) -> int:
     return 0
 
 
+def _launch_options(f):
+    """The options every command built on the launch timer shares."""
+    f = _export_options(f)
+    f = click.option("--no-save", is_flag=True, help="Do not save the run or record it in the history.")(f)
+    f = click.option("--no-priority", is_flag=True, help="Do not try to raise the launches' priority.")(f)
+    f = click.option("--no-pin", is_flag=True, help="Do not pin the launches to a CPU.")(f)
+    f = click.option("--seed", type=click.IntRange(min=1), help="Seed of the shuffled order (recorded).")(f)
+    f = click.option("--warmup", type=click.IntRange(min=0), default=1, show_default=True,
+                     help="Rounds run first and discarded.")(f)
+    return f
+
+
+def _launch_settings(runs, warmup, timeout, seed, no_pin, no_priority):
+    import random
+
+    from layertax.engine import launch as launch_engine
+    from layertax.engine.run import default_cpu
+
+    return launch_engine.LaunchSettings(runs=runs, warmup=warmup, timeout=timeout,
+                                        cpu=None if no_pin else default_cpu(), raise_priority=not no_priority,
+                                        seed=seed or random.SystemRandom().randrange(1, 2**32))
+
+
+def _finish_launch_command(result: dict, settings, what: str, extra: str, save: bool, exports) -> None:
+    """Prints, saves and exports a launch-timer result; exits 130 if interrupted, 1 if a case failed."""
+    from layertax.engine import machine
+    from layertax.report import terminal
+
+    s = settings
+    method = {"runs": s.runs, "warmup": s.warmup, "burst": 1, "min_sample_ns": 0, "seed": s.seed, "cpu": s.cpu,
+              "timeout": s.timeout,
+              "method": f"{s.runs} launches per {what} after {s.warmup} warm-up, {what}s alternating in shuffled "
+                        f"rounds (seed {s.seed}), posix_spawn, cpu {s.cpu if s.cpu is not None else 'not pinned'}"
+                        + extra}
+    out = output.console()
+    doc = output.new_document(method, machine.fingerprint(), [result], complete=not result["interrupted"])
+    terminal.render(doc, out)
+    output.keep(doc, out, save, exports)
+    if result["interrupted"]:
+        raise click.exceptions.Exit(130)
+    if any(c["status"] == "failed" for c in result["cases"]):
+        raise click.exceptions.Exit(1)
+
+
 @cli.command(context_settings={**CONTEXT, "ignore_unknown_options": True, "allow_interspersed_args": False})
 @_version
 @click.option("--runs", type=click.IntRange(min=1), default=30, show_default=True,
               help="Launches per command (Pietrek's 30); commands alternate round by round.")
-@click.option("--warmup", type=click.IntRange(min=0), default=1, show_default=True, help="Rounds run first and discarded.")
 @click.option("--timeout", type=click.FloatRange(min=0.01), default=10.0, show_default=True,
               help="Seconds one launch may take; a command that exceeds it is killed, reported, and not launched again.")
 @click.option("-i", "--ignore-failure", is_flag=True, help="A non-zero exit status is not a failure.")
 @click.option("--no-stamp", is_flag=True, help="Do not preload the stamp library: measure spawn->exit only.")
-@click.option("--seed", type=click.IntRange(min=1), help="Seed of the shuffled order (recorded).")
-@click.option("--no-pin", is_flag=True, help="Do not pin the launches to a CPU.")
-@click.option("--no-priority", is_flag=True, help="Do not try to raise the launches' priority.")
-@click.option("--no-save", is_flag=True, help="Do not save the run or record it in the history.")
-@_export_options
+@_launch_options
 @click.argument("command", nargs=-1, type=click.UNPROCESSED, required=True)
 def launch(command, runs, warmup, timeout, ignore_failure, no_stamp, seed, no_pin, no_priority, no_save,
            export_json, export_markdown, export_csv) -> None:
@@ -179,13 +218,9 @@ def launch(command, runs, warmup, timeout, ignore_failure, no_stamp, seed, no_pi
     cost is measured against an empty program in the same run and reported. Nothing
     runs through a shell.
     """
-    import random
-
     from layertax.engine import launch as launch_engine
-    from layertax.engine import launch_commands, machine
-    from layertax.engine.run import default_cpu
+    from layertax.engine import launch_commands
     from layertax.progress import RichProgress
-    from layertax.report import terminal
 
     argv = list(command)
     if argv and argv[0] == "--":
@@ -200,43 +235,24 @@ def launch(command, runs, warmup, timeout, ignore_failure, no_stamp, seed, no_pi
         raise UsageError("--vs can be given once (A --vs B)")
     commands = [launch_commands.resolve(g, "COMMAND" if i == 0 else "--vs") for i, g in enumerate(groups)]
     exports = output.export_paths(export_json, export_markdown, export_csv)
-    out, err = output.console(), output.console(stderr=True)
-    cpu = None if no_pin else default_cpu()
-    settings = launch_engine.LaunchSettings(runs=runs, warmup=warmup, timeout=timeout, cpu=cpu,
-                                            raise_priority=not no_priority,
-                                            seed=seed or random.SystemRandom().randrange(1, 2**32))
+    settings = _launch_settings(runs, warmup, timeout, seed, no_pin, no_priority)
     tools = launch_engine.tools(paths.cache_dir())
-    result = launch_commands.measure(commands, settings, tools, ignore_failure, not no_stamp, RichProgress(err))
-    launch_settings = {"runs": runs, "warmup": warmup, "burst": 1, "min_sample_ns": 0, "seed": settings.seed,
-                       "cpu": cpu, "timeout": timeout,
-                       "method": f"{runs} launches per command after {warmup} warm-up, commands alternating in "
-                                 f"shuffled rounds (seed {settings.seed}), posix_spawn, cpu "
-                                 f"{cpu if cpu is not None else 'not pinned'}"}
-    doc = output.new_document(launch_settings, machine.fingerprint(), [result], complete=not result["interrupted"])
-    terminal.render(doc, out)
-    output.keep(doc, out, not no_save, exports)
-    if result["interrupted"]:
-        raise click.exceptions.Exit(130)
-    if any(c["status"] == "failed" for c in result["cases"]):
-        raise click.exceptions.Exit(1)
+    result = launch_commands.measure(commands, settings, tools, ignore_failure, not no_stamp,
+                                     RichProgress(output.console(stderr=True)))
+    _finish_launch_command(result, settings, "command", "", not no_save, exports)
 
 
 @cli.command(context_settings=CONTEXT)
 @_version
 @click.option("--runs", type=click.IntRange(min=1), default=30, show_default=True,
               help="Launches of each variant (lazy, LD_BIND_NOW=1, and the empty controls), alternating by round.")
-@click.option("--warmup", type=click.IntRange(min=0), default=1, show_default=True, help="Rounds run first and discarded.")
 @click.option("--timeout", type=click.FloatRange(min=0.01), default=10.0, show_default=True,
               help="Seconds one launch may take (stdin is /dev/null); a program that exceeds it is killed and reported.")
 @click.option("--model", "model_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Price the fixes with this saved `loadtime sweep` result. [default: the newest saved on this "
                    "machine, or a quick calibration run now]")
 @click.option("--no-predict", is_flag=True, help="Skip the prediction and the fixes (no cost model needed).")
-@click.option("--seed", type=click.IntRange(min=1), help="Seed of the shuffled order (recorded).")
-@click.option("--no-pin", is_flag=True, help="Do not pin the launches to a CPU.")
-@click.option("--no-priority", is_flag=True, help="Do not try to raise the launches' priority.")
-@click.option("--no-save", is_flag=True, help="Do not save the result or record it in the history.")
-@_export_options
+@_launch_options
 @click.argument("binary")
 @click.argument("args", nargs=-1)
 def inspect(binary, args, runs, warmup, timeout, model_file, no_predict, seed, no_pin, no_priority, no_save,
@@ -253,38 +269,17 @@ def inspect(binary, args, runs, warmup, timeout, model_file, no_predict, seed, n
     into exec, loading, relocation and constructors; and prices each fix with the
     `loadtime sweep` cost model. Nothing runs through a shell.
     """
-    import random
-
-    from layertax.engine import launch as launch_engine
-    from layertax.engine import machine
-    from layertax.engine.run import default_cpu
+    from layertax.inspect.measure import STATS_LAUNCHES
     from layertax.inspect.run import inspect as run_inspect
     from layertax.progress import RichProgress
-    from layertax.report import terminal
 
-    args = list(args)
-    if args and args[0] == "--":
-        args = args[1:]
     exports = output.export_paths(export_json, export_markdown, export_csv)
-    out, err = output.console(), output.console(stderr=True)
-    cpu = None if no_pin else default_cpu()
-    settings = launch_engine.LaunchSettings(runs=runs, warmup=warmup, timeout=timeout, cpu=cpu,
-                                            raise_priority=not no_priority,
-                                            seed=seed or random.SystemRandom().randrange(1, 2**32))
-    result = run_inspect(binary, args, settings, model_file, not no_predict, lambda: RichProgress(err),
+    err = output.console(stderr=True)
+    settings = _launch_settings(runs, warmup, timeout, seed, no_pin, no_priority)
+    result = run_inspect(binary, list(args), settings, model_file, not no_predict, lambda: RichProgress(err),
                          lambda m: err.print(m, style="dim"))
-    method = {"runs": runs, "warmup": warmup, "burst": 1, "min_sample_ns": 0, "seed": settings.seed, "cpu": cpu,
-              "timeout": timeout,
-              "method": f"{runs} launches per variant after {warmup} warm-up, variants alternating in shuffled rounds "
-                        f"(seed {settings.seed}), posix_spawn, cpu {cpu if cpu is not None else 'not pinned'}; "
-                        f"{5} LD_DEBUG=statistics launches per variant"}
-    doc = output.new_document(method, machine.fingerprint(), [result], complete=not result["interrupted"])
-    terminal.render(doc, out)
-    output.keep(doc, out, not no_save, exports)
-    if result["interrupted"]:
-        raise click.exceptions.Exit(130)
-    if any(c["status"] == "failed" for c in result["cases"]):
-        raise click.exceptions.Exit(1)
+    _finish_launch_command(result, settings, "variant", f"; {STATS_LAUNCHES} LD_DEBUG=statistics launches per variant",
+                           not no_save, exports)
 
 
 @cli.command(context_settings=CONTEXT)

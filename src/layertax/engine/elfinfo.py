@@ -16,7 +16,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from elftools.elf.constants import P_FLAGS
 from elftools.elf.descriptions import describe_reloc_type
 from elftools.elf.dynamic import DynamicSection
 from elftools.elf.elffile import ELFFile
@@ -108,17 +107,6 @@ class ElfObject:
         d = {k: v for k, v in self.__dict__.items() if k not in ("defines", "wants", "version_files")}
         d["lookups"] = dict(self.lookups.__dict__)
         return d
-
-
-def relocation_counts(elf: ELFFile) -> dict[str, int]:
-    counts: Counter[str] = Counter({k: 0 for _, k in _KINDS} | {"symbolic_other": 0, "relr": 0})
-    for section in elf.iter_sections():
-        if isinstance(section, RelrRelocationSection):
-            counts["relr"] += section.num_relocations()
-        elif isinstance(section, RelocationSection) and section.name in (".rela.dyn", ".rel.dyn", ".rela.plt", ".rel.plt"):
-            for reloc in section.iter_relocations():
-                counts[_kind(describe_reloc_type(reloc["r_info_type"], elf))] += 1
-    return dict(counts)
 
 
 def relr_size(addresses: list[int], word: int) -> int:

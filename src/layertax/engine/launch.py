@@ -96,6 +96,15 @@ class LaunchRun:
         return [x for x in self.launches if x["variant"] == name]
 
 
+def sample(line: dict) -> dict:
+    """One launch as a result sample: the timer's line with the context switches named as the analysis expects."""
+    return {"round": line["round"], "main_ns": line["main_ns"], "exit_ns": line["exit_ns"],
+            "first_init_ns": line.get("first_init_ns"), "preload_init_ns": line.get("preload_init_ns"),
+            "libc_start_main_ns": line.get("libc_start_main_ns"), "minflt": line["minflt"], "majflt": line["majflt"],
+            "utime_ns": line["utime_ns"], "stime_ns": line["stime_ns"], "csw_vol": line["nvcsw"],
+            "csw_invol": line["nivcsw"], "maxrss_kb": line["maxrss_kb"], "exit_status": line["exit_status"]}
+
+
 def write_spec(targets: list[Target], path: Path) -> None:
     lines = []
     for t in targets:

@@ -35,7 +35,7 @@ def resolve(argv: list[str], flag: str) -> list[str]:
     return [str(Path(found).absolute()), *argv[1:]]
 
 
-def _preload_env(tools: launch.LaunchTools) -> tuple[tuple[str, str], ...]:
+def preload_env(tools: launch.LaunchTools) -> tuple[tuple[str, str], ...]:
     existing = os.environ.get("LD_PRELOAD")
     value = f"{tools.stamp_lib}:{existing}" if existing else str(tools.stamp_lib)
     return (("LD_PRELOAD", value),)
@@ -60,7 +60,7 @@ def measure(commands: list[list[str]], settings: launch.LaunchSettings, tools: l
         while name in names:
             name += "'"
         names.append(name)
-    env = _preload_env(tools) if stamp else ()
+    env = preload_env(tools) if stamp else ()
     targets = [launch.Target(n, tuple(a), env, ignore_failure) for n, a in zip(names, commands)]
     if stamp:
         targets += [launch.Target(EMPTY, (str(tools.empty),)), launch.Target(EMPTY_STAMPED, (str(tools.empty),), env)]
@@ -76,10 +76,7 @@ def measure(commands: list[list[str]], settings: launch.LaunchSettings, tools: l
             progress.finish()
     cases, controls = [], []
     for t in targets:
-        samples = [{"round": x["round"], "main_ns": x["main_ns"], "exit_ns": x["exit_ns"], "minflt": x["minflt"],
-                    "majflt": x["majflt"], "utime_ns": x["utime_ns"], "stime_ns": x["stime_ns"],
-                    "csw_vol": x["nvcsw"], "csw_invol": x["nivcsw"], "exit_status": x["exit_status"]}
-                   for x in run.of(t.name)]
+        samples = [launch.sample(x) for x in run.of(t.name)]
         failed = run.failures.get(t.name)
         if failed and failed.startswith("exit status"):
             failed += " (-i ignores a non-zero exit status)"

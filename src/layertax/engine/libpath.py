@@ -26,6 +26,8 @@ from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
+from layertax.errors import LayertaxError
+
 DEFAULT_SYSTEM_DIRS = ("/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib")
 
 
@@ -179,7 +181,7 @@ def resolve(program, read, env: dict[str, str] | None = None, preload: list[str]
     if program.interp:
         try:
             interp = read(Path(program.interp))
-        except Exception:  # noqa: BLE001 - reported by the caller as an unreadable interpreter
+        except LayertaxError:  # listed as not found; the caller reports the unreadable file
             interp = None
         for key in filter(None, (Path(program.interp).name, interp.soname if interp else None)):
             loaded[key] = -1

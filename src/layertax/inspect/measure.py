@@ -18,25 +18,17 @@ import signal
 import statistics
 
 from layertax.engine import analyze, launch, loaderview, machine
-from layertax.engine.launch_commands import EMPTY, EMPTY_STAMPED, preload_cost
+from layertax.engine.launch_commands import EMPTY, EMPTY_STAMPED, preload_cost, preload_env
 
 LAZY = "lazy"
 NOW = "now (LD_BIND_NOW=1)"
 EMPTY_STATIC = "empty, static"
 STATS_LAUNCHES = 5
-SAMPLE_KEYS = ("main_ns", "exit_ns", "first_init_ns", "preload_init_ns", "libc_start_main_ns", "minflt", "majflt",
-               "utime_ns", "stime_ns", "exit_status")
-
-
-def _preload_env(tools: launch.LaunchTools) -> tuple[tuple[str, str], ...]:
-    existing = os.environ.get("LD_PRELOAD")
-    return (("LD_PRELOAD", f"{tools.stamp_lib}:{existing}" if existing else str(tools.stamp_lib)),)
-
 
 def targets(argv: list[str], dynamic: bool, tools: launch.LaunchTools) -> list[launch.Target]:
     if not dynamic:  # LD_PRELOAD and LD_BIND_NOW mean nothing to a static program
         return [launch.Target(LAZY, tuple(argv), (), True)]
-    env = _preload_env(tools)
+    env = preload_env(tools)
     return [launch.Target(LAZY, tuple(argv), env, True),
             launch.Target(NOW, tuple(argv), (*env, ("LD_BIND_NOW", "1")), True),
             launch.Target(EMPTY_STAMPED, (str(tools.empty),), env),
@@ -65,11 +57,12 @@ def measure(argv: list[str], dynamic: bool, settings: launch.LaunchSettings, too
     if progress:
         progress.start("inspect", (settings.runs + settings.warmup) * len(chosen) + 2)
     cpu_before = machine.cpu_times()
+    run = launch.LaunchRun()
+    stats, order = {}, {"status": "none", "order": []}
     try:
         run = launch.run(chosen, settings, tools,
                          on_launch=(lambda line: progress.step(f"{line['variant']} round {line['round'] + 1}"))
                          if progress else None)
-        stats, order = {}, {"status": "none", "order": []}
         live = [t for t in stats_targets if t.name not in run.failures]
         if live and not run.interrupted:
             if progress:
@@ -81,16 +74,14 @@ def measure(argv: list[str], dynamic: bool, settings: launch.LaunchSettings, too
                 progress.step("LD_DEBUG=files")
             if LAZY not in run.failures:
                 order = loaderview.init_order(chosen[0], tools, settings)
-    except KeyboardInterrupt:
-        run = run if "run" in locals() else launch.LaunchRun(interrupted=True)
+    except KeyboardInterrupt:  # keep the launches that finished; glibc's views are simply missing
         run.interrupted = True
-        stats, order = {}, {"status": "none", "order": []}
     finally:
         if progress:
             progress.finish()
     cases, controls = [], []
     for t in chosen:
-        samples = [{"round": x["round"], **{k: x.get(k) for k in SAMPLE_KEYS}} for x in run.of(t.name)]
+        samples = [launch.sample(x) for x in run.of(t.name)]
         failed = run.failures.get(t.name)
         case = {"name": t.name, "kernel": "launch", "language": "-", "descriptor": None, "argv": list(t.argv),
                 "env": dict(t.env), "status": "failed" if failed else "ok",

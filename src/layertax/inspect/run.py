@@ -68,7 +68,7 @@ def inspect(binary: str, args: list[str], lsettings: launch.LaunchSettings, mode
     dynamic = program.interp is not None
     tools = launch.tools(paths.cache_dir()) if why_not is None else None
     preload = [str(tools.stamp_lib), *_user_preload()] if tools and dynamic else None
-    pic = static.picture(path, preload=preload)
+    pic = static.picture(path, preload=preload, program=program)
     stamp_paths = (str(tools.stamp_lib), str(tools.first_lib)) if tools else ()
     result = {"name": "inspect", "title": f"start-up of {path.name}", "binary": str(path), "args": args,
               "question": f"Why does {path.name} take as long as it does to reach main, and what would fix it?",

@@ -71,24 +71,27 @@ def runnable_here(program: elfinfo.ElfObject) -> str | None:
     return None
 
 
-def picture(path: Path, env: dict[str, str] | None = None, preload: list[str] | None = None) -> StaticPicture:
-    program = elfinfo.read(path)
+def picture(path: Path, env: dict[str, str] | None = None, preload: list[str] | None = None,
+            program: elfinfo.ElfObject | None = None) -> StaticPicture:
+    """program: the object already read from path, if the caller has it."""
+    program = program or elfinfo.read(path)
     pic = StaticPicture(program)
     if program.interp is None and not program.needed:
         pic.objects.append(_row(libpath.Resolved(str(path), str(path), "program", None, 0), program))
         return pic
 
-    def read(p: Path) -> elfinfo.ElfObject:
+    def read(p: Path) -> elfinfo.ElfObject | None:
+        # A library that cannot be read is a hole in the tree (reported), not the end of the analysis.
         try:
             return elfinfo.read(p)
         except LayertaxError as e:
             pic.problems.append(str(e))
-            raise
+            return None
 
     resolved = []
     try:
         f = libpath.facts(program.interp) if program.interp else None
-        resolved = libpath.resolve(program, _tolerant(read), env, preload, f)
+        resolved = libpath.resolve(program, read, env, preload, f)
     except LayertaxError as e:
         pic.problems.append(str(e))
     for r, obj in resolved:
@@ -97,16 +100,6 @@ def picture(path: Path, env: dict[str, str] | None = None, preload: list[str] | 
             pic.problems.append(f"{r.name}: not found (needed by {r.needed_by})")
     pic.unused = _unused(resolved)
     return pic
-
-
-def _tolerant(read):
-    """A library that cannot be read becomes a hole in the tree (reported), not the end of the analysis."""
-    def inner(p: Path):
-        try:
-            return read(p)
-        except LayertaxError:
-            return None
-    return inner
 
 
 def _row(r: libpath.Resolved, obj: elfinfo.ElfObject | None) -> dict:

@@ -4,7 +4,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from layertax.engine import analyze
-from layertax.engine.launch_commands import EMPTY, EMPTY_STAMPED
 from layertax.inspect import measure, split as split_mod
 from layertax.report.format import duration
 

@@ -63,13 +63,6 @@ def build_variants(shape: generate.Shape, chosen: list[variants.Variant], cache_
     return build.build_tree("loadtime", tree_key(shape, all_variants, cc), write, cache_root, on_line=on_line)
 
 
-def _sample(line: dict) -> dict:
-    return {"round": line["round"], "main_ns": line["main_ns"], "exit_ns": line["exit_ns"],
-            "minflt": line["minflt"], "majflt": line["majflt"], "utime_ns": line["utime_ns"],
-            "stime_ns": line["stime_ns"], "csw_vol": line["nvcsw"], "csw_invol": line["nivcsw"],
-            "maxrss_kb": line["maxrss_kb"]}
-
-
 def loader_statistics(targets: list[launch.Target], tools: launch.LaunchTools, lsettings: launch.LaunchSettings,
                       tsc: float | None, glibc: str | None) -> dict[str, dict]:
     """One LD_DEBUG=statistics launch per target, timed too, so the tick scale can be checked."""
@@ -129,7 +122,7 @@ def measure_shape(shape: generate.Shape, names: list[str] | None, settings: Sett
         interrupted = run.interrupted
         by_name = {c["name"]: c for c in cases}
         for line in run.launches:
-            by_name[line["variant"]]["samples"].append(_sample(line))
+            by_name[line["variant"]]["samples"].append(launch.sample(line))
         for name, status in run.failures.items():
             by_name[name]["status"], by_name[name]["reason"] = "failed", status
         if views and not interrupted:
