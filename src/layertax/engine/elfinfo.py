@@ -293,7 +293,13 @@ def _read(path: Path, elf: ELFFile) -> ElfObject:
         obj.lookups.lazy, obj.lookups.cache_lazy = obj.lookups.now, obj.lookups.cache_now
     for section in elf.iter_sections():
         if isinstance(section, GNUVerNeedSection):
-            for verneed, _ in section.iter_versions():
+            # The entry count comes from DT_VERNEEDNUM, not from the section's size, and
+            # pyelftools trusts it: a corrupt count (with vn_next 0) would re-read one
+            # entry billions of times. A sound section holds at most size/16 entries.
+            limit = section["sh_size"] // 16
+            for i, (verneed, _) in enumerate(section.iter_versions()):
+                if i >= limit:
+                    raise LayertaxError(f"{path}: corrupt version-needs section (more entries than it can hold)")
                 obj.version_files.add(verneed.name)
     return obj
 
