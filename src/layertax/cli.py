@@ -73,9 +73,15 @@ def _export_options(f):
 @click.option("--no-pin", is_flag=True, help="Do not pin kernels to a CPU.")
 @click.option("--no-priority", is_flag=True, help="Do not try to raise the kernels' scheduling priority.")
 @click.option("--no-save", is_flag=True, help="Do not save the run under the data directory or record it in the history.")
+@click.option("--metric", type=click.Choice(["time", "instructions"]), default="time", show_default=True,
+              help="time: interleaved timed rounds. instructions: user-space instructions per operation under "
+                   "valgrind's callgrind (two runs, N1 and N2 iterations, differenced), by object, with each case's "
+                   "chain of functions down to the system call; deterministic, independent of machine noise.")
+@click.option("--no-syscalls", is_flag=True, help="Skip the separate strace run that counts each case's system "
+              "calls per operation (the timed runs are never traced).")
 @_export_options
 def run(experiment_names, quick, runs, warmup, burst, min_time, case_globs, timeout, seed, cpu, no_pin,
-        no_priority, no_save, export_json, export_markdown, export_csv) -> None:
+        no_priority, no_save, metric, no_syscalls, export_json, export_markdown, export_csv) -> None:
     """Run experiments (all of them if none is named) and print a table per experiment.
 
     Every run is saved as JSON under $XDG_DATA_HOME/layertax/runs/ with its raw samples,
@@ -85,7 +91,12 @@ def run(experiment_names, quick, runs, warmup, burst, min_time, case_globs, time
 
     chosen = [experiments.get(n) for n in dict.fromkeys(experiment_names)] or list(experiments.registry().values())
     settings = engine_run.Settings(**(engine_run.QUICK if quick else {}), quick=quick, timeout=timeout, seed=seed,
-                                   raise_priority=not no_priority)
+                                   raise_priority=not no_priority, count_syscalls=not no_syscalls, metric=metric)
+    if metric == "instructions":
+        from layertax.engine import instructions
+
+        if not instructions.available():
+            raise UsageError("--metric instructions needs valgrind: install it (Debian: apt-get install valgrind)")
     for name, value in (("runs", runs), ("warmup", warmup), ("burst", burst)):
         if value is not None:
             setattr(settings, name, value)
@@ -127,9 +138,25 @@ def _run(chosen, settings, case_globs, exports, save: bool) -> int:
     saved_path = results.default_path(paths.runs_dir(), doc | {"experiments": [{"name": e.name} for e in chosen]})
     scheduler = Scheduler(settings, RichProgress(err))
     doc["settings"] = settings_dict(settings)
+    if settings.metric == "instructions":
+        from layertax.engine import instructions
+
+        n1, n2 = instructions.ITERS
+        doc["settings"]["method"] = (f"user-space instructions under valgrind's callgrind: each case run with {n1} and "
+                                     f"{n2} iterations, the difference divided by the operations between them")
     interrupted = False
     for exp in chosen:
-        if exp.measure is not None:  # measured its own way (e.g. process launches), not by kernels
+        if settings.metric == "instructions" and exp.measure is None:
+            from layertax.engine import instructions
+
+            kmap = {k.name: prepared[(exp.name, k.name)] for k in exp.kernels}
+            result, interrupted = instructions.measure_experiment(exp, kmap, case_globs, settings.timeout,
+                                                                  RichProgress(err))
+        elif settings.metric == "instructions":
+            err.print(f"{exp.name}: measured by launches, not kernels; --metric instructions does not apply "
+                      f"(see `layertax {exp.name} --help`)", style="yellow")
+            continue
+        elif exp.measure is not None:  # measured its own way (e.g. process launches), not by kernels
             result, interrupted = exp.measure(exp, settings, RichProgress(err), paths.cache_dir())
         else:
             kmap = {k.name: prepared[(exp.name, k.name)] for k in exp.kernels}

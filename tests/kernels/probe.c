@@ -49,7 +49,25 @@ static int run_crash(lt_ctx *ctx, uint64_t n)
     abort();
 }
 
+/* Exactly 102 instructions per iteration, by construction: the whole loop is
+ * assembly (100 nops, dec, jnz), so no compiler can change it. Two ops per
+ * iteration, so the instruction counter must report 51 per operation. The run
+ * checks its own result: the loop counter must have reached zero. */
+static int run_asm(lt_ctx *ctx, uint64_t n)
+{
+    (void)ctx;
+    if (n == 0)
+        return LT_OK;
+#if defined(__x86_64__)
+    __asm__ volatile("1:\n\t.rept 100\n\tnop\n\t.endr\n\tdec %0\n\tjnz 1b" : "+r"(n) : : "cc");
+#else
+    return lt_fail(ctx, LT_SKIP, "the known-count loop is x86-64 assembly");
+#endif
+    return n == 0 ? LT_OK : lt_fail(ctx, LT_FAIL, "the loop stopped with %llu iterations left", (unsigned long long)n);
+}
+
 static const lt_case CASES[] = {
+    {"asm102", "102 instructions per iteration, 2 ops (assembly loop)", 2, NULL, run_asm, NULL, NULL},
     {"count", "adds 3 per iteration", 3, NULL, run_count, verify_count, NULL},
     {"wrong", "verification fails", 1, NULL, run_count, verify_wrong, NULL},
     {"skip", "cannot run here", 1, setup_skip, run_count, verify_count, NULL},

@@ -11,8 +11,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from layertax.engine import build, toolchain
-from layertax.experiments.base import CKernel, Experiment, Kernel, PythonKernel
+from layertax.engine import build, runtimes, toolchain
+from layertax.experiments.base import CKernel, Experiment, Kernel, PythonKernel, RuntimeKernel
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the directory holding the layertax package
 
@@ -26,6 +26,7 @@ class PreparedKernel:
     skip: str | None = None
     error: str | None = None
     info: dict = field(default_factory=dict)  # how it was built, for the result
+    engine_pins: bool = False               # the engine sets CPU and priority before exec (JIT runtimes)
 
     def to_dict(self) -> dict:
         status = "ok" if self.argv else ("skipped" if self.skip else "failed")
@@ -33,6 +34,10 @@ class PreparedKernel:
 
 
 def _missing(kernel: Kernel) -> str | None:
+    if isinstance(kernel, RuntimeKernel):
+        tool = runtimes.missing_tool(kernel.kind)
+        if tool:
+            return toolchain.hint(tool)
     for req in kernel.requires:
         if not toolchain.available(req):
             return toolchain.hint(req)
@@ -67,6 +72,13 @@ def prepare(experiments: list[Experiment], cache_root: Path) -> dict[tuple[str, 
                     pk.skip = toolchain.hint("cc")
                 else:
                     targets[(exp.name, k.name)] = _c_target(exp, k, cc)
+            elif isinstance(k, RuntimeKernel):
+                try:
+                    built = runtimes.prepare(exp, k, cache_root)
+                    pk.argv, pk.info = built.argv, built.info
+                    pk.engine_pins = k.kind in runtimes.ENGINE_PINS
+                except build.BuildFailed as e:
+                    pk.error = str(e)
             elif isinstance(k, PythonKernel):
                 pk.argv = [sys.executable, "-m", k.module]
                 pk.env = python_env()

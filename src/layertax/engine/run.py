@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from layertax.engine import analyze, machine, protocol
+from layertax.engine import analyze, machine, protocol, syscalls
 from layertax.engine.kernels import PreparedKernel
 from layertax.errors import UsageError
 from layertax.experiments.base import Case, Experiment
@@ -59,6 +59,7 @@ class CaseRun:
     iters: int | None = None
     descriptor: dict | None = None
     samples: list[dict] = field(default_factory=list)
+    syscalls: dict | None = None    # system calls per operation (a separate traced run)
 
     @property
     def active(self) -> bool:
@@ -67,7 +68,7 @@ class CaseRun:
     def to_dict(self) -> dict:
         return {"name": self.case.name, "kernel": self.case.kernel, "layer": self.case.layer,
                 "language": self.case.language, "status": self.status, "reason": self.reason,
-                "descriptor": self.descriptor, "samples": self.samples}
+                "descriptor": self.descriptor, "samples": self.samples, "syscalls": self.syscalls}
 
 
 def select_cases(exp: Experiment, patterns: tuple[str, ...]) -> list[Case]:
@@ -111,6 +112,26 @@ class _ParentAwayFrom:
         return False
 
 
+def pin_before_exec(settings: Settings):
+    """For runtimes that cannot pin themselves (a JVM, Node): set the CPU and priority in
+    the child between fork and exec, so every thread the runtime starts inherits them.
+    Failures are ignored here; the kernel reports the affinity and priority it found."""
+    cpu, raise_it = settings.cpu, settings.raise_priority
+
+    def preexec() -> None:
+        if cpu is not None:
+            try:
+                os.sched_setaffinity(0, {cpu})
+            except OSError:
+                pass
+        if raise_it:
+            try:
+                os.setpriority(os.PRIO_PROCESS, 0, -10)
+            except OSError:
+                pass
+    return preexec
+
+
 def _kill(proc: subprocess.Popen) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)
@@ -149,7 +170,8 @@ class Scheduler:
         try:
             proc = subprocess.Popen(self._argv(run, workdir, samples), stdin=subprocess.DEVNULL,
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                    env=env, start_new_session=True)
+                                    env=env, start_new_session=True,
+                                    preexec_fn=pin_before_exec(self.settings) if run.kernel.engine_pins else None)
             try:
                 out, err = proc.communicate(timeout=self.settings.timeout)
             except subprocess.TimeoutExpired:
@@ -204,6 +226,21 @@ class Scheduler:
                 "samples": probe.samples, "clock": d.get("clock"), "clock_res_ns": d.get("clock_res_ns"),
                 "clock_overhead_ns": d.get("clock_overhead_ns"), "pin": d.get("pin"), "priority": d.get("priority")}
 
+    def _count_syscalls(self, runs: list[CaseRun], workroot: Path) -> None:
+        """System calls per operation of every case that ran, each in its own traced runs."""
+        for run in runs:
+            if not run.active:
+                continue
+            self.progress.step(f"counting system calls {run.case.name}")
+            ops_per_iter = (run.descriptor or {}).get("ops_per_iter", 1)
+            try:
+                run.syscalls = syscalls.count([*run.kernel.argv, "--case", run.case.name],
+                                              {**os.environ, **run.kernel.env}, ops_per_iter, workroot,
+                                              timeout=self.settings.timeout,
+                                              preexec=pin_before_exec(self.settings) if run.kernel.engine_pins else None)
+            except (RuntimeError, OSError, subprocess.SubprocessError) as e:
+                run.syscalls = {"error": str(e)}
+
     def run_experiment(self, exp: Experiment, kernels: dict[str, PreparedKernel],
                        patterns: tuple[str, ...] = ()) -> tuple[dict, bool]:
         """Runs one experiment; returns its result and whether it was interrupted (Ctrl-C)."""
@@ -222,7 +259,8 @@ class Scheduler:
         workdir_fs = machine.filesystem_of(workroot)
         active = [r for r in runs if r.active]
         cpu_before = machine.cpu_times()
-        self.progress.start(exp.name, (s.warmup + s.runs) * len(active) + 1)
+        counting = len(active) if s.count_syscalls and syscalls.available() else 0
+        self.progress.start(exp.name, (s.warmup + s.runs) * len(active) + 1 + counting)
         parent = _ParentAwayFrom(s.cpu)
         try:
             with parent:
@@ -236,6 +274,8 @@ class Scheduler:
                         self.progress.step(f"{label} {run.case.name}")
                         self.invoke(run, workroot, 1 if round_no < 0 else s.burst,
                                     None if round_no < 0 else round_no)
+            if s.count_syscalls and syscalls.available():
+                self._count_syscalls(runs, workroot)
         except KeyboardInterrupt:
             interrupted = True
         finally:

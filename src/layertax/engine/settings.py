@@ -24,6 +24,8 @@ class Settings:
     raise_priority: bool = True
     quick: bool = False
     runs_given: bool = False       # --runs was given explicitly (experiments with cheap rounds respect it)
+    count_syscalls: bool = True    # a separate strace run per case, after the timed rounds
+    metric: str = "time"           # "time" (interleaved rounds) or "instructions" (callgrind)
 
     def validate(self) -> None:
         if self.runs < 1:

@@ -33,7 +33,22 @@ class PythonKernel:
     kind: str = "python"
 
 
-Kernel = CKernel | PythonKernel
+@dataclass(frozen=True)
+class RuntimeKernel:
+    """A kernel in another language, built by that language's own toolchain together
+    with its protocol harness (layertax/harnesses/<kind>/). Sources are relative to the
+    experiment's package. kind: "go" (package main), "rust" (main.rs of a crate with
+    no dependencies), "java" (main_class names the class with main), "node" (the first
+    source is the script run)."""
+
+    name: str
+    kind: str
+    sources: tuple[str, ...]
+    main_class: str = ""
+    requires: tuple[str, ...] = ()
+
+
+Kernel = CKernel | PythonKernel | RuntimeKernel
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,8 @@ import csv
 import io
 
 COLUMNS = ["experiment", "case", "layer", "language", "status", "n", "median_ns", "min_ns", "ci95_low_ns",
-           "ci95_high_ns", "spread", "ratio", "ratio_ci95_low", "ratio_ci95_high", "warnings", "reason"]
+           "ci95_high_ns", "spread", "ratio", "ratio_ci95_low", "ratio_ci95_high", "warnings", "reason",
+           "syscalls_per_op"]
 
 
 def to_csv(doc: dict) -> str:
@@ -25,5 +26,6 @@ def to_csv(doc: dict) -> str:
                 "ratio_ci95_low": (ratio.get("ci95") or [None, None])[0],
                 "ratio_ci95_high": (ratio.get("ci95") or [None, None])[1],
                 "warnings": "; ".join(st.get("warnings", [])), "reason": case.get("reason") or "",
+                "syscalls_per_op": (case.get("syscalls") or {}).get("total_per_op"),
             })
     return buf.getvalue()

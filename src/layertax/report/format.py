@@ -39,6 +39,21 @@ def classic_by_case(exp: dict) -> dict[str, str]:
             for row in exp.get("classic_now", []) if row.get("counterpart")}
 
 
+def syscalls(case: dict) -> str:
+    """ "newfstatat + renameat", "2x statx + rename", "0.015x io_uring_enter": one operation's system calls."""
+    sc = case.get("syscalls")
+    if not sc:
+        return ""
+    if "error" in sc:
+        return "?"
+    parts = [name if n == 1 else f"{n:g}x {name}" for name, n in sorted(sc["per_op"].items(), key=lambda kv: -kv[1])]
+    return " + ".join(parts) or "none"
+
+
+def has_syscalls(exp: dict) -> bool:
+    return any(c.get("syscalls") for c in exp["cases"])
+
+
 def case_rows(exp: dict) -> list[dict]:
     """One row per case, already formatted: the table every format prints."""
     classic = classic_by_case(exp)
@@ -62,6 +77,7 @@ def case_rows(exp: dict) -> list[dict]:
             "classic": classic.get(case["name"], ""),
             "status": status,
             "noisy": bool(st and st["warnings"]),
+            "syscalls": syscalls(case),
         })
     return rows
 
@@ -106,3 +122,42 @@ def harness_line(exp: dict) -> str | None:
         return None
     return (f"harness floor: empty loop {duration(h['empty_ns_per_iter'])}/iter, clock read "
             f"{h['clock_overhead_ns']} ns, resolution {h['clock_res_ns']} ns; {h['pin']}; priority {h['priority']}")
+
+
+def instruction_rows(exp: dict) -> list[dict]:
+    """One row per case of a callgrind-counted experiment, already formatted."""
+    rows = []
+    for case in exp["cases"]:
+        ins = case.get("instructions")
+        status = case["status"]
+        objects = ""
+        if ins:
+            top = list(ins["by_object"].items())[:3]
+            objects = ", ".join(f"{name} {n:,.0f}" for name, n in top)
+        rows.append({
+            "case": case["name"] + (" (base)" if case["name"] == exp["baseline"] else ""),
+            "layer": case["layer"],
+            "per_op": f"{ins['per_op']:,.1f}" if ins else {"skipped": "skipped", "failed": "FAILED"}.get(status, "-"),
+            "ratio": ratio(case.get("ratio")),
+            "objects": objects,
+            "status": status,
+        })
+    return rows
+
+
+# In the terminal a chain shows only what explains the operation: arcs that lead to a
+# system call, and arcs worth at least this share of the loop (the JSON keeps more).
+CHAIN_TERMINAL_SHARE = 0.05
+
+
+def chain_children(node: dict, root_total: float | None = None) -> list[dict]:
+    total = root_total if root_total is not None else node["instructions"]
+    return [c for c in node["children"]
+            if c.get("syscalls", 0) >= 0.5 or c["instructions"] >= CHAIN_TERMINAL_SHARE * max(total, 1)]
+
+
+def chain_label(node: dict, root: bool = False) -> str:
+    calls = node.get("calls")
+    times = "" if root or calls is None or round(calls, 2) == 1 else f" x{calls:g}"
+    here = " (syscall)" if node.get("syscalls_here") else ""
+    return f"{node['function']} [{node['object']}] {node['instructions']:,.0f}{times}{here}"

@@ -20,10 +20,12 @@ def to_markdown(doc: dict) -> str:
              f"Command: `{' '.join(doc.get('command', []))}`", ""]
     for exp in doc["experiments"]:
         lines += [f"## {exp['name']}: {exp['title']}", "", exp["question"], ""]
+        calls = fmt.has_syscalls(exp)
         lines += _table(
-            ["case", "layer", f"median {exp['unit']}", "95% CI", "spread", f"ratio to {exp['baseline']}", "then"],
+            ["case", "layer", f"median {exp['unit']}", "95% CI", "spread", f"ratio to {exp['baseline']}", "then"]
+            + (["system calls / op"] if calls else []),
             [[r["case"], r["layer"], r["median"] + (" ~" if r["noisy"] else ""), r["ci95"], r["spread"],
-              r["ratio"], r["classic"]] for r in fmt.case_rows(exp)])
+              r["ratio"], r["classic"]] + ([r["syscalls"]] if calls else []) for r in fmt.case_rows(exp)])
         if exp.get("classic_now"):
             c = exp["classic"]
             lines += ["", f"Then: {c['source']} ({c['year']}), {c['machine']}.", ""]

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
+from rich.tree import Tree
 
 from layertax.report import format as fmt
 
@@ -17,12 +19,42 @@ def _case_table(exp: dict) -> Table:
     t.add_column("spread", justify="right")
     t.add_column("ratio [95% CI]", justify="right")
     t.add_column("then", justify="right")
+    calls = fmt.has_syscalls(exp)
+    if calls:
+        t.add_column("system calls / op")
     for row in fmt.case_rows(exp):
         style = "red" if row["status"] == "failed" else ("dim" if row["status"] == "skipped" else None)
         median = row["median"] + (" ~" if row["noisy"] else "")
         t.add_row(row["case"], row["layer"], median, row["ci95"], row["spread"], row["ratio"],
-                  row["classic"], style=style)
+                  row["classic"], *([row["syscalls"]] if calls else []), style=style)
     return t
+
+
+def _instructions_table(exp: dict) -> Table:
+    t = Table(title=f"{exp['name']}: {exp['title']} (user-space instructions per operation under callgrind; "
+                    f"ratios to {exp['baseline']})", title_justify="left")
+    t.add_column("case", no_wrap=True)
+    t.add_column("layer", no_wrap=True)
+    t.add_column("instructions/op", justify="right")
+    t.add_column("ratio", justify="right")
+    t.add_column("where (instructions/op by object)")
+    for row in fmt.instruction_rows(exp):
+        style = "red" if row["status"] == "failed" else ("dim" if row["status"] == "skipped" else None)
+        t.add_row(row["case"], row["layer"], row["per_op"], row["ratio"], row["objects"], style=style)
+    return t
+
+
+def _chain_tree(case: dict) -> Tree | None:
+    chain = (case.get("instructions") or {}).get("chain")
+    if not chain:
+        return None
+    tree = Tree(f"[bold]{escape(case['name'])}[/bold]: {escape(fmt.chain_label(chain, root=True))}")
+
+    def add(branch: Tree, node: dict) -> None:
+        for child in fmt.chain_children(node, chain["instructions"]):
+            add(branch.add(escape(fmt.chain_label(child))), child)
+    add(tree, chain)
+    return tree
 
 
 def _classic_table(exp: dict) -> Table | None:
@@ -55,7 +87,15 @@ def _extra_table(table: dict) -> Table:
 def render_experiment(exp: dict, console: Console) -> None:
     console.print()
     console.print(f"[bold]{exp['question']}[/bold]")
-    console.print(_case_table(exp))
+    instructions = exp.get("metric") == "instructions"
+    console.print(_instructions_table(exp) if instructions else _case_table(exp))
+    if instructions:
+        console.print("the layer chains: from the loop down to the system call, inclusive instructions per "
+                      "operation (x calls per operation); (syscall) marks the function that made it", style="dim")
+        for case in exp["cases"]:
+            tree = _chain_tree(case)
+            if tree is not None:
+                console.print(tree)
     for table in exp.get("tables", []):
         if table["rows"]:
             console.print(_extra_table(table))

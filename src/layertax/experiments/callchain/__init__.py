@@ -3,18 +3,23 @@
 Classic: Microsoft developer blog, "It Is Nice To Be At The Top Of The Food
 Chain" (about 2008): 10,000 renames through each layer of the Windows stack.
 Today: one file renamed to a second name and back through glibc's wrappers,
-the generic syscall() function, a bare syscall instruction, io_uring, and
-Python's os, pathlib and shutil. The baseline is the bare system call.
+the generic syscall() function, a bare syscall instruction, io_uring,
+Python's os, pathlib and shutil, and the standard libraries of Go, Rust,
+Java and Node.js. The baseline is the bare system call.
 """
 from pathlib import Path
 
-from layertax.experiments.base import CKernel, Case, Classic, ClassicFigure, Experiment, PythonKernel
+from layertax.experiments.base import CKernel, Case, Classic, ClassicFigure, Experiment, PythonKernel, RuntimeKernel
 
 KERNELS = (
     CKernel("rename-c", ("kernels/file_pair.c", "kernels/rename.c")),
     CKernel("rename-uring", ("kernels/file_pair.c", "kernels/rename_uring.c"),
             libs=("-luring",), requires=("liburing",)),
     PythonKernel("rename-python", "layertax.experiments.callchain.kernels.rename_py"),
+    RuntimeKernel("rename-go", "go", ("kernels/go/rename.go",)),
+    RuntimeKernel("rename-rust", "rust", ("kernels/rust/main.rs",)),
+    RuntimeKernel("rename-java", "java", ("kernels/java/RenameKernel.java",), main_class="RenameKernel"),
+    RuntimeKernel("rename-node", "node", ("kernels/node/rename.js",)),
 )
 
 CASES = (
@@ -29,6 +34,16 @@ CASES = (
     Case("py-os-rename-str", "rename-python", "Python os.rename(str)", "python"),
     Case("py-pathlib-rename", "rename-python", "Python pathlib.Path.rename", "python"),
     Case("py-shutil-move", "rename-python", "Python shutil.move", "python"),
+    Case("go-syscall-rename", "rename-go", "Go syscall.Rename", "go"),
+    Case("go-os-rename", "rename-go", "Go os.Rename (lstat, then rename)", "go"),
+    Case("rust-renameat2", "rename-rust", "Rust, glibc renameat2() via extern \"C\"", "rust"),
+    Case("rust-fs-rename", "rename-rust", "Rust std::fs::rename", "rust"),
+    Case("rust-fs-rename-long", "rename-rust", "Rust std::fs::rename, paths > 384 B", "rust"),
+    Case("java-files-move-atomic", "rename-java", "Java Files.move(ATOMIC_MOVE)", "java"),
+    Case("java-files-move", "rename-java", "Java Files.move", "java"),
+    Case("java-file-renameto", "rename-java", "Java File.renameTo", "java"),
+    Case("node-renamesync-buffer", "rename-node", "Node fs.renameSync(Buffer)", "node"),
+    Case("node-renamesync-string", "rename-node", "Node fs.renameSync(string)", "node"),
 )
 
 CLASSIC = Classic(

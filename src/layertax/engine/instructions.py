@@ -1,0 +1,229 @@
+"""Instructions per operation under callgrind, and the layers they are spent in.
+
+Instruction counts do not depend on machine noise. A case runs twice under
+callgrind with fixed iteration counts N1 < N2 (`--iters N --samples 1`);
+everything done once (start-up, setup, warm-up, verification) is the same in
+both, so (I(N2) - I(N1)) / ((N2 - N1) x ops per iteration) is the user-space
+instructions of one operation. The same difference, taken per object and per
+call arc, attributes them to layers (the program, libc, ld.so, the
+interpreter) and gives the chain of functions from the loop down to the
+system call, each with its inclusive instructions per operation. The kernel's
+own time in the system call is not counted: callgrind sees user space only.
+
+JIT runtimes (Java, Node) are skipped: their generated code has no symbols and
+the counts would include the compiler's work. Go is counted with its garbage
+collector off (GOGC=off: a collection's timing would make the two runs differ)
+and without a chain: callgrind does not follow goroutine stack switches
+(morestack, systemstack), so its call arcs in Go programs are wrong.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+
+from layertax.engine import callgrind_file, protocol, toolchain
+
+ITERS = (100, 3100)  # a wide span: what varies once per run (printing a time's digits) shrinks per op
+JIT_KINDS = {"java", "node"}
+NO_CHAIN_KINDS = {"go"}
+# Arcs below this share of the loop's instructions are left out of the chain.
+CHAIN_MIN_SHARE = 0.02
+CHAIN_MAX_DEPTH = 14
+
+
+def available() -> bool:
+    return toolchain.available("valgrind")
+
+
+def _callgrind_run(argv: list[str], env: dict, iters: int, workroot: Path, timeout: float) -> callgrind_file.Profile:
+    """One run under callgrind; the profile of the thread that ran the loop (the busiest).
+
+    Threads are recorded apart (--separate-threads) because a runtime's background
+    threads (Go's sysmon and scheduler) do timing-dependent work that would make two
+    runs differ; the loop's own thread is what the operation costs."""
+    workdir = Path(tempfile.mkdtemp(prefix="callgrind-", dir=workroot))
+    out = workdir / "callgrind.out"
+    run_dir = workdir / "run"
+    run_dir.mkdir()
+    try:
+        proc = subprocess.run([toolchain.find("valgrind").path, "--tool=callgrind", f"--callgrind-out-file={out}",
+                               "--compress-strings=yes", "--collect-systime=yes", "--separate-threads=yes", *argv,
+                               "--samples", "1", "--iters", str(iters), "--dir", str(run_dir)], env=env,
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout)
+        files = sorted(workdir.glob("callgrind.out*"))
+        if proc.returncode != 0 or not files:
+            last = (proc.stdout.strip().splitlines() or proc.stderr.strip().splitlines() or ["?"])[-1]
+            raise RuntimeError(f"callgrind run exited with {proc.returncode}: {last[:200]}")
+        profiles = [callgrind_file.parse(f.read_text(errors="replace")) for f in files]
+        return max(profiles, key=lambda p: p.total)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+class Difference:
+    """What N2 - N1 iterations cost, per operation: per function, per arc, per object."""
+
+    def __init__(self, small: callgrind_file.Profile, large: callgrind_file.Profile, span_ops: int):
+        self.span = span_ops
+        self.total = (large.total - small.total) / span_ops
+        self.self_cost = {f: (large.self_cost.get(f, 0) - small.self_cost.get(f, 0)) / span_ops
+                          for f in set(large.self_cost) | set(small.self_cost)}
+        self.self_syscalls = {f: (large.self_syscalls.get(f, 0) - small.self_syscalls.get(f, 0)) / span_ops
+                              for f in set(large.self_syscalls) | set(small.self_syscalls)}
+        # caller -> callee -> (inclusive instructions, calls, inclusive system calls), per operation
+        self.out: dict[callgrind_file.Func, dict[callgrind_file.Func, tuple[float, float, float]]] = defaultdict(dict)
+        for arc in set(large.calls) | set(small.calls):
+            cost = (large.calls.get(arc, 0) - small.calls.get(arc, 0)) / span_ops
+            count = (large.call_counts.get(arc, 0) - small.call_counts.get(arc, 0)) / span_ops
+            sys = (large.call_syscalls.get(arc, 0) - small.call_syscalls.get(arc, 0)) / span_ops
+            if arc[0] != arc[1]:
+                self.out[arc[0]][arc[1]] = (cost, count, sys)
+        objects: dict[str, float] = defaultdict(float)
+        for (obj, _), n in self.self_cost.items():
+            objects[obj] += n
+        self.by_object = {o: round(n, 2) for o, n in sorted(objects.items(), key=lambda kv: -kv[1]) if round(n, 2)}
+
+    def inclusive(self, fn) -> float:
+        return self.self_cost.get(fn, 0.0) + sum(c for c, _, _ in self.out.get(fn, {}).values())
+
+    def inclusive_syscalls(self, fn) -> float:
+        return self.self_syscalls.get(fn, 0.0) + sum(n for _, _, n in self.out.get(fn, {}).values())
+
+    def loop_function(self):
+        """The case's loop: the deepest function that leads to the operation's system calls
+        and still holds nearly all the difference. Only functions with system calls below
+        them are followed, so work that merely grows with the run (output, a runtime's
+        bookkeeping) cannot be taken for the loop."""
+        candidates = [f for f in set(self.self_cost) | set(self.out) if self.inclusive_syscalls(f) >= 0.5]
+        if not candidates:
+            return None
+        fn = max(candidates, key=self.inclusive)
+        seen = {fn}
+        while True:
+            here = self.inclusive(fn)
+            children = [(c, callee) for callee, (c, _, sys) in self.out.get(fn, {}).items()
+                        if callee not in seen and sys >= 0.5]
+            if not children:
+                return fn
+            cost, callee = max(children)
+            if cost < 0.97 * here:
+                return fn
+            fn = callee
+            seen.add(fn)
+
+    def chain(self, fn, floor: float, path=(), scale: float = 1.0) -> dict:
+        """The call tree below fn: arcs that cost at least `floor` instructions per operation,
+        and every arc that leads to a system call (so the chain always reaches the kernel).
+
+        callgrind keeps one level of call context: a function called from several places has
+        one set of outgoing arcs. Below such a function the arcs are split in proportion to
+        what this caller's calls cost of its total (scale), as gprof does."""
+        node = {"function": fn[1], "object": fn[0], "instructions": round(scale * self.inclusive(fn), 2),
+                "self": round(scale * self.self_cost.get(fn, 0.0), 2), "children": []}
+        own_sys = scale * self.self_syscalls.get(fn, 0.0)
+        if own_sys >= 0.5:
+            node["syscalls_here"] = round(own_sys, 3)   # this function executed the system call instruction
+        if len(path) >= CHAIN_MAX_DEPTH:
+            return node
+        for callee, (cost, count, sys) in sorted(self.out.get(fn, {}).items(), key=lambda kv: -kv[1][0]):
+            cost, count, sys = scale * cost, scale * count, scale * sys
+            if (cost < floor and sys < 0.5) or callee in path or callee == fn:
+                continue
+            total = self.inclusive(callee)
+            child = self.chain(callee, floor, (*path, fn), min(1.0, cost / total) if total > 0 else 0.0)
+            child["instructions"] = round(cost, 2)     # what this caller's calls to it cost
+            child["calls"] = round(count, 3)
+            child["syscalls"] = round(sys, 3)
+            node["children"].append(child)
+        return node
+
+
+def count(argv: list[str], env: dict, ops_per_iter: int, workroot: Path, timeout: float = 600,
+          with_chain: bool = True) -> dict:
+    """Instructions per operation of one case (argv already names the case), by object, and its chain."""
+    # Python's string hashing must not vary between the two runs; Go's asynchronous
+    # preemption signals (SIGURG) trip an assertion in callgrind's signal handling.
+    env = {**env, "PYTHONHASHSEED": "0", "GOGC": "off",
+           "GODEBUG": ",".join(filter(None, [env.get("GODEBUG"), "asyncpreemptoff=1"]))}
+    small, large = (_callgrind_run(argv, env, n, workroot, timeout) for n in ITERS)
+    diff = Difference(small, large, (ITERS[1] - ITERS[0]) * ops_per_iter)
+    loop = diff.loop_function() if with_chain else None
+    chain = diff.chain(loop, max(CHAIN_MIN_SHARE * diff.inclusive(loop), 0.5)) if loop else None
+    return {"per_op": round(diff.total, 2), "by_object": diff.by_object, "chain": chain, "iters": list(ITERS),
+            "totals": [small.total, large.total],
+            "method": f"callgrind, difference of {ITERS[1]} and {ITERS[0]} iterations (user-space instructions)"}
+
+
+def skip_reason(kind: str) -> str | None:
+    if kind in JIT_KINDS:
+        return f"{kind}: JIT-compiled code, so instruction counts would include the compiler (use the time metric)"
+    return None
+
+
+
+def measure_experiment(exp, kernels: dict, patterns: tuple[str, ...], timeout: float, progress) -> tuple[dict, bool]:
+    """Every selected case of an experiment counted under callgrind; the result in the run's shape."""
+    from layertax.engine import analyze
+    from layertax.engine.run import select_cases
+
+    cases, interrupted = [], False
+    workroot = Path(tempfile.mkdtemp(prefix=f"layertax-{exp.name}-instructions-"))
+    selected = select_cases(exp, patterns)
+    progress.start(exp.name, len(selected))
+    try:
+        for case in selected:
+            k = kernels[case.kernel]
+            row = {"name": case.name, "kernel": case.kernel, "layer": case.layer, "language": case.language,
+                   "status": "ok", "reason": None, "descriptor": None, "samples": [], "instructions": None}
+            cases.append(row)
+            progress.step(f"callgrind {case.name}")
+            if not k.argv:
+                row["status"], row["reason"] = ("skipped", k.skip) if k.skip else ("failed", k.error)
+                continue
+            why = skip_reason(k.kind)
+            if why:
+                row["status"], row["reason"] = "skipped", why
+                continue
+            try:
+                ops = _ops_per_iter(k, case.name, workroot)
+                row["instructions"] = count([*k.argv, "--case", case.name], {**os.environ, **k.env}, ops,
+                                            workroot, timeout=max(timeout, 600), with_chain=k.kind not in NO_CHAIN_KINDS)
+                if k.kind in NO_CHAIN_KINDS:
+                    row["instructions"]["chain_note"] = ("no chain: callgrind does not follow goroutine stack "
+                                                         "switches, so its call arcs in Go programs are wrong")
+            except (RuntimeError, OSError, subprocess.SubprocessError, protocol.ProtocolError) as e:
+                row["status"], row["reason"] = "failed", str(e)
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        progress.finish()
+        shutil.rmtree(workroot, ignore_errors=True)
+    result = {"name": exp.name, "title": exp.title, "question": exp.question, "unit": "instructions/op",
+              "metric": "instructions", "baseline": exp.baseline, "notes": list(exp.notes),
+              "classic": exp.classic.to_dict(), "interrupted": interrupted,
+              "kernels": {name: k.to_dict() for name, k in kernels.items()}, "cases": cases,
+              "valgrind": toolchain.find("valgrind").version}
+    analyze.analyze_instructions(result)
+    return result, interrupted
+
+
+def _ops_per_iter(kernel, case: str, workroot: Path) -> int:
+    """The case's operations per iteration, from its descriptor in one short plain run
+    (which also proves the case runs and verifies before callgrind is spent on it)."""
+    from layertax.engine import protocol
+
+    run_dir = Path(tempfile.mkdtemp(prefix="probe-", dir=workroot))
+    try:
+        proc = subprocess.run([*kernel.argv, "--case", case, "--samples", "1", "--iters", "1", "--dir", str(run_dir)],
+                              capture_output=True, text=True, timeout=120, env={**os.environ, **kernel.env},
+                              stdin=subprocess.DEVNULL)
+    finally:
+        shutil.rmtree(run_dir, ignore_errors=True)
+    parsed = protocol.parse(proc.stdout, expected_case=case)
+    if proc.returncode != 0 or parsed.error or parsed.descriptor is None:
+        raise RuntimeError(parsed.error or parsed.skip or f"the kernel exited with {proc.returncode}")
+    return int(parsed.descriptor.get("ops_per_iter", 1))

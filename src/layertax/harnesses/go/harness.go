@@ -1,0 +1,232 @@
+// The kernel protocol for Go kernels (DESIGN.md), mirroring native/harness.c.
+//
+// The build copies this file beside a kernel's own sources (package main); the
+// kernel declares its cases and calls harnessMain. The harness locks the
+// goroutine to one OS thread and pins that thread, so the thread whose time
+// and context switches are measured is the one doing the work; it times with
+// Go's monotonic clock (time.Since), calibrates, verifies after every sample
+// and prints JSON lines.
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"syscall"
+	"time"
+	"unsafe"
+)
+
+// A case is one way of doing the experiment's operation.
+type harnessCase struct {
+	Name        string
+	Description string
+	OpsPerIter  int
+	Setup       func(dir string) (any, error) // errSkip wrapped means "cannot run here"
+	Run         func(state any, iters int) error
+	Verify      func(state any) error
+	Teardown    func(state any)
+}
+
+// errSkip marks a setup failure that is not an error (a missing feature).
+var errSkip = errors.New("skip")
+
+func emit(obj map[string]any) {
+	line, _ := json.Marshal(obj)
+	os.Stdout.Write(append(line, '\n'))
+}
+
+type harnessOptions struct {
+	caseName      string
+	dir           string
+	samples       int
+	minSampleNs   int64
+	iters         int
+	warmupIters   int
+	cpu           int
+	raisePriority bool
+}
+
+func parseOptions(args []string) (harnessOptions, error) {
+	o := harnessOptions{samples: 5, minSampleNs: 10_000_000, cpu: -1}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--raise-priority" {
+			o.raisePriority = true
+			continue
+		}
+		if i+1 >= len(args) {
+			return o, fmt.Errorf("missing value for %s", a)
+		}
+		v := args[i+1]
+		i++
+		n, err := strconv.ParseInt(v, 10, 64)
+		numeric := err == nil && n >= 0
+		switch {
+		case a == "--case":
+			o.caseName = v
+		case a == "--dir":
+			o.dir = v
+		case a == "--samples" && numeric && n > 0:
+			o.samples = int(n)
+		case a == "--min-sample-ns" && numeric:
+			o.minSampleNs = n
+		case a == "--iters" && numeric:
+			o.iters = int(n)
+		case a == "--warmup-iters" && numeric:
+			o.warmupIters = int(n)
+		case a == "--cpu" && numeric:
+			o.cpu = int(n)
+		default:
+			return o, fmt.Errorf("bad option or value: %s %s", a, v)
+		}
+	}
+	return o, nil
+}
+
+// pin sets the affinity of the calling OS thread (the goroutine is locked to it).
+func pin(cpu int) (bool, string) {
+	if cpu < 0 {
+		return false, "not requested"
+	}
+	var mask [16]uint64
+	if cpu >= len(mask)*64 {
+		return false, "cpu number too large"
+	}
+	mask[cpu/64] |= 1 << (uint(cpu) % 64)
+	_, _, e := syscall.RawSyscall(syscall.SYS_SCHED_SETAFFINITY, 0, unsafe.Sizeof(mask), uintptr(unsafe.Pointer(&mask)))
+	if e != 0 {
+		return false, "sched_setaffinity: " + e.Error()
+	}
+	return true, fmt.Sprintf("cpu %d (the locked OS thread)", cpu)
+}
+
+func priority(raise bool) string {
+	if !raise {
+		return "unchanged (not requested)"
+	}
+	if err := syscall.Setpriority(syscall.PRIO_PROCESS, 0, -10); err != nil {
+		return "unchanged (not permitted: " + err.Error() + ")"
+	}
+	return "nice -10"
+}
+
+const rusageThread = 1 // RUSAGE_THREAD: the counts of the calling thread only
+
+func timed(c *harnessCase, state any, iters int) (map[string]any, error) {
+	var r0, r1 syscall.Rusage
+	syscall.Getrusage(rusageThread, &r0)
+	t0 := time.Now()
+	err := c.Run(state, iters)
+	ns := time.Since(t0).Nanoseconds()
+	syscall.Getrusage(rusageThread, &r1)
+	if err == nil {
+		err = c.Verify(state)
+	}
+	if ns < 1 {
+		ns = 1
+	}
+	return map[string]any{"case": c.Name, "iters": iters, "ops": iters * c.OpsPerIter, "ns": ns,
+		"csw_vol": r1.Nvcsw - r0.Nvcsw, "csw_invol": r1.Nivcsw - r0.Nivcsw}, err
+}
+
+func calibrate(c *harnessCase, state any, minNs int64) (int, error) {
+	iters := 1
+	for {
+		s, err := timed(c, state, iters)
+		if err != nil {
+			return 0, err
+		}
+		ns := s["ns"].(int64)
+		if ns >= minNs {
+			return iters, nil
+		}
+		factor := 100.0
+		if ns > 0 {
+			factor = 1.25 * float64(minNs) / float64(ns)
+		}
+		factor = min(100.0, max(2.0, factor))
+		iters = int(float64(iters)*factor) + 1
+	}
+}
+
+func clockOverheadNs() int64 {
+	best := int64(1 << 62)
+	for i := 0; i < 2000; i++ {
+		a := time.Now()
+		d := time.Since(a).Nanoseconds()
+		if d < best {
+			best = d
+		}
+	}
+	return best
+}
+
+func harnessMain(kernel string, cases []harnessCase) {
+	runtime.LockOSThread()
+	o, err := parseOptions(os.Args[1:])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	var c *harnessCase
+	for i := range cases {
+		if cases[i].Name == o.caseName {
+			c = &cases[i]
+		}
+	}
+	if c == nil {
+		emit(map[string]any{"case": o.caseName, "error": "no such case in this kernel"})
+		os.Exit(1)
+	}
+	pinned, pinWhy := pin(o.cpu)
+	prio := priority(o.raisePriority)
+	state, err := c.Setup(o.dir)
+	if err != nil {
+		if errors.Is(err, errSkip) {
+			emit(map[string]any{"case": c.Name, "skip": err.Error()})
+			os.Exit(3)
+		}
+		emit(map[string]any{"case": c.Name, "error": "setup: " + err.Error()})
+		os.Exit(1)
+	}
+	code := runSamples(kernel, c, state, o, pinned, pinWhy, prio)
+	if c.Teardown != nil {
+		c.Teardown(state)
+	}
+	os.Exit(code)
+}
+
+func runSamples(kernel string, c *harnessCase, state any, o harnessOptions, pinned bool, pinWhy, prio string) int {
+	emit(map[string]any{"kernel": kernel, "case": c.Name, "description": c.Description, "language": "go",
+		"runtime": runtime.Version(), "compiler": runtime.Compiler, "clock": "time.Now/time.Since (monotonic)",
+		"clock_res_ns": 1, "clock_overhead_ns": clockOverheadNs(), "ops_per_iter": c.OpsPerIter,
+		"warmup_iters": o.warmupIters, "pinned": pinned, "pin": pinWhy, "priority": prio})
+	fail := func(err error) int {
+		emit(map[string]any{"case": c.Name, "error": err.Error()})
+		return 1
+	}
+	if o.warmupIters > 0 {
+		if _, err := timed(c, state, o.warmupIters); err != nil {
+			return fail(err)
+		}
+	}
+	iters := o.iters
+	if iters == 0 {
+		var err error
+		if iters, err = calibrate(c, state, o.minSampleNs); err != nil {
+			return fail(err)
+		}
+	}
+	for i := 0; i < o.samples; i++ {
+		s, err := timed(c, state, iters)
+		if err != nil {
+			return fail(err)
+		}
+		emit(s)
+	}
+	return 0
+}
