@@ -128,7 +128,8 @@ def render_experiment(exp: dict, console: Console) -> None:
 
 def render(doc: dict, console: Console) -> None:
     console.print(f"machine: {fmt.machine_line(doc['machine'])}", style="dim")
-    console.print(f"method: {fmt.settings_line(doc['settings'])}; median and order-statistic 95% CI; "
-                  "ratios paired per round", style="dim")
+    timed = doc["settings"].get("metric", "time") == "time"
+    console.print(f"method: {fmt.settings_line(doc['settings'])}"
+                  + ("; median and order-statistic 95% CI; ratios paired per round" if timed else ""), style="dim")
     for exp in doc["experiments"]:
         render_experiment(exp, console)
