@@ -58,7 +58,7 @@ def test_c_bad_options_are_usage_errors(probe_binary):
 
 def test_c_list_names_every_case(probe_binary):
     names = [json.loads(line)["case"] for line in run(probe_binary, "--list").stdout.splitlines()]
-    assert names == ["empty", "count", "wrong", "skip", "hang", "crash"]
+    assert names == ["empty", "asm102", "count", "wrong", "skip", "hang", "crash"]
 
 
 def test_c_pinning_is_reported(probe_binary):

@@ -25,6 +25,7 @@ REQUIRES = {"go": ("go",), "rust": ("cargo", "rustc"), "java": ("javac", "java")
 HARNESS_FILES = {"go": ("harness.go",), "rust": ("harness.rs",), "java": ("Harness.java",), "node": ("harness.js",)}
 # JIT runtimes cannot pin themselves or change their priority: the engine does it before exec.
 ENGINE_PINS = {"java", "node"}
+JAVA_FLAGS = ("-Xms64m", "-Xmx256m", "-XX:+UseSerialGC")
 
 
 @dataclass
@@ -116,7 +117,10 @@ def prepare(exp: Experiment, k: RuntimeKernel, cache_root: Path) -> Built:
         raise build.BuildFailed(f"build of kernel {k.name} ({k.kind}) failed: {build.first_error(log)}")
     info = {"toolchain": {n: t.version for n, t in tools.items()}, "tree": str(tree)}
     if k.kind == "java":
-        argv = [tools["java"].path, "-cp", str(tree / "classes"), k.main_class]
+        # A small fixed heap and the serial collector: a kernel needs little, and the JVM then
+        # neither reserves a quarter of the machine's memory nor starts GC threads per CPU.
+        argv = [tools["java"].path, *JAVA_FLAGS, "-cp", str(tree / "classes"), k.main_class]
+        info["jvm_flags"] = list(JAVA_FLAGS)
     elif k.kind == "node":
         argv = [tools["node"].path, str(tree / out)]
     else:
