@@ -1,6 +1,5 @@
 """Deterministic layer costs: system calls per operation (strace) and instructions per
 operation (callgrind), each by the difference of two runs, and the kernels in other languages."""
-import json
 import os
 import shutil
 from collections import Counter
@@ -83,8 +82,8 @@ def test_instruction_difference_on_a_kernel_with_a_known_count(probe_binary, tmp
     Not to the last instruction: the harness prints each sample's time, and printf of a
     number with one digit more costs a few instructions more; over the 1000 operations
     of the difference that is under 0.02 per op."""
-    first = instructions.count([str(probe_binary), "--case", "asm102"], dict(os.environ), 2, tmp_path)
-    again = instructions.count([str(probe_binary), "--case", "asm102"], dict(os.environ), 2, tmp_path)
+    first = instructions.count([str(probe_binary), "--case", "asm102"], dict(os.environ), tmp_path)
+    again = instructions.count([str(probe_binary), "--case", "asm102"], dict(os.environ), tmp_path)
     assert abs(first["per_op"] - 51.0) <= 0.02
     assert abs(again["per_op"] - first["per_op"]) <= 0.001 * first["per_op"]
     assert abs(first["by_object"]["probe"] - 51.0) <= 0.02
@@ -126,7 +125,7 @@ def test_system_calls_of_real_rename_layers(tmp_path, cache_root):
         k = prepared[("callchain", exp.case(case).kernel)]
         if not k.argv:
             pytest.skip(k.skip or k.error)
-        return syscalls.count([*k.argv, "--case", case], {**os.environ, **k.env}, 2, tmp_path)["per_op"]
+        return syscalls.count([*k.argv, "--case", case], {**os.environ, **k.env}, tmp_path)["per_op"]
 
     assert count("c-rename") == {"rename": 1.0}
     assert count("c-syscall") == {"renameat2": 1.0}
@@ -171,7 +170,6 @@ def test_a_runtime_kernel_that_fails_verification_fails_its_case(tmp_path):
                       "process.exitCode = h.main('wrong', [{name: 'wrong', description: 'd', opsPerIter: 1,\n"
                       "  setup: () => ({n: 0}), run: (s, n) => { s.n += n; },\n"
                       "  verify: (s) => { throw new Error('wrong result: ' + s.n); }, teardown: () => {}}], 0);\n")
-    exp = experiments.get("callchain")
     pk = PreparedKernel("rename-node", "node", argv=[toolchain.find("node").path, str(script)])
     sched = Scheduler(Settings(runs=1, warmup=0, burst=1, min_sample_ns=1000, cpu=None, count_syscalls=False))
     from layertax.engine.run import CaseRun

@@ -125,7 +125,7 @@ def run(experiment_names, quick, runs, warmup, burst, min_time, case_globs, time
 
 
 def _run(chosen, settings, case_globs, exports, save: bool) -> int:
-    from layertax.engine import kernels, machine, results
+    from layertax.engine import instructions, kernels, machine, results
     from layertax.engine.run import Scheduler, settings_dict
     from layertax.progress import RichProgress
     from layertax.report import terminal
@@ -138,28 +138,22 @@ def _run(chosen, settings, case_globs, exports, save: bool) -> int:
     saved_path = results.default_path(paths.runs_dir(), doc | {"experiments": [{"name": e.name} for e in chosen]})
     scheduler = Scheduler(settings, RichProgress(err))
     doc["settings"] = settings_dict(settings)
-    if settings.metric == "instructions":
-        from layertax.engine import instructions
-
-        n1, n2 = instructions.ITERS
-        doc["settings"]["method"] = (f"user-space instructions under valgrind's callgrind: each case run with {n1} and "
-                                     f"{n2} iterations, the difference divided by the operations between them")
+    counting_instructions = settings.metric == "instructions"
+    if counting_instructions:
+        doc["settings"]["method"] = instructions.METHOD
     interrupted = False
     for exp in chosen:
-        if settings.metric == "instructions" and exp.measure is None:
-            from layertax.engine import instructions
-
-            kmap = {k.name: prepared[(exp.name, k.name)] for k in exp.kernels}
+        kmap = {k.name: prepared[(exp.name, k.name)] for k in exp.kernels}
+        if exp.measure is not None:  # measured its own way (e.g. process launches), not by kernels
+            if counting_instructions:
+                err.print(f"{exp.name}: measured by launches, not kernels; --metric instructions does not apply "
+                          f"(see `layertax {exp.name} --help`)", style="yellow")
+                continue
+            result, interrupted = exp.measure(exp, settings, RichProgress(err), paths.cache_dir())
+        elif counting_instructions:
             result, interrupted = instructions.measure_experiment(exp, kmap, case_globs, settings.timeout,
                                                                   RichProgress(err))
-        elif settings.metric == "instructions":
-            err.print(f"{exp.name}: measured by launches, not kernels; --metric instructions does not apply "
-                      f"(see `layertax {exp.name} --help`)", style="yellow")
-            continue
-        elif exp.measure is not None:  # measured its own way (e.g. process launches), not by kernels
-            result, interrupted = exp.measure(exp, settings, RichProgress(err), paths.cache_dir())
         else:
-            kmap = {k.name: prepared[(exp.name, k.name)] for k in exp.kernels}
             result, interrupted = scheduler.run_experiment(exp, kmap, case_globs)
         doc["experiments"].append(result)
         if save:  # after every experiment, so an interruption or crash keeps what finished

@@ -95,21 +95,12 @@ def analyze(exp: dict) -> None:
 
 def analyze_instructions(exp: dict) -> None:
     """For a callgrind-counted experiment: each case's ratio to the baseline and the classic
-    comparison. Counts are deterministic, so there are no intervals to compute."""
+    comparison. Counts are deterministic: one value per case, so each interval is [x, x]."""
     per_op = {c["name"]: c["instructions"]["per_op"] for c in exp["cases"] if c.get("instructions")}
     base = per_op.get(exp["baseline"])
     for case in exp["cases"]:
         case["stats"] = None
         n = per_op.get(case["name"])
         case["ratio"] = n / base if n is not None and base else None
-    classic = exp.get("classic")
-    rows = []
-    if classic:
-        base_name = next((f["counterpart"] for f in classic["figures"] if f["label"] == classic["baseline"]), None)
-        for fig in classic["figures"]:
-            n, b = per_op.get(fig["counterpart"]), per_op.get(base_name)
-            now = {"median": n / b, "ci95": [n / b, n / b]} if n is not None and b else None
-            rows.append({"label": fig["label"], "then_value": fig["value"], "then_ratio": classic["ratios"][fig["label"]],
-                         "counterpart": fig["counterpart"], "why": fig["why"], "now_ratio": now})
-    exp["classic_now"] = rows
+    exp["classic_now"] = classic_now(exp, {name: {0: n} for name, n in per_op.items()})
     exp["warnings"] = []

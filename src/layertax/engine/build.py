@@ -154,13 +154,16 @@ def _publish(built: Path, final: Path) -> None:
 
 
 def build_tree(kind: str, key: str, write: Callable[[Path], None], cache_root: Path,
-               targets: tuple[str, ...] = (), on_line: Callable[[str], None] | None = None) -> tuple[Path, str]:
+               targets: tuple[str, ...] = (), on_line: Callable[[str], None] | None = None,
+               required: tuple[str, ...] = ()) -> tuple[Path, str]:
     """Builds a generated source tree (one that carries its own build.ninja) into the cache.
 
     write(dir) writes the sources and build.ninja into a staging directory; ninja
     builds `targets` there (all if empty) and the tree is published whole as
     cache/<kind>/<key>. A target that fails to build is simply absent from the
-    tree; the returned log says why. A cached tree is returned as it is.
+    tree; the returned log says why. A cached tree is returned as it is. If a file
+    named in `required` was not built, nothing is published (the returned path does
+    not exist), so the failure is not cached and the next call tries again.
     """
     root = cache_root / kind
     root.mkdir(parents=True, exist_ok=True)
@@ -173,6 +176,8 @@ def build_tree(kind: str, key: str, write: Callable[[Path], None], cache_root: P
         tree.mkdir()
         write(tree)
         _, log = run_ninja(tree, targets, on_line=on_line)
+        if not all((tree / r).is_file() for r in required):
+            return final, log
         # Intermediate files are kept: users study the tree (objects, .ninja_log) by hand.
         (tree / ".complete").write_text(log)
         if final.exists() and not (final / ".complete").is_file():

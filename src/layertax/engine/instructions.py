@@ -25,7 +25,8 @@ import tempfile
 from collections import defaultdict
 from pathlib import Path
 
-from layertax.engine import callgrind_file, protocol, toolchain
+from layertax.engine import callgrind_file, toolchain
+from layertax.engine.fixed_run import fixed_run
 
 ITERS = (100, 3100)  # a wide span: what varies once per run (printing a time's digits) shrinks per op
 JIT_KINDS = {"java", "node"}
@@ -39,29 +40,22 @@ def available() -> bool:
     return toolchain.available("valgrind")
 
 
-def _callgrind_run(argv: list[str], env: dict, iters: int, workroot: Path, timeout: float) -> callgrind_file.Profile:
-    """One run under callgrind; the profile of the thread that ran the loop (the busiest).
+def _callgrind_run(argv: list[str], env: dict, iters: int, workroot: Path,
+                   timeout: float) -> tuple[callgrind_file.Profile, int]:
+    """(the profile of the thread that ran the loop, the case's ops per iteration) of one run.
 
     Threads are recorded apart (--separate-threads) because a runtime's background
     threads (Go's sysmon and scheduler) do timing-dependent work that would make two
-    runs differ; the loop's own thread is what the operation costs."""
-    workdir = Path(tempfile.mkdtemp(prefix="callgrind-", dir=workroot))
-    out = workdir / "callgrind.out"
-    run_dir = workdir / "run"
-    run_dir.mkdir()
-    try:
-        proc = subprocess.run([toolchain.find("valgrind").path, "--tool=callgrind", f"--callgrind-out-file={out}",
-                               "--compress-strings=yes", "--collect-systime=yes", "--separate-threads=yes", *argv,
-                               "--samples", "1", "--iters", str(iters), "--dir", str(run_dir)], env=env,
-                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout)
+    runs differ; the loop's own thread (the busiest) is what the operation costs."""
+    valgrind = toolchain.find("valgrind").path
+    tool = lambda d: [valgrind, "--tool=callgrind", f"--callgrind-out-file={d / 'callgrind.out'}",  # noqa: E731
+                      "--compress-strings=yes", "--collect-systime=yes", "--separate-threads=yes"]
+    with fixed_run(tool, argv, env, iters, workroot, timeout) as (workdir, descriptor):
         files = sorted(workdir.glob("callgrind.out*"))
-        if proc.returncode != 0 or not files:
-            last = (proc.stdout.strip().splitlines() or proc.stderr.strip().splitlines() or ["?"])[-1]
-            raise RuntimeError(f"callgrind run exited with {proc.returncode}: {last[:200]}")
+        if not files:
+            raise RuntimeError("callgrind wrote no profile")
         profiles = [callgrind_file.parse(f.read_text(errors="replace")) for f in files]
-        return max(profiles, key=lambda p: p.total)
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+        return max(profiles, key=lambda p: p.total), descriptor.get("ops_per_iter", 1)
 
 
 class Difference:
@@ -82,9 +76,8 @@ class Difference:
             sys = (large.call_syscalls.get(arc, 0) - small.call_syscalls.get(arc, 0)) / span_ops
             if arc[0] != arc[1]:
                 self.out[arc[0]][arc[1]] = (cost, count, sys)
-        objects: dict[str, float] = defaultdict(float)
-        for (obj, _), n in self.self_cost.items():
-            objects[obj] += n
+        big, little = large.by_object(), small.by_object()
+        objects = {o: (big.get(o, 0) - little.get(o, 0)) / span_ops for o in set(big) | set(little)}
         self.by_object = {o: round(n, 2) for o, n in sorted(objects.items(), key=lambda kv: -kv[1]) if round(n, 2)}
 
     def inclusive(self, fn) -> float:
@@ -142,14 +135,13 @@ class Difference:
         return node
 
 
-def count(argv: list[str], env: dict, ops_per_iter: int, workroot: Path, timeout: float = 600,
-          with_chain: bool = True) -> dict:
+def count(argv: list[str], env: dict, workroot: Path, timeout: float = 600, with_chain: bool = True) -> dict:
     """Instructions per operation of one case (argv already names the case), by object, and its chain."""
     # Python's string hashing must not vary between the two runs; Go's asynchronous
     # preemption signals (SIGURG) trip an assertion in callgrind's signal handling.
     env = {**env, "PYTHONHASHSEED": "0", "GOGC": "off",
            "GODEBUG": ",".join(filter(None, [env.get("GODEBUG"), "asyncpreemptoff=1"]))}
-    small, large = (_callgrind_run(argv, env, n, workroot, timeout) for n in ITERS)
+    (small, ops_per_iter), (large, _) = (_callgrind_run(argv, env, n, workroot, timeout) for n in ITERS)
     diff = Difference(small, large, (ITERS[1] - ITERS[0]) * ops_per_iter)
     loop = diff.loop_function() if with_chain else None
     chain = diff.chain(loop, max(CHAIN_MIN_SHARE * diff.inclusive(loop), 0.5)) if loop else None
@@ -165,38 +157,37 @@ def skip_reason(kind: str) -> str | None:
 
 
 
+METHOD = (f"user-space instructions under valgrind's callgrind: each case run with {ITERS[0]} and {ITERS[1]} "
+          "iterations, the difference divided by the operations between them")
+NO_CHAIN = "no chain: callgrind does not follow goroutine stack switches, so its call arcs in Go programs are wrong"
+
+
 def measure_experiment(exp, kernels: dict, patterns: tuple[str, ...], timeout: float, progress) -> tuple[dict, bool]:
     """Every selected case of an experiment counted under callgrind; the result in the run's shape."""
     from layertax.engine import analyze
-    from layertax.engine.run import select_cases
+    from layertax.engine.run import CaseRun, select_cases
 
-    cases, interrupted = [], False
+    runs = [CaseRun.of(case, kernels[case.kernel]) for case in select_cases(exp, patterns)]
+    interrupted = False
     workroot = Path(tempfile.mkdtemp(prefix=f"layertax-{exp.name}-instructions-"))
-    selected = select_cases(exp, patterns)
-    progress.start(exp.name, len(selected))
+    progress.start(exp.name, len(runs))
     try:
-        for case in selected:
-            k = kernels[case.kernel]
-            row = {"name": case.name, "kernel": case.kernel, "layer": case.layer, "language": case.language,
-                   "status": "ok", "reason": None, "descriptor": None, "samples": [], "instructions": None}
-            cases.append(row)
-            progress.step(f"callgrind {case.name}")
-            if not k.argv:
-                row["status"], row["reason"] = ("skipped", k.skip) if k.skip else ("failed", k.error)
+        for run in runs:
+            progress.step(f"callgrind {run.case.name}")
+            why = skip_reason(run.kernel.kind)
+            if run.active and why:
+                run.status, run.reason = "skipped", why
+            if not run.active:
                 continue
-            why = skip_reason(k.kind)
-            if why:
-                row["status"], row["reason"] = "skipped", why
-                continue
+            chain = run.kernel.kind not in NO_CHAIN_KINDS
             try:
-                ops = _ops_per_iter(k, case.name, workroot)
-                row["instructions"] = count([*k.argv, "--case", case.name], {**os.environ, **k.env}, ops,
-                                            workroot, timeout=max(timeout, 600), with_chain=k.kind not in NO_CHAIN_KINDS)
-                if k.kind in NO_CHAIN_KINDS:
-                    row["instructions"]["chain_note"] = ("no chain: callgrind does not follow goroutine stack "
-                                                         "switches, so its call arcs in Go programs are wrong")
-            except (RuntimeError, OSError, subprocess.SubprocessError, protocol.ProtocolError) as e:
-                row["status"], row["reason"] = "failed", str(e)
+                run.instructions = count([*run.kernel.argv, "--case", run.case.name], {**os.environ, **run.kernel.env},
+                                         workroot, timeout=max(timeout, 600), with_chain=chain)
+            except (RuntimeError, OSError, subprocess.SubprocessError) as e:
+                run.status, run.reason = "failed", str(e)
+                continue
+            if not chain:
+                run.instructions["chain_note"] = NO_CHAIN
     except KeyboardInterrupt:
         interrupted = True
     finally:
@@ -205,25 +196,7 @@ def measure_experiment(exp, kernels: dict, patterns: tuple[str, ...], timeout: f
     result = {"name": exp.name, "title": exp.title, "question": exp.question, "unit": "instructions/op",
               "metric": "instructions", "baseline": exp.baseline, "notes": list(exp.notes),
               "classic": exp.classic.to_dict(), "interrupted": interrupted,
-              "kernels": {name: k.to_dict() for name, k in kernels.items()}, "cases": cases,
+              "kernels": {name: k.to_dict() for name, k in kernels.items()}, "cases": [r.to_dict() for r in runs],
               "valgrind": toolchain.find("valgrind").version}
     analyze.analyze_instructions(result)
     return result, interrupted
-
-
-def _ops_per_iter(kernel, case: str, workroot: Path) -> int:
-    """The case's operations per iteration, from its descriptor in one short plain run
-    (which also proves the case runs and verifies before callgrind is spent on it)."""
-    from layertax.engine import protocol
-
-    run_dir = Path(tempfile.mkdtemp(prefix="probe-", dir=workroot))
-    try:
-        proc = subprocess.run([*kernel.argv, "--case", case, "--samples", "1", "--iters", "1", "--dir", str(run_dir)],
-                              capture_output=True, text=True, timeout=120, env={**os.environ, **kernel.env},
-                              stdin=subprocess.DEVNULL)
-    finally:
-        shutil.rmtree(run_dir, ignore_errors=True)
-    parsed = protocol.parse(proc.stdout, expected_case=case)
-    if proc.returncode != 0 or parsed.error or parsed.descriptor is None:
-        raise RuntimeError(parsed.error or parsed.skip or f"the kernel exited with {proc.returncode}")
-    return int(parsed.descriptor.get("ops_per_iter", 1))

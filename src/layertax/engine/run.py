@@ -60,6 +60,16 @@ class CaseRun:
     descriptor: dict | None = None
     samples: list[dict] = field(default_factory=list)
     syscalls: dict | None = None    # system calls per operation (a separate traced run)
+    instructions: dict | None = None  # instructions per operation (--metric instructions)
+
+    @classmethod
+    def of(cls, case: Case, kernel: PreparedKernel) -> CaseRun:
+        """A case of a kernel that may not have built or may be skipped here."""
+        run = cls(case, kernel)
+        if not kernel.argv:
+            run.status = "skipped" if kernel.skip else "failed"
+            run.reason = kernel.skip or kernel.error
+        return run
 
     @property
     def active(self) -> bool:
@@ -68,7 +78,8 @@ class CaseRun:
     def to_dict(self) -> dict:
         return {"name": self.case.name, "kernel": self.case.kernel, "layer": self.case.layer,
                 "language": self.case.language, "status": self.status, "reason": self.reason,
-                "descriptor": self.descriptor, "samples": self.samples, "syscalls": self.syscalls}
+                "descriptor": self.descriptor, "samples": self.samples, "syscalls": self.syscalls,
+                "instructions": self.instructions}
 
 
 def select_cases(exp: Experiment, patterns: tuple[str, ...]) -> list[Case]:
@@ -112,10 +123,13 @@ class _ParentAwayFrom:
         return False
 
 
-def pin_before_exec(settings: Settings):
-    """For runtimes that cannot pin themselves (a JVM, Node): set the CPU and priority in
-    the child between fork and exec, so every thread the runtime starts inherits them.
-    Failures are ignored here; the kernel reports the affinity and priority it found."""
+def pin_before_exec(kernel: PreparedKernel, settings: Settings):
+    """For runtimes that cannot pin themselves (a JVM, Node): a preexec function that sets
+    the CPU and priority in the child between fork and exec, so every thread the runtime
+    starts inherits them; None for kernels that pin themselves. Failures are ignored here:
+    the kernel reports the affinity and priority it found."""
+    if not kernel.engine_pins:
+        return None
     cpu, raise_it = settings.cpu, settings.raise_priority
 
     def preexec() -> None:
@@ -171,7 +185,7 @@ class Scheduler:
             proc = subprocess.Popen(self._argv(run, workdir, samples), stdin=subprocess.DEVNULL,
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                     env=env, start_new_session=True,
-                                    preexec_fn=pin_before_exec(self.settings) if run.kernel.engine_pins else None)
+                                    preexec_fn=pin_before_exec(run.kernel, self.settings))
             try:
                 out, err = proc.communicate(timeout=self.settings.timeout)
             except subprocess.TimeoutExpired:
@@ -232,26 +246,17 @@ class Scheduler:
             if not run.active:
                 continue
             self.progress.step(f"counting system calls {run.case.name}")
-            ops_per_iter = (run.descriptor or {}).get("ops_per_iter", 1)
             try:
                 run.syscalls = syscalls.count([*run.kernel.argv, "--case", run.case.name],
-                                              {**os.environ, **run.kernel.env}, ops_per_iter, workroot,
-                                              timeout=self.settings.timeout,
-                                              preexec=pin_before_exec(self.settings) if run.kernel.engine_pins else None)
+                                              {**os.environ, **run.kernel.env}, workroot, timeout=self.settings.timeout,
+                                              preexec=pin_before_exec(run.kernel, self.settings))
             except (RuntimeError, OSError, subprocess.SubprocessError) as e:
                 run.syscalls = {"error": str(e)}
 
     def run_experiment(self, exp: Experiment, kernels: dict[str, PreparedKernel],
                        patterns: tuple[str, ...] = ()) -> tuple[dict, bool]:
         """Runs one experiment; returns its result and whether it was interrupted (Ctrl-C)."""
-        runs = []
-        for case in select_cases(exp, patterns):
-            k = kernels[case.kernel]
-            run = CaseRun(case, k)
-            if not k.argv:
-                run.status = "skipped" if k.skip else "failed"
-                run.reason = k.skip or k.error
-            runs.append(run)
+        runs = [CaseRun.of(case, kernels[case.kernel]) for case in select_cases(exp, patterns)]
         s = self.settings
         interrupted = False
         harness = None
@@ -259,8 +264,8 @@ class Scheduler:
         workdir_fs = machine.filesystem_of(workroot)
         active = [r for r in runs if r.active]
         cpu_before = machine.cpu_times()
-        counting = len(active) if s.count_syscalls and syscalls.available() else 0
-        self.progress.start(exp.name, (s.warmup + s.runs) * len(active) + 1 + counting)
+        counting = s.count_syscalls and syscalls.available()
+        self.progress.start(exp.name, (s.warmup + s.runs) * len(active) + 1 + (len(active) if counting else 0))
         parent = _ParentAwayFrom(s.cpu)
         try:
             with parent:
@@ -274,7 +279,7 @@ class Scheduler:
                         self.progress.step(f"{label} {run.case.name}")
                         self.invoke(run, workroot, 1 if round_no < 0 else s.burst,
                                     None if round_no < 0 else round_no)
-            if s.count_syscalls and syscalls.available():
+            if counting:
                 self._count_syscalls(runs, workroot)
         except KeyboardInterrupt:
             interrupted = True

@@ -9,7 +9,6 @@ it (sources, harness, the toolchain's version), so a second run reuses it.
 from __future__ import annotations
 
 import hashlib
-import shlex
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,7 +57,7 @@ def _key(exp: Experiment, k: RuntimeKernel, versions: list[str]) -> str:
 
 
 def _q(text: str) -> str:
-    return shlex.quote(text).replace("$", "$$")  # ninja's escape, inside the shell quoting
+    return build.shell_quote(text).replace("$", "$$")  # ninja's escape, inside the shell quoting
 
 
 def _ninja(kind: str, k: RuntimeKernel, tools: dict[str, toolchain.Tool], names: list[str]) -> tuple[str, str]:
@@ -111,9 +110,8 @@ def prepare(exp: Experiment, k: RuntimeKernel, cache_root: Path) -> Built:
             (tree / "Cargo.toml").write_text(_CARGO_TOML)
         (tree / "build.ninja").write_text(text)
 
-    tree, log = build.build_tree(f"kernels-{k.kind}", _key(exp, k, versions), write, cache_root)
+    tree, log = build.build_tree(f"kernels-{k.kind}", _key(exp, k, versions), write, cache_root, required=(out,))
     if not (tree / out).is_file():
-        shutil.rmtree(tree, ignore_errors=True)  # do not keep a failure cached: the next run tries again
         raise build.BuildFailed(f"build of kernel {k.name} ({k.kind}) failed: {build.first_error(log)}")
     info = {"toolchain": {n: t.version for n, t in tools.items()}, "tree": str(tree)}
     if k.kind == "java":

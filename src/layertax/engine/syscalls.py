@@ -13,13 +13,11 @@ reported, not hidden. The timed runs are never traced.
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
-import tempfile
 from collections import Counter, defaultdict
 from pathlib import Path
 
 from layertax.engine import toolchain
+from layertax.engine.fixed_run import fixed_run
 
 ITERS = (40, 240)  # two fixed iteration counts; their difference is what is counted
 _CALL = re.compile(r"^(\d+)\s+([a-z_][a-z0-9_]*)\(")
@@ -67,29 +65,19 @@ def per_op(small: Counter, large: Counter, iters: tuple[int, int], ops_per_iter:
     return out, round(noise, 3)
 
 
-def _traced_run(argv: list[str], env: dict, iters: int, workroot: Path, timeout: float, preexec) -> dict[int, Counter]:
+def _traced_run(argv: list[str], env: dict, iters: int, workroot: Path, timeout: float,
+                preexec) -> tuple[dict[int, Counter], int]:
+    """(calls by thread, the case's ops per iteration) of one traced run."""
     strace = toolchain.find("strace").path
-    workdir = Path(tempfile.mkdtemp(prefix="strace-", dir=workroot))
-    trace = workdir / "trace.txt"
-    run_dir = workdir / "run"
-    run_dir.mkdir()
-    try:
-        proc = subprocess.run([strace, "-f", "-qq", "-o", str(trace), *argv, "--samples", "1", "--iters",
-                               str(iters), "--dir", str(run_dir)], env=env, stdin=subprocess.DEVNULL,
-                              capture_output=True, text=True, timeout=timeout, preexec_fn=preexec)
-        if proc.returncode != 0:
-            last = (proc.stderr.strip().splitlines() or proc.stdout.strip().splitlines() or ["?"])[-1]
-            raise RuntimeError(f"traced run exited with {proc.returncode}: {last[:200]}")
-        return parse_trace(trace.read_text(errors="replace"))
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+    with fixed_run(lambda d: [strace, "-f", "-qq", "-o", str(d / "trace.txt")], argv, env, iters, workroot,
+                   timeout, preexec) as (workdir, descriptor):
+        return parse_trace((workdir / "trace.txt").read_text(errors="replace")), descriptor.get("ops_per_iter", 1)
 
 
-def count(argv: list[str], env: dict, ops_per_iter: int, workroot: Path, timeout: float = 120,
-          preexec=None) -> dict:
+def count(argv: list[str], env: dict, workroot: Path, timeout: float = 120, preexec=None) -> dict:
     """System calls per operation of one case (argv already names the case)."""
-    runs = [loop_calls(_traced_run(argv, env, n, workroot, timeout, preexec)) for n in ITERS]
-    calls, noise = per_op(runs[0], runs[1], ITERS, ops_per_iter)
+    (small, ops_per_iter), (large, _) = (_traced_run(argv, env, n, workroot, timeout, preexec) for n in ITERS)
+    calls, noise = per_op(loop_calls(small), loop_calls(large), ITERS, ops_per_iter)
     return {"per_op": calls, "total_per_op": round(sum(calls.values()), 3), "noise_per_op": noise,
             "iters": list(ITERS), "method": f"strace -f, difference of {ITERS[1]} and {ITERS[0]} iterations, "
                                             "the loop's thread only"}

@@ -150,10 +150,10 @@ def instruction_rows(exp: dict) -> list[dict]:
 CHAIN_TERMINAL_SHARE = 0.05
 
 
-def chain_children(node: dict, root_total: float | None = None) -> list[dict]:
-    total = root_total if root_total is not None else node["instructions"]
+def chain_children(node: dict, loop_total: float) -> list[dict]:
+    """The children worth printing: a share of the loop's instructions, or on the way to a system call."""
     return [c for c in node["children"]
-            if c.get("syscalls", 0) >= 0.5 or c["instructions"] >= CHAIN_TERMINAL_SHARE * max(total, 1)]
+            if c.get("syscalls", 0) >= 0.5 or c["instructions"] >= CHAIN_TERMINAL_SHARE * max(loop_total, 1)]
 
 
 def chain_label(node: dict, root: bool = False) -> str:

@@ -9,6 +9,10 @@ from rich.tree import Tree
 from layertax.report import format as fmt
 
 
+def _row_style(status: str) -> str | None:
+    return "red" if status == "failed" else ("dim" if status == "skipped" else None)
+
+
 def _case_table(exp: dict) -> Table:
     t = Table(title=f"{exp['name']}: {exp['title']} (ratios to {exp['baseline']}, paired per round)",
               title_justify="left", show_lines=False)
@@ -23,10 +27,9 @@ def _case_table(exp: dict) -> Table:
     if calls:
         t.add_column("system calls / op")
     for row in fmt.case_rows(exp):
-        style = "red" if row["status"] == "failed" else ("dim" if row["status"] == "skipped" else None)
         median = row["median"] + (" ~" if row["noisy"] else "")
         t.add_row(row["case"], row["layer"], median, row["ci95"], row["spread"], row["ratio"],
-                  row["classic"], *([row["syscalls"]] if calls else []), style=style)
+                  row["classic"], *([row["syscalls"]] if calls else []), style=_row_style(row["status"]))
     return t
 
 
@@ -39,8 +42,8 @@ def _instructions_table(exp: dict) -> Table:
     t.add_column("ratio", justify="right")
     t.add_column("where (instructions/op by object)")
     for row in fmt.instruction_rows(exp):
-        style = "red" if row["status"] == "failed" else ("dim" if row["status"] == "skipped" else None)
-        t.add_row(row["case"], row["layer"], row["per_op"], row["ratio"], row["objects"], style=style)
+        t.add_row(row["case"], row["layer"], row["per_op"], row["ratio"], row["objects"],
+                  style=_row_style(row["status"]))
     return t
 
 

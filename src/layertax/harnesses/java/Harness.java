@@ -79,24 +79,22 @@ public final class Harness {
         }
     }
 
-    static <S> String timed(Case<S> c, S state, long iters) throws Exception {
+    /** One timed sample: {ns, voluntary, involuntary context switches}; the switches are -1 if unknown. */
+    static <S> long[] timed(Case<S> c, S state, long iters) throws Exception {
         long[] s0 = contextSwitches();
         long t0 = System.nanoTime();
         c.run(state, iters);
         long ns = Math.max(1, System.nanoTime() - t0);
         long[] s1 = contextSwitches();
         c.verify(state);
-        String csw = s0 != null && s1 != null
-                ? ",\"csw_vol\":" + (s1[0] - s0[0]) + ",\"csw_invol\":" + (s1[1] - s0[1]) : "";
-        return "{\"case\":" + json(c.name()) + ",\"iters\":" + iters + ",\"ops\":" + iters * c.opsPerIter()
-                + ",\"ns\":" + ns + csw + "}";
+        boolean known = s0 != null && s1 != null;
+        return new long[] {ns, known ? s1[0] - s0[0] : -1, known ? s1[1] - s0[1] : -1};
     }
 
-    static long nsOf(String sample) {
-        int at = sample.indexOf("\"ns\":") + 5;
-        int end = at;
-        while (end < sample.length() && Character.isDigit(sample.charAt(end))) end++;
-        return Long.parseLong(sample.substring(at, end));
+    static String sampleJson(Case<?> c, long iters, long[] s) {
+        String csw = s[1] >= 0 ? ",\"csw_vol\":" + s[1] + ",\"csw_invol\":" + s[2] : "";
+        return "{\"case\":" + json(c.name()) + ",\"iters\":" + iters + ",\"ops\":" + iters * c.opsPerIter()
+                + ",\"ns\":" + s[0] + csw + "}";
     }
 
     public static <S> void main(String kernel, List<Case<S>> cases, String[] args, long defaultWarmupIters) {
@@ -159,13 +157,13 @@ public final class Harness {
             if (iters == 0) {
                 iters = 1;
                 for (;;) {
-                    long ns = nsOf(timed(c, state, iters));
+                    long ns = timed(c, state, iters)[0];
                     if (ns >= minNs) break;
                     double factor = Math.min(100.0, Math.max(2.0, 1.25 * minNs / ns));
                     iters = (long) (iters * factor) + 1;
                 }
             }
-            for (long i = 0; i < samples; i++) emit(timed(c, state, iters));
+            for (long i = 0; i < samples; i++) emit(sampleJson(c, iters, timed(c, state, iters)));
         } catch (Exception e) {
             problem(c.name(), "error", e.toString());
             code = 1;

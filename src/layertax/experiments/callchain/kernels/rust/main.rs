@@ -6,6 +6,7 @@ mod harness;
 
 use harness::{Case, Outcome};
 use std::ffi::CString;
+use std::io::Write;
 use std::os::unix::fs::MetadataExt;
 use std::path::PathBuf;
 
@@ -27,8 +28,8 @@ struct Pair {
 fn pair_in(dir: PathBuf) -> Result<Pair, Outcome> {
     let fail = |e: std::io::Error| Outcome::Fail(e.to_string());
     let (a, b) = (dir.join("layertax-file-a"), dir.join("layertax-file-b"));
-    std::fs::OpenOptions::new().write(true).create_new(true).open(&a).map_err(fail)?;
-    std::fs::write(&a, MARKER).map_err(fail)?;
+    std::fs::OpenOptions::new().write(true).create_new(true).open(&a).and_then(|mut f| f.write_all(MARKER))
+        .map_err(fail)?;
     if b.symlink_metadata().is_ok() {
         return Err(Outcome::Fail(format!("{} already exists", b.display())));
     }
