@@ -26,6 +26,8 @@ def _nothing_written(isolated_dirs):
     (["run", "callchain", "--case", "zzz*"], "no case matches zzz*"),
     (["run", "callchain", "--cpu", "4095"], "--cpu 4095"),
     (["run", "--bogus-flag"], "No such option"),
+    (["run", "callchain", "--metric", "joules"], "'joules' is not one of"),
+    (["run", "loadtime", "--metric", "instructions"], "--metric instructions does not apply to loadtime"),
     (["nosuchcommand"], "No such command"),
 ])
 def test_bad_run_arguments(args, needle, isolated_dirs):

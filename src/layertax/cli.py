@@ -107,6 +107,9 @@ def run(experiment_names, quick, runs, warmup, burst, min_time, case_globs, time
     if settings.cpu is not None and settings.cpu not in os.sched_getaffinity(0):
         raise UsageError(f"--cpu {settings.cpu}: this process may only use CPUs {sorted(os.sched_getaffinity(0))}")
     settings.validate()
+    if metric == "instructions" and all(exp.measure is not None for exp in chosen):
+        raise UsageError(f"--metric instructions does not apply to {', '.join(e.name for e in chosen)}: it counts "
+                         "kernels, and these experiments time whole process launches (use the time metric)")
     if case_globs:
         matching = []
         for exp in chosen:
