@@ -146,7 +146,8 @@ def count(argv: list[str], env: dict, workroot: Path, timeout: float = 600, with
     loop = diff.loop_function() if with_chain else None
     chain = diff.chain(loop, max(CHAIN_MIN_SHARE * diff.inclusive(loop), 0.5)) if loop else None
     return {"per_op": round(diff.total, 2), "by_object": diff.by_object, "chain": chain, "iters": list(ITERS),
-            "totals": [small.total, large.total],
+            "totals": [small.total, large.total], "ops_per_iter": ops_per_iter,
+            "raw_by_object": [small.by_object(), large.by_object()],
             "method": f"callgrind, difference of {ITERS[1]} and {ITERS[0]} iterations (user-space instructions)"}
 
 

@@ -77,7 +77,8 @@ def _traced_run(argv: list[str], env: dict, iters: int, workroot: Path, timeout:
 def count(argv: list[str], env: dict, workroot: Path, timeout: float = 120, preexec=None) -> dict:
     """System calls per operation of one case (argv already names the case)."""
     (small, ops_per_iter), (large, _) = (_traced_run(argv, env, n, workroot, timeout, preexec) for n in ITERS)
-    calls, noise = per_op(loop_calls(small), loop_calls(large), ITERS, ops_per_iter)
+    raw = [loop_calls(small), loop_calls(large)]
+    calls, noise = per_op(raw[0], raw[1], ITERS, ops_per_iter)
     return {"per_op": calls, "total_per_op": round(sum(calls.values()), 3), "noise_per_op": noise,
-            "iters": list(ITERS), "method": f"strace -f, difference of {ITERS[1]} and {ITERS[0]} iterations, "
+            "iters": list(ITERS), "ops_per_iter": ops_per_iter, "raw_calls": [dict(r) for r in raw], "method": f"strace -f, difference of {ITERS[1]} and {ITERS[0]} iterations, "
                                             "the loop's thread only"}
