@@ -83,9 +83,13 @@ def test_instruction_difference_on_a_kernel_with_a_known_count(probe_binary, tmp
     number with one digit more costs a few instructions more; over the 1000 operations
     of the difference that is under 0.02 per op."""
     first = instructions.count([str(probe_binary), "--case", "asm102"], dict(os.environ), tmp_path)
-    again = instructions.count([str(probe_binary), "--case", "asm102"], dict(os.environ), tmp_path)
+    again = instructions.count([str(probe_binary), "--case", "asm102"], dict(os.environ), tmp_path, repeats=3)
     assert abs(first["per_op"] - 51.0) <= 0.02
     assert abs(again["per_op"] - first["per_op"]) <= 0.001 * first["per_op"]
+    # repeated runs: every run's total kept, and the smallest of each size used
+    small, large = again["all_totals"]
+    assert len(small) == len(large) == 3 and again["totals"] == [min(small), min(large)]
+    assert "fewest instructions of 3 runs" in again["method"]
     assert abs(first["by_object"]["probe"] - 51.0) <= 0.02
 
 

@@ -12,9 +12,13 @@ own time in the system call is not counted: callgrind sees user space only.
 
 JIT runtimes (Java, Node) are skipped: their generated code has no symbols and
 the counts would include the compiler's work. Go is counted with its garbage
-collector off (GOGC=off: a collection's timing would make the two runs differ)
-and without a chain: callgrind does not follow goroutine stack switches
-(morestack, systemstack), so its call arcs in Go programs are wrong.
+collector off (GOGC=off: a collection's timing would make the two runs differ),
+one P (GOMAXPROCS=1), and without a chain: callgrind does not follow goroutine
+stack switches (morestack, systemstack), so its call arcs in Go programs are
+wrong. Even so Go's page allocator does some timing-dependent work (up to +1%
+in a run), so each Go run is made several times and the fewest instructions kept. Every child
+runs with ASLR off where allowed (engine/aslr.py): a different layout makes
+Go's heap grow a different number of times.
 """
 from __future__ import annotations
 
@@ -25,12 +29,16 @@ import tempfile
 from collections import defaultdict
 from pathlib import Path
 
-from layertax.engine import callgrind_file, toolchain
+from layertax.engine import aslr, callgrind_file, toolchain
 from layertax.engine.fixed_run import fixed_run
 
 ITERS = (100, 3100)  # a wide span: what varies once per run (printing a time's digits) shrinks per op
 JIT_KINDS = {"java", "node"}
 NO_CHAIN_KINDS = {"go"}
+# Go's page allocator does a little timing-dependent work (how far it searches for
+# free pages depends on what other threads did meanwhile): up to +1% in one run.
+# Such kinds are run several times and the run with the fewest instructions is used.
+REPEATS = {"go": 7}
 # Arcs below this share of the loop's instructions are left out of the chain.
 CHAIN_MIN_SHARE = 0.02
 CHAIN_MAX_DEPTH = 14
@@ -50,7 +58,8 @@ def _callgrind_run(argv: list[str], env: dict, iters: int, workroot: Path,
     valgrind = toolchain.find("valgrind").path
     tool = lambda d: [valgrind, "--tool=callgrind", f"--callgrind-out-file={d / 'callgrind.out'}",  # noqa: E731
                       "--compress-strings=yes", "--collect-systime=yes", "--separate-threads=yes"]
-    with fixed_run(tool, argv, env, iters, workroot, timeout) as (workdir, descriptor):
+    with fixed_run(tool, argv, env, iters, workroot, timeout,
+                   preexec=aslr.preexec_without_aslr()) as (workdir, descriptor):
         files = sorted(workdir.glob("callgrind.out*"))
         if not files:
             raise RuntimeError("callgrind wrote no profile")
@@ -135,20 +144,39 @@ class Difference:
         return node
 
 
-def count(argv: list[str], env: dict, workroot: Path, timeout: float = 600, with_chain: bool = True) -> dict:
-    """Instructions per operation of one case (argv already names the case), by object, and its chain."""
+def count(argv: list[str], env: dict, workroot: Path, timeout: float = 600, with_chain: bool = True,
+          repeats: int = 1) -> dict:
+    """Instructions per operation of one case (argv already names the case), by object, and its chain.
+
+    With repeats > 1 each of the two runs is made that many times and the one with
+    the fewest instructions is used; every run's total is kept."""
     # Python's string hashing must not vary between the two runs; Go's asynchronous
     # preemption signals (SIGURG) trip an assertion in callgrind's signal handling.
-    env = {**env, "PYTHONHASHSEED": "0", "GOGC": "off",
+    # With one P, a Go kernel leaving a system call always gets its own P (and its
+    # allocation cache) back, whichever thread held it meanwhile.
+    env = {**env, "PYTHONHASHSEED": "0", "GOGC": "off", "GOMAXPROCS": "1",
            "GODEBUG": ",".join(filter(None, [env.get("GODEBUG"), "asyncpreemptoff=1"]))}
-    (small, ops_per_iter), (large, _) = (_callgrind_run(argv, env, n, workroot, timeout) for n in ITERS)
+    runs: dict[int, list[callgrind_file.Profile]] = {n: [] for n in ITERS}
+    for _ in range(max(1, repeats)):
+        for n in ITERS:
+            profile, ops_per_iter = _callgrind_run(argv, env, n, workroot, timeout)
+            runs[n].append(profile)
+    # Timing-dependent runtime work (Go's page allocator) only ever adds instructions:
+    # of several runs of one size, the one with the fewest has the least of it.
+    small, large = (min(runs[n], key=lambda p: p.total) for n in ITERS)
     diff = Difference(small, large, (ITERS[1] - ITERS[0]) * ops_per_iter)
     loop = diff.loop_function() if with_chain else None
     chain = diff.chain(loop, max(CHAIN_MIN_SHARE * diff.inclusive(loop), 0.5)) if loop else None
-    return {"per_op": round(diff.total, 2), "by_object": diff.by_object, "chain": chain, "iters": list(ITERS),
-            "totals": [small.total, large.total], "ops_per_iter": ops_per_iter,
-            "raw_by_object": [small.by_object(), large.by_object()],
-            "method": f"callgrind, difference of {ITERS[1]} and {ITERS[0]} iterations (user-space instructions)"}
+    method = f"callgrind, difference of {ITERS[1]} and {ITERS[0]} iterations (user-space instructions)"
+    if repeats > 1:
+        method += f"; fewest instructions of {repeats} runs of each"
+    result = {"per_op": round(diff.total, 2), "by_object": diff.by_object, "chain": chain, "iters": list(ITERS),
+              "totals": [small.total, large.total], "ops_per_iter": ops_per_iter,
+              "raw_by_object": [small.by_object(), large.by_object()], "aslr_off": aslr.can_disable(),
+              "method": method}
+    if repeats > 1:
+        result["all_totals"] = [[p.total for p in runs[n]] for n in ITERS]
+    return result
 
 
 def skip_reason(kind: str) -> str | None:
@@ -183,7 +211,8 @@ def measure_experiment(exp, kernels: dict, patterns: tuple[str, ...], timeout: f
             chain = run.kernel.kind not in NO_CHAIN_KINDS
             try:
                 run.instructions = count([*run.kernel.argv, "--case", run.case.name], {**os.environ, **run.kernel.env},
-                                         workroot, timeout=max(timeout, 600), with_chain=chain)
+                                         workroot, timeout=max(timeout, 600), with_chain=chain,
+                                         repeats=REPEATS.get(run.kernel.kind, 1))
             except (RuntimeError, OSError, subprocess.SubprocessError) as e:
                 run.status, run.reason = "failed", str(e)
                 continue

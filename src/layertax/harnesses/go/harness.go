@@ -34,9 +34,26 @@ type harnessCase struct {
 // errSkip marks a setup failure that is not an error (a missing feature).
 var errSkip = errors.New("skip")
 
-func emit(obj map[string]any) {
-	line, _ := json.Marshal(obj)
-	os.Stdout.Write(append(line, '\n'))
+// field is one key of a JSON line. Lines are written in a fixed key order, not
+// from a map: encoding/json sorts a map's keys, and how many instructions the sort
+// takes depends on Go's randomised map order, which would make two callgrind
+// runs of the same kernel differ.
+type field struct {
+	key   string
+	value any
+}
+
+func emit(fields ...field) {
+	line := []byte{'{'}
+	for i, f := range fields {
+		if i > 0 {
+			line = append(line, ',')
+		}
+		k, _ := json.Marshal(f.key)
+		v, _ := json.Marshal(f.value)
+		line = append(append(append(line, k...), ':'), v...)
+	}
+	os.Stdout.Write(append(line, '}', '\n'))
 }
 
 type harnessOptions struct {
@@ -116,7 +133,7 @@ func priority(raise bool) string {
 
 const rusageThread = 1 // RUSAGE_THREAD: the counts of the calling thread only
 
-func timed(c *harnessCase, state any, iters int) (map[string]any, error) {
+func timed(c *harnessCase, state any, iters int) (int64, []field, error) {
 	var r0, r1 syscall.Rusage
 	syscall.Getrusage(rusageThread, &r0)
 	t0 := time.Now()
@@ -129,18 +146,17 @@ func timed(c *harnessCase, state any, iters int) (map[string]any, error) {
 	if ns < 1 {
 		ns = 1
 	}
-	return map[string]any{"case": c.Name, "iters": iters, "ops": iters * c.OpsPerIter, "ns": ns,
-		"csw_vol": r1.Nvcsw - r0.Nvcsw, "csw_invol": r1.Nivcsw - r0.Nivcsw}, err
+	return ns, []field{{"case", c.Name}, {"iters", iters}, {"ops", iters * c.OpsPerIter}, {"ns", ns},
+		{"csw_vol", r1.Nvcsw - r0.Nvcsw}, {"csw_invol", r1.Nivcsw - r0.Nivcsw}}, err
 }
 
 func calibrate(c *harnessCase, state any, minNs int64) (int, error) {
 	iters := 1
 	for {
-		s, err := timed(c, state, iters)
+		ns, _, err := timed(c, state, iters)
 		if err != nil {
 			return 0, err
 		}
-		ns := s["ns"].(int64)
 		if ns >= minNs {
 			return iters, nil
 		}
@@ -179,7 +195,7 @@ func harnessMain(kernel string, cases []harnessCase) {
 		}
 	}
 	if c == nil {
-		emit(map[string]any{"case": o.caseName, "error": "no such case in this kernel"})
+		emit(field{"case", o.caseName}, field{"error", "no such case in this kernel"})
 		os.Exit(1)
 	}
 	pinned, pinWhy := pin(o.cpu)
@@ -187,10 +203,10 @@ func harnessMain(kernel string, cases []harnessCase) {
 	state, err := c.Setup(o.dir)
 	if err != nil {
 		if errors.Is(err, errSkip) {
-			emit(map[string]any{"case": c.Name, "skip": err.Error()})
+			emit(field{"case", c.Name}, field{"skip", err.Error()})
 			os.Exit(3)
 		}
-		emit(map[string]any{"case": c.Name, "error": "setup: " + err.Error()})
+		emit(field{"case", c.Name}, field{"error", "setup: " + err.Error()})
 		os.Exit(1)
 	}
 	code := runSamples(kernel, c, state, o, pinned, pinWhy, prio)
@@ -201,16 +217,17 @@ func harnessMain(kernel string, cases []harnessCase) {
 }
 
 func runSamples(kernel string, c *harnessCase, state any, o harnessOptions, pinned bool, pinWhy, prio string) int {
-	emit(map[string]any{"kernel": kernel, "case": c.Name, "description": c.Description, "language": "go",
-		"runtime": runtime.Version(), "compiler": runtime.Compiler, "clock": "time.Now/time.Since (monotonic)",
-		"clock_res_ns": 1, "clock_overhead_ns": clockOverheadNs(), "ops_per_iter": c.OpsPerIter,
-		"warmup_iters": o.warmupIters, "pinned": pinned, "pin": pinWhy, "priority": prio})
+	emit(field{"kernel", kernel}, field{"case", c.Name}, field{"description", c.Description}, field{"language", "go"},
+		field{"runtime", runtime.Version()}, field{"compiler", runtime.Compiler},
+		field{"clock", "time.Now/time.Since (monotonic)"}, field{"clock_res_ns", 1},
+		field{"clock_overhead_ns", clockOverheadNs()}, field{"ops_per_iter", c.OpsPerIter},
+		field{"warmup_iters", o.warmupIters}, field{"pinned", pinned}, field{"pin", pinWhy}, field{"priority", prio})
 	fail := func(err error) int {
-		emit(map[string]any{"case": c.Name, "error": err.Error()})
+		emit(field{"case", c.Name}, field{"error", err.Error()})
 		return 1
 	}
 	if o.warmupIters > 0 {
-		if _, err := timed(c, state, o.warmupIters); err != nil {
+		if _, _, err := timed(c, state, o.warmupIters); err != nil {
 			return fail(err)
 		}
 	}
@@ -222,11 +239,11 @@ func runSamples(kernel string, c *harnessCase, state any, o harnessOptions, pinn
 		}
 	}
 	for i := 0; i < o.samples; i++ {
-		s, err := timed(c, state, iters)
+		_, s, err := timed(c, state, iters)
 		if err != nil {
 			return fail(err)
 		}
-		emit(s)
+		emit(s...)
 	}
 	return 0
 }
