@@ -16,9 +16,9 @@ collector off (GOGC=off: a collection's timing would make the two runs differ),
 one P (GOMAXPROCS=1), and without a chain: callgrind does not follow goroutine
 stack switches (morestack, systemstack), so its call arcs in Go programs are
 wrong. Even so Go's page allocator does some timing-dependent work (up to +1%
-in a run), so each Go run is made several times and the fewest instructions kept. Every child
-runs with ASLR off where allowed (engine/aslr.py): a different layout makes
-Go's heap grow a different number of times.
+in a run), so each Go run is made several times and the fewest instructions kept,
+with ASLR off where allowed (engine/aslr.py): a different layout makes Go's heap
+grow a different number of times.
 """
 from __future__ import annotations
 
@@ -39,6 +39,10 @@ NO_CHAIN_KINDS = {"go"}
 # free pages depends on what other threads did meanwhile): up to +1% in one run.
 # Such kinds are run several times and the run with the fewest instructions is used.
 REPEATS = {"go": 7}
+# Kinds run with ASLR off: a different layout makes Go's heap grow a different number
+# of times. Not the others: Python's counts repeat with ASLR on (0.004%) and were
+# seen to move by 0.3% with it off (pathlib), so the default layout stays for them.
+FIXED_LAYOUT_KINDS = {"go"}
 # Arcs below this share of the loop's instructions are left out of the chain.
 CHAIN_MIN_SHARE = 0.02
 CHAIN_MAX_DEPTH = 14
@@ -49,7 +53,7 @@ def available() -> bool:
 
 
 def _callgrind_run(argv: list[str], env: dict, iters: int, workroot: Path,
-                   timeout: float) -> tuple[callgrind_file.Profile, int]:
+                   timeout: float, fixed_layout: bool = False) -> tuple[callgrind_file.Profile, int]:
     """(the profile of the thread that ran the loop, the case's ops per iteration) of one run.
 
     Threads are recorded apart (--separate-threads) because a runtime's background
@@ -59,7 +63,7 @@ def _callgrind_run(argv: list[str], env: dict, iters: int, workroot: Path,
     tool = lambda d: [valgrind, "--tool=callgrind", f"--callgrind-out-file={d / 'callgrind.out'}",  # noqa: E731
                       "--compress-strings=yes", "--collect-systime=yes", "--separate-threads=yes"]
     with fixed_run(tool, argv, env, iters, workroot, timeout,
-                   preexec=aslr.preexec_without_aslr()) as (workdir, descriptor):
+                   preexec=aslr.preexec_without_aslr() if fixed_layout else None) as (workdir, descriptor):
         files = sorted(workdir.glob("callgrind.out*"))
         if not files:
             raise RuntimeError("callgrind wrote no profile")
@@ -145,7 +149,7 @@ class Difference:
 
 
 def count(argv: list[str], env: dict, workroot: Path, timeout: float = 600, with_chain: bool = True,
-          repeats: int = 1) -> dict:
+          repeats: int = 1, fixed_layout: bool = False) -> dict:
     """Instructions per operation of one case (argv already names the case), by object, and its chain.
 
     With repeats > 1 each of the two runs is made that many times and the one with
@@ -159,7 +163,7 @@ def count(argv: list[str], env: dict, workroot: Path, timeout: float = 600, with
     runs: dict[int, list[callgrind_file.Profile]] = {n: [] for n in ITERS}
     for _ in range(max(1, repeats)):
         for n in ITERS:
-            profile, ops_per_iter = _callgrind_run(argv, env, n, workroot, timeout)
+            profile, ops_per_iter = _callgrind_run(argv, env, n, workroot, timeout, fixed_layout)
             runs[n].append(profile)
     # Timing-dependent runtime work (Go's page allocator) only ever adds instructions:
     # of several runs of one size, the one with the fewest has the least of it.
@@ -172,7 +176,8 @@ def count(argv: list[str], env: dict, workroot: Path, timeout: float = 600, with
         method += f"; fewest instructions of {repeats} runs of each"
     result = {"per_op": round(diff.total, 2), "by_object": diff.by_object, "chain": chain, "iters": list(ITERS),
               "totals": [small.total, large.total], "ops_per_iter": ops_per_iter,
-              "raw_by_object": [small.by_object(), large.by_object()], "aslr_off": aslr.can_disable(),
+              "raw_by_object": [small.by_object(), large.by_object()],
+              "aslr_off": fixed_layout and aslr.can_disable(),
               "method": method}
     if repeats > 1:
         result["all_totals"] = [[p.total for p in runs[n]] for n in ITERS]
@@ -212,7 +217,8 @@ def measure_experiment(exp, kernels: dict, patterns: tuple[str, ...], timeout: f
             try:
                 run.instructions = count([*run.kernel.argv, "--case", run.case.name], {**os.environ, **run.kernel.env},
                                          workroot, timeout=max(timeout, 600), with_chain=chain,
-                                         repeats=REPEATS.get(run.kernel.kind, 1))
+                                         repeats=REPEATS.get(run.kernel.kind, 1),
+                                         fixed_layout=run.kernel.kind in FIXED_LAYOUT_KINDS)
             except (RuntimeError, OSError, subprocess.SubprocessError) as e:
                 run.status, run.reason = "failed", str(e)
                 continue
