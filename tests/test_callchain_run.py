@@ -63,7 +63,7 @@ def test_json_has_the_schema_fields(quick_run):
 def test_exports_and_report(quick_run):
     p, out, md, csv, tmp, env = quick_run
     assert "| c-rename |" in md.read_text() and "system calls / op" in md.read_text()
-    assert csv.read_text().startswith("experiment,case,layer")
+    assert csv.read_text().startswith("experiment,group,case,layer")
     from layertax import experiments
     assert len(csv.read_text().splitlines()) == 1 + len(experiments.get("callchain").cases)
     again = run_cli("report", str(out), env=env)

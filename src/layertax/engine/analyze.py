@@ -82,13 +82,18 @@ def classic_now(exp: dict, values: dict[str, dict[int, float]]) -> list[dict]:
     return rows
 
 
+def baseline_of(exp: dict, case: dict) -> str:
+    """The case a case's ratio is taken to: its group's baseline, or the experiment's."""
+    group = case.get("group") or ""
+    return next((g["baseline"] for g in exp.get("groups") or [] if g["name"] == group), exp["baseline"])
+
+
 def analyze(exp: dict) -> None:
     """Fills in stats for every case, the classic comparison and the experiment's warnings, in place."""
     metric = exp.get("metric")
     values = {c["name"]: round_values(c, metric) for c in exp["cases"]}
-    base_values = values.get(exp["baseline"])
     for case in exp["cases"]:
-        case["stats"] = case_stats(case, base_values, metric)
+        case["stats"] = case_stats(case, values.get(baseline_of(exp, case)), metric)
     exp["classic_now"] = classic_now(exp, values)
     exp["warnings"] = stats.experiment_warnings(exp.get("cpu_activity"))
 

@@ -77,7 +77,7 @@ class CaseRun:
 
     def to_dict(self) -> dict:
         return {"name": self.case.name, "kernel": self.case.kernel, "layer": self.case.layer,
-                "language": self.case.language, "status": self.status, "reason": self.reason,
+                "language": self.case.language, "group": self.case.group, "status": self.status, "reason": self.reason,
                 "descriptor": self.descriptor, "samples": self.samples, "syscalls": self.syscalls,
                 "instructions": self.instructions}
 
@@ -90,8 +90,12 @@ def select_cases(exp: Experiment, patterns: tuple[str, ...]) -> list[Case]:
     if not chosen:
         raise UsageError(f"no case of {exp.name} matches {', '.join(patterns)} "
                          f"(cases: {', '.join(c.name for c in exp.cases)})")
-    if all(c.name != exp.baseline for c in chosen):
-        chosen.insert(0, exp.case(exp.baseline))
+    names = {c.name for c in chosen}
+    needed = [exp.baseline] + [exp.group_baseline(c.group) for c in chosen]
+    for base in dict.fromkeys(reversed(needed)):   # the experiment's baseline ends up first
+        if base not in names:
+            chosen.insert(0, exp.case(base))
+            names.add(base)
     return chosen
 
 
@@ -295,8 +299,11 @@ class Scheduler:
             "kernels": {name: k.to_dict() for name, k in kernels.items()},
             "harness": harness,
             "cases": [r.to_dict() for r in runs],
+            "groups": [g.to_dict() for g in exp.groups],
         }
         analyze.analyze(result)
+        if exp.tables is not None:
+            result["tables"] = exp.tables(result)
         return result, interrupted
 
 

@@ -59,6 +59,21 @@ class Case:
     kernel: str
     layer: str
     language: str
+    group: str = ""     # the CaseGroup it is compared within; "" is the experiment's main table
+
+
+@dataclass(frozen=True)
+class CaseGroup:
+    """A set of an experiment's cases compared among themselves, with a baseline of their own,
+    shown as a table of its own (e.g. throughput at several sizes beside the classic table)."""
+
+    name: str
+    title: str
+    baseline: str                # the case this group's ratios are taken to
+    show_cases: bool = True      # False: the experiment's own tables hook presents them
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "title": self.title, "baseline": self.baseline, "show_cases": self.show_cases}
 
 
 @dataclass(frozen=True)
@@ -108,6 +123,13 @@ class Experiment:
     measure: Callable[..., tuple[dict, bool]] | None = None
     # Extra commands: a callable returning a click group (named after the experiment) for the CLI.
     commands: Callable[[], Any] | None = None
+    # Cases compared apart from the main table (Case.group names one).
+    groups: tuple[CaseGroup, ...] = ()
+    # Extra tables built from the analysed result: tables(result) -> [{title, columns, rows, notes}].
+    tables: Callable[[dict], list[dict]] | None = None
+
+    def group_baseline(self, group: str) -> str:
+        return next((g.baseline for g in self.groups if g.name == group), self.baseline)
 
     def kernel(self, name: str) -> Kernel:
         return next(k for k in self.kernels if k.name == name)

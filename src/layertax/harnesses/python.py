@@ -37,6 +37,7 @@ class PyCase:
     run: Callable[[Any, int], None]
     verify: Callable[[Any], None]
     teardown: Callable[[Any], None] = lambda state: None
+    bytes_per_op: int = 0   # throughput cases: the bytes one operation processes (reported as GB/s)
 
 
 def _emit(obj: dict) -> None:
@@ -138,6 +139,7 @@ def kernel_main(kernel: str, cases: list[PyCase], argv: list[str] | None = None)
             "clock_res_ns": int(time.get_clock_info("perf_counter").resolution * 1e9),
             "clock_overhead_ns": _clock_overhead_ns(), "ops_per_iter": case.ops_per_iter,
             "pinned": pinned, "pin": pin_why, "priority": prio,
+            **({"bytes_per_op": case.bytes_per_op} if case.bytes_per_op else {}),
         })
         iters = args.iters or _calibrate(case, state, args.min_sample_ns)
         for _ in range(args.samples):

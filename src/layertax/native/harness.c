@@ -211,6 +211,7 @@ int lt_main(int argc, char **argv, const char *kernel, const lt_case *cases, siz
 
     lt_ctx ctx = {0};
     ctx.dir = o.dir;
+    ctx.case_name = c->name;
     int rc = c->setup ? c->setup(&ctx) : LT_OK;
     if (rc != LT_OK) {
         report_problem(rc == LT_SKIP ? "skip" : "error", c->name, ctx.message);
@@ -232,6 +233,8 @@ int lt_main(int argc, char **argv, const char *kernel, const lt_case *cases, siz
 #endif
     printf(",\"clock\":\"CLOCK_MONOTONIC\",\"clock_res_ns\":%llu,\"clock_overhead_ns\":%llu",
            (unsigned long long)clock_resolution_ns(), (unsigned long long)clock_overhead_ns());
+    if (ctx.bytes_per_op)
+        printf(",\"bytes_per_op\":%llu", (unsigned long long)ctx.bytes_per_op);
     printf(",\"ops_per_iter\":%u,\"pinned\":%s,\"pin\":", c->ops_per_iter, pinned);
     lt_json_string(stdout, pin_why);
     printf(",\"priority\":");

@@ -17,6 +17,8 @@ enum { LT_OK = 0, LT_FAIL = 1, LT_SKIP = 3 };
 
 typedef struct lt_ctx {
     const char *dir;     /* private work directory from the engine, or NULL */
+    const char *case_name; /* the case being run: one setup may serve many cases */
+    uint64_t bytes_per_op; /* set by setup for throughput cases (reported as GB/s); 0 if none */
     void *state;         /* owned by the case's setup/teardown */
     uint64_t done_iters; /* iterations run so far (calibration included) */
     char message[512];   /* why a step failed or was skipped */

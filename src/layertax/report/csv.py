@@ -4,7 +4,7 @@ from __future__ import annotations
 import csv
 import io
 
-COLUMNS = ["experiment", "case", "layer", "language", "status", "n", "median_ns", "min_ns", "ci95_low_ns",
+COLUMNS = ["experiment", "group", "case", "layer", "language", "status", "n", "median_ns", "min_ns", "ci95_low_ns",
            "ci95_high_ns", "spread", "ratio", "ratio_ci95_low", "ratio_ci95_high", "warnings", "reason",
            "syscalls_per_op"]
 
@@ -18,7 +18,7 @@ def to_csv(doc: dict) -> str:
             st = case.get("stats") or {}
             ratio = st.get("ratio") or {}
             w.writerow({
-                "experiment": exp["name"], "case": case["name"], "layer": case["layer"],
+                "experiment": exp["name"], "group": case.get("group") or "", "case": case["name"], "layer": case["layer"],
                 "language": case["language"], "status": case["status"], "n": st.get("n", 0),
                 "median_ns": st.get("median"), "min_ns": st.get("min"),
                 "ci95_low_ns": (st.get("ci95") or [None, None])[0], "ci95_high_ns": (st.get("ci95") or [None, None])[1],

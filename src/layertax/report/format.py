@@ -54,11 +54,21 @@ def has_syscalls(exp: dict) -> bool:
     return any(c.get("syscalls") for c in exp["cases"])
 
 
-def case_rows(exp: dict) -> list[dict]:
-    """One row per case, already formatted: the table every format prints."""
+def case_groups(exp: dict) -> list[dict]:
+    """The case tables to print, main first: {name, title, baseline}; groups whose cases
+    the experiment presents in its own tables are left out."""
+    main = {"name": "", "title": exp["title"], "baseline": exp["baseline"]}
+    return [main] + [g for g in exp.get("groups") or [] if g.get("show_cases", True)]
+
+
+def case_rows(exp: dict, group: str = "") -> list[dict]:
+    """One row per case of one group, already formatted: the table every format prints."""
     classic = classic_by_case(exp)
     rows = []
+    base = next((g["baseline"] for g in exp.get("groups") or [] if g["name"] == group), exp["baseline"])
     for case in exp["cases"]:
+        if (case.get("group") or "") != group:
+            continue
         st = case.get("stats")
         status = case["status"]
         if st is None:
@@ -66,7 +76,7 @@ def case_rows(exp: dict) -> list[dict]:
         else:
             median = duration(st["median"])
         rows.append({
-            "case": case["name"] + (" (base)" if case["name"] == exp["baseline"] else ""),
+            "case": case["name"] + (" (base)" if case["name"] == base else ""),
             "layer": case["layer"],
             "median": median,
             "ci95": ci(st),

@@ -21,11 +21,15 @@ def to_markdown(doc: dict) -> str:
     for exp in doc["experiments"]:
         lines += [f"## {exp['name']}: {exp['title']}", "", exp["question"], ""]
         calls = fmt.has_syscalls(exp)
-        lines += _table(
-            ["case", "layer", f"median {exp['unit']}", "95% CI", "spread", f"ratio to {exp['baseline']}", "then"]
-            + (["system calls / op"] if calls else []),
-            [[r["case"], r["layer"], r["median"] + (" ~" if r["noisy"] else ""), r["ci95"], r["spread"],
-              r["ratio"], r["classic"]] + ([r["syscalls"]] if calls else []) for r in fmt.case_rows(exp)])
+        for i, group in enumerate(fmt.case_groups(exp)):
+            if i:
+                lines += ["", f"{group['title']}:", ""]
+            lines += _table(
+                ["case", "layer", f"median {exp['unit']}", "95% CI", "spread", f"ratio to {group['baseline']}", "then"]
+                + (["system calls / op"] if calls else []),
+                [[r["case"], r["layer"], r["median"] + (" ~" if r["noisy"] else ""), r["ci95"], r["spread"],
+                  r["ratio"], r["classic"]] + ([r["syscalls"]] if calls else [])
+                 for r in fmt.case_rows(exp, group["name"])])
         if exp.get("classic_now"):
             c = exp["classic"]
             lines += ["", f"Then: {c['source']} ({c['year']}), {c['machine']}.", ""]

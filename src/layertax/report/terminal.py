@@ -13,8 +13,8 @@ def _row_style(status: str) -> str | None:
     return "red" if status == "failed" else ("dim" if status == "skipped" else None)
 
 
-def _case_table(exp: dict) -> Table:
-    t = Table(title=f"{exp['name']}: {exp['title']} (ratios to {exp['baseline']}, paired per round)",
+def _case_table(exp: dict, group: dict) -> Table:
+    t = Table(title=f"{exp['name']}: {group['title']} (ratios to {group['baseline']}, paired per round)",
               title_justify="left", show_lines=False)
     t.add_column("case", no_wrap=True)
     t.add_column("layer", no_wrap=True)
@@ -26,7 +26,7 @@ def _case_table(exp: dict) -> Table:
     calls = fmt.has_syscalls(exp)
     if calls:
         t.add_column("system calls / op")
-    for row in fmt.case_rows(exp):
+    for row in fmt.case_rows(exp, group["name"]):
         median = row["median"] + (" ~" if row["noisy"] else "")
         t.add_row(row["case"], row["layer"], median, row["ci95"], row["spread"], row["ratio"],
                   row["classic"], *([row["syscalls"]] if calls else []), style=_row_style(row["status"]))
@@ -91,7 +91,11 @@ def render_experiment(exp: dict, console: Console) -> None:
     console.print()
     console.print(f"[bold]{exp['question']}[/bold]")
     instructions = exp.get("metric") == "instructions"
-    console.print(_instructions_table(exp) if instructions else _case_table(exp))
+    if instructions:
+        console.print(_instructions_table(exp))
+    else:
+        for group in fmt.case_groups(exp):
+            console.print(_case_table(exp, group))
     if instructions:
         console.print("the layer chains: from the loop down to the system call, inclusive instructions per "
                       "operation (x calls per operation); (syscall) marks the function that made it", style="dim")
