@@ -17,6 +17,7 @@ ADDR_NO_RANDOMIZE = 0x0040000
 QUERY = 0xFFFFFFFF
 
 
+@functools.cache
 def _personality():
     libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
     fn = libc.personality

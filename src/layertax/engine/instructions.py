@@ -199,7 +199,7 @@ NO_CHAIN = "no chain: callgrind does not follow goroutine stack switches, so its
 def measure_experiment(exp, kernels: dict, patterns: tuple[str, ...], timeout: float, progress) -> tuple[dict, bool]:
     """Every selected case of an experiment counted under callgrind; the result in the run's shape."""
     from layertax.engine import analyze
-    from layertax.engine.run import CaseRun, select_cases
+    from layertax.engine.run import CaseRun, experiment_result, select_cases
 
     runs = [CaseRun.of(case, kernels[case.kernel]) for case in select_cases(exp, patterns)]
     interrupted = False
@@ -229,10 +229,7 @@ def measure_experiment(exp, kernels: dict, patterns: tuple[str, ...], timeout: f
     finally:
         progress.finish()
         shutil.rmtree(workroot, ignore_errors=True)
-    result = {"name": exp.name, "title": exp.title, "question": exp.question, "unit": "instructions/op",
-              "metric": "instructions", "baseline": exp.baseline, "notes": list(exp.notes),
-              "classic": exp.classic.to_dict(), "interrupted": interrupted,
-              "kernels": {name: k.to_dict() for name, k in kernels.items()}, "cases": [r.to_dict() for r in runs],
-              "valgrind": toolchain.find("valgrind").version}
+    result = experiment_result(exp, kernels, runs, interrupted, unit="instructions/op", metric="instructions",
+                               valgrind=toolchain.find("valgrind").version)
     analyze.analyze_instructions(result)
     return result, interrupted

@@ -82,8 +82,18 @@ class CaseRun:
                 "instructions": self.instructions}
 
 
+def experiment_result(exp: Experiment, kernels: dict[str, PreparedKernel], runs: list[CaseRun],
+                      interrupted: bool, **measured) -> dict:
+    """An experiment's result: what it is, its kernels and cases, and what the method measured."""
+    return {"name": exp.name, "title": exp.title, "question": exp.question, "unit": exp.unit,
+            "baseline": exp.baseline, "notes": list(exp.notes), "classic": exp.classic.to_dict(),
+            "groups": [g.to_dict() for g in exp.groups], "interrupted": interrupted,
+            "kernels": {name: k.to_dict() for name, k in kernels.items()},
+            "cases": [r.to_dict() for r in runs], **measured}
+
+
 def select_cases(exp: Experiment, patterns: tuple[str, ...]) -> list[Case]:
-    """Cases matching any glob; the baseline is always kept, since every ratio needs it."""
+    """Cases matching any glob; the baselines they are compared with are always kept, since every ratio needs them."""
     if not patterns:
         return list(exp.cases)
     chosen = [c for c in exp.cases if any(fnmatch.fnmatchcase(c.name, p) for p in patterns)]
@@ -91,12 +101,8 @@ def select_cases(exp: Experiment, patterns: tuple[str, ...]) -> list[Case]:
         raise UsageError(f"no case of {exp.name} matches {', '.join(patterns)} "
                          f"(cases: {', '.join(c.name for c in exp.cases)})")
     names = {c.name for c in chosen}
-    needed = [exp.baseline] + [exp.group_baseline(c.group) for c in chosen]
-    for base in dict.fromkeys(reversed(needed)):   # the experiment's baseline ends up first
-        if base not in names:
-            chosen.insert(0, exp.case(base))
-            names.add(base)
-    return chosen
+    bases = dict.fromkeys([exp.baseline, *(exp.group_baseline(c.group) for c in chosen)])
+    return [exp.case(b) for b in bases if b not in names] + chosen
 
 
 class _ParentAwayFrom:
@@ -290,17 +296,9 @@ class Scheduler:
         finally:
             self.progress.finish()
             shutil.rmtree(workroot, ignore_errors=True)
-        result = {
-            "name": exp.name, "title": exp.title, "question": exp.question, "unit": exp.unit,
-            "baseline": exp.baseline, "notes": list(exp.notes), "classic": exp.classic.to_dict(),
-            "workdir_fs": workdir_fs, "interrupted": interrupted,
-            "cpu_activity": machine.cpu_activity(cpu_before, machine.cpu_times()),
-            "parent_kept_off_kernel_cpu": parent.moved,
-            "kernels": {name: k.to_dict() for name, k in kernels.items()},
-            "harness": harness,
-            "cases": [r.to_dict() for r in runs],
-            "groups": [g.to_dict() for g in exp.groups],
-        }
+        result = experiment_result(exp, kernels, runs, interrupted, workdir_fs=workdir_fs,
+                                   cpu_activity=machine.cpu_activity(cpu_before, machine.cpu_times()),
+                                   parent_kept_off_kernel_cpu=parent.moved, harness=harness)
         analyze.analyze(result)
         if exp.tables is not None:
             result["tables"] = exp.tables(result)

@@ -80,5 +80,5 @@ def count(argv: list[str], env: dict, workroot: Path, timeout: float = 120, pree
     raw = [loop_calls(small), loop_calls(large)]
     calls, noise = per_op(raw[0], raw[1], ITERS, ops_per_iter)
     return {"per_op": calls, "total_per_op": round(sum(calls.values()), 3), "noise_per_op": noise,
-            "iters": list(ITERS), "ops_per_iter": ops_per_iter, "raw_calls": [dict(r) for r in raw], "method": f"strace -f, difference of {ITERS[1]} and {ITERS[0]} iterations, "
-                                            "the loop's thread only"}
+            "iters": list(ITERS), "ops_per_iter": ops_per_iter, "raw_calls": [dict(r) for r in raw],
+            "method": f"strace -f, difference of {ITERS[1]} and {ITERS[0]} iterations, the loop's thread only"}

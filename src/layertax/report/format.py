@@ -61,13 +61,12 @@ def case_groups(exp: dict) -> list[dict]:
     return [main] + [g for g in exp.get("groups") or [] if g.get("show_cases", True)]
 
 
-def case_rows(exp: dict, group: str = "") -> list[dict]:
-    """One row per case of one group, already formatted: the table every format prints."""
+def case_rows(exp: dict, group: dict) -> list[dict]:
+    """One row per case of one group (from case_groups), already formatted: the table every format prints."""
     classic = classic_by_case(exp)
     rows = []
-    base = next((g["baseline"] for g in exp.get("groups") or [] if g["name"] == group), exp["baseline"])
     for case in exp["cases"]:
-        if (case.get("group") or "") != group:
+        if (case.get("group") or "") != group["name"]:
             continue
         st = case.get("stats")
         status = case["status"]
@@ -76,7 +75,7 @@ def case_rows(exp: dict, group: str = "") -> list[dict]:
         else:
             median = duration(st["median"])
         rows.append({
-            "case": case["name"] + (" (base)" if case["name"] == base else ""),
+            "case": case["name"] + (" (base)" if case["name"] == group["baseline"] else ""),
             "layer": case["layer"],
             "median": median,
             "ci95": ci(st),

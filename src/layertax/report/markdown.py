@@ -29,7 +29,7 @@ def to_markdown(doc: dict) -> str:
                 + (["system calls / op"] if calls else []),
                 [[r["case"], r["layer"], r["median"] + (" ~" if r["noisy"] else ""), r["ci95"], r["spread"],
                   r["ratio"], r["classic"]] + ([r["syscalls"]] if calls else [])
-                 for r in fmt.case_rows(exp, group["name"])])
+                 for r in fmt.case_rows(exp, group)])
         if exp.get("classic_now"):
             c = exp["classic"]
             lines += ["", f"Then: {c['source']} ({c['year']}), {c['machine']}.", ""]

@@ -26,7 +26,7 @@ def _case_table(exp: dict, group: dict) -> Table:
     calls = fmt.has_syscalls(exp)
     if calls:
         t.add_column("system calls / op")
-    for row in fmt.case_rows(exp, group["name"]):
+    for row in fmt.case_rows(exp, group):
         median = row["median"] + (" ~" if row["noisy"] else "")
         t.add_row(row["case"], row["layer"], median, row["ci95"], row["spread"], row["ratio"],
                   row["classic"], *([row["syscalls"]] if calls else []), style=_row_style(row["status"]))

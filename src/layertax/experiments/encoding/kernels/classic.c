@@ -228,7 +228,6 @@ static int run_shim(lt_ctx *ctx, state *st, uint64_t n)
 static int run_single(lt_ctx *ctx, state *st, uint64_t n)
 {
     struct stat sb;
-    st->got_handle = st->want_handle; /* no dlopen in these cases */
     for (uint64_t i = 0; i < n; i++) {
         if (st->single == GETCWD) {
             if (!getcwd(st->got_cwd, PATH_MAX))
@@ -243,10 +242,6 @@ static int run_single(lt_ctx *ctx, state *st, uint64_t n)
             st->got_link[k] = '\0';
         }
     }
-    if (st->single != GETCWD) /* what the loop did not touch is checked as set up */
-        snprintf(st->got_cwd, PATH_MAX, "%s", st->want_cwd);
-    if (st->single != READLINK)
-        snprintf(st->got_link, PATH_MAX, "%s", st->want_link);
     return LT_OK;
 }
 
@@ -261,12 +256,15 @@ static int run(lt_ctx *ctx, uint64_t n)
 static int verify(lt_ctx *ctx)
 {
     state *st = ctx->state;
-    if (st->got_handle != st->want_handle)
+    /* Only what the case's loop produced: a one-call case checks its one result (stat
+     * checks its own in the loop); the three-call cases check all three. */
+    int all = st->single == NONE;
+    if (all && st->got_handle != st->want_handle)
         return lt_fail(ctx, LT_FAIL, "dlopen returned another handle for %s", LIB);
     if (st->direct) {
-        if (strcmp(st->got_link, st->want_link) != 0)
+        if ((all || st->single == READLINK) && strcmp(st->got_link, st->want_link) != 0)
             return lt_fail(ctx, LT_FAIL, "readlink gave %s, not %s", st->got_link, st->want_link);
-        if (strcmp(st->got_cwd, st->want_cwd) != 0)
+        if ((all || st->single == GETCWD) && strcmp(st->got_cwd, st->want_cwd) != 0)
             return lt_fail(ctx, LT_FAIL, "getcwd gave %s, not %s", st->got_cwd, st->want_cwd);
     } else {
         if (wcscmp(st->got_wlink, st->want_wlink) != 0)

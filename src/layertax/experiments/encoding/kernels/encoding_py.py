@@ -50,7 +50,7 @@ def place(directory: str | None, nonascii: bool) -> Place:
 
 def leave(p: Place) -> None:
     os.chdir(p.old_cwd)
-    for path in (os.path.join(p.home, os.path.basename(p.link)), p.target):
+    for path in (os.path.join(p.home, p.link), p.target):
         try:
             os.unlink(path)
         except OSError:
@@ -61,10 +61,6 @@ def leave(p: Place) -> None:
         pass
 
 
-def _fsencode(s: str) -> bytes:
-    return os.fsencode(s)
-
-
 def runtime_case(op: str, kind: str, nonascii: bool) -> PyCase:
     """op: getcwd, stat or readlink; kind: str or bytes."""
     as_bytes = kind == "bytes"
@@ -72,7 +68,7 @@ def runtime_case(op: str, kind: str, nonascii: bool) -> PyCase:
     def setup(directory: str | None) -> Place:
         p = place(directory, nonascii)
         if as_bytes:  # the arguments are prepared once, outside the loop: the point is not converting
-            p.target_arg, p.link_arg = _fsencode(p.target), _fsencode(p.link)
+            p.target_arg, p.link_arg = os.fsencode(p.target), os.fsencode(p.link)
         return p
 
     if op == "getcwd":
@@ -94,8 +90,8 @@ def runtime_case(op: str, kind: str, nonascii: bool) -> PyCase:
                 p.result = rl(link)
 
     def verify(p: Place) -> None:
-        home = _fsencode(p.home) if as_bytes else p.home
-        target = _fsencode(p.target) if as_bytes else p.target
+        home = os.fsencode(p.home) if as_bytes else p.home
+        target = os.fsencode(p.target) if as_bytes else p.target
         if op == "getcwd" and p.result != home:
             raise KernelFailure(f"getcwd gave {p.result!r}, not {home!r}")
         if op == "stat" and not stat_mod.S_ISREG(p.result.st_mode):
