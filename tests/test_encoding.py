@@ -105,7 +105,9 @@ def test_c_and_python_generate_the_same_text(utf, kind):
 def prepared(cache_root):
     ready = kernels.prepare([EXP], cache_root / "layertax")
     for (_, name), k in ready.items():
-        assert k.argv, f"{name}: {k.error or k.skip}"
+        assert not k.error, f"{name}: {k.error}"
+        # A missing optional runtime (go, cargo, java, node) skips its cases; C and Python must build.
+        assert k.argv or (k.skip and k.kind in ("go", "rust", "java", "node")), f"{name}: {k.skip}"
     return ready
 
 
@@ -126,7 +128,7 @@ def test_every_shim_and_runtime_case_gets_back_the_paths_the_direct_call_does(pr
     """Each kernel checks its results after every sample (the shim's wide paths against the
     bytes the direct calls return, decoded by another converter); exit 0 means they agree."""
     for case in EXP.cases:
-        if case.group != "throughput":
+        if case.group != "throughput" and prepared[("encoding", case.kernel)].argv:
             lines = run_case(prepared, case.name, tmp_path)
             assert sum("ns" in x for x in lines) == 2
 

@@ -77,6 +77,9 @@ def prepare(experiments: list[Experiment], cache_root: Path) -> dict[tuple[str, 
                     built = runtimes.prepare(exp, k, cache_root)
                     pk.argv, pk.info = built.argv, built.info
                     pk.engine_pins = k.kind in runtimes.ENGINE_PINS
+                    pk.env = dict(runtimes.KIND_ENV.get(k.kind, {}))
+                    if pk.env:
+                        pk.info["env"] = dict(pk.env)
                 except build.BuildFailed as e:
                     pk.error = str(e)
             elif isinstance(k, PythonKernel):

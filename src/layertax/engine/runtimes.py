@@ -25,6 +25,10 @@ HARNESS_FILES = {"go": ("harness.go",), "rust": ("harness.rs",), "java": ("Harne
 # JIT runtimes cannot pin themselves or change their priority: the engine does it before exec.
 ENGINE_PINS = {"java", "node"}
 JAVA_FLAGS = ("-Xms64m", "-Xmx256m", "-XX:+UseSerialGC")
+# The JVM takes its path encoding (sun.jnu.encoding) from the locale and cannot be told
+# otherwise: under the C locale it would turn every non-ASCII path into '?'. The C
+# kernels convert in C.UTF-8 too, so every converter works in the same encoding.
+KIND_ENV = {"java": {"LC_ALL": "C.UTF-8"}}
 
 
 @dataclass

@@ -6,18 +6,24 @@ GetCurrentDirectory cost 2.98x through the A shims. On Linux the kernel takes
 bytes, so the native role is the direct call with UTF-8 bytes and the shim is a
 wide-character (wchar_t) front end that converts, as NT's did, into a per-thread
 buffer or heap temporaries, with three converters. Then the shims people meet
-every day (Python str paths), and each converter's throughput against memcpy.
+every day (Python str paths, Java and Node UTF-16 strings, with Go and Rust,
+whose paths are bytes, as the control group), and each converter's throughput
+against memcpy.
 """
 from pathlib import Path
 
 from layertax.experiments.base import (CKernel, Case, CaseGroup, Classic, ClassicFigure, Experiment,
-                                       PythonKernel)
+                                       PythonKernel, RuntimeKernel)
 from layertax.experiments.encoding.tables import throughput_table
 
 KERNELS = (
     CKernel("classic", ("kernels/classic.c", "kernels/conv.c", "kernels/utf.c"), libs=("-ldl",)),
     CKernel("throughput", ("kernels/throughput.c", "kernels/text.c", "kernels/utf.c")),
     PythonKernel("python", "layertax.experiments.encoding.kernels.encoding_py"),
+    RuntimeKernel("paths-go", "go", ("kernels/go/paths.go",)),
+    RuntimeKernel("paths-rust", "rust", ("kernels/rust/main.rs",)),
+    RuntimeKernel("paths-java", "java", ("kernels/java/PathsKernel.java",), main_class="PathsKernel"),
+    RuntimeKernel("paths-node", "node", ("kernels/node/paths.js",)),
 )
 
 SHIMS = (("tls", "per-thread buffer"), ("heap", "heap temporaries"))
@@ -28,6 +34,30 @@ C_CONVERTERS = ("memcpy", "mbstowcs", "wcstombs", "iconv-u8-u16", "iconv-u16-u8"
                 "hand-decode", "hand-encode")
 PY_CONVERTERS = ("py-encode", "py-decode")
 OPS = ("getcwd", "stat", "readlink")
+# The other runtimes' rows: (case name without -nonascii, kernel, language, op, what it calls).
+# Go and Rust keep paths as bytes (the control group); Java and Node convert UTF-16.
+RUNTIME_ROWS = (
+    ("go-getcwd-os", "paths-go", "go", "getcwd", "Go os.Getwd()"),
+    ("go-getcwd-syscall", "paths-go", "go", "getcwd", "Go syscall.Getwd()"),
+    ("go-stat-os", "paths-go", "go", "stat", "Go os.Stat(string)"),
+    ("go-stat-syscall", "paths-go", "go", "stat", "Go syscall.Stat(string)"),
+    ("go-readlink-os", "paths-go", "go", "readlink", "Go os.Readlink(string)"),
+    ("go-readlink-syscall", "paths-go", "go", "readlink", "Go syscall.Readlink(string)"),
+    ("rust-getcwd", "paths-rust", "rust", "getcwd", "Rust std::env::current_dir()"),
+    ("rust-stat", "paths-rust", "rust", "stat", "Rust std::fs::metadata(path)"),
+    ("rust-readlink", "paths-rust", "rust", "readlink", "Rust std::fs::read_link(path)"),
+    ("rust-readlink-string", "paths-rust", "rust", "readlink", "Rust read_link(path) -> String"),
+    ("java-stat-file", "paths-java", "java", "stat", "Java File.isFile()"),
+    ("java-stat-path", "paths-java", "java", "stat", "Java Files.readAttributes(Path)"),
+    ("java-stat-path-of-string", "paths-java", "java", "stat", "Java Files.readAttributes(Path.of(String))"),
+    ("java-readlink-path", "paths-java", "java", "readlink", "Java Files.readSymbolicLink(Path)"),
+    ("java-readlink-string", "paths-java", "java", "readlink", "Java readSymbolicLink(Path.of(String)).toString()"),
+    ("node-getcwd", "paths-node", "node", "getcwd", "Node process.cwd() (cached)"),
+    ("node-stat-string", "paths-node", "node", "stat", "Node fs.statSync(string)"),
+    ("node-stat-buffer", "paths-node", "node", "stat", "Node fs.statSync(Buffer)"),
+    ("node-readlink-string", "paths-node", "node", "readlink", "Node fs.readlinkSync(string)"),
+    ("node-readlink-buffer", "paths-node", "node", "readlink", "Node fs.readlinkSync(Buffer) -> Buffer"),
+)
 
 
 def _classic_cases() -> list[Case]:
@@ -47,6 +77,8 @@ def _runtime_cases() -> list[Case]:
             cases.append(Case(f"c-{op}{suffix}", "classic", f"C {op}(){where}", "c", op))
             cases.append(Case(f"py-{op}-str{suffix}", "python", f"Python {call[0]}{where}", "python", op))
             cases.append(Case(f"py-{op}-bytes{suffix}", "python", f"Python {call[1]}{where}", "python", op))
+            cases += [Case(f"{name}{suffix}", kernel, f"{what}{where}", lang, op)
+                      for name, kernel, lang, row_op, what in RUNTIME_ROWS if row_op == op]
     return cases
 
 
@@ -60,7 +92,8 @@ def _throughput_cases() -> list[Case]:
 
 GROUPS = (
     CaseGroup("nonascii", "the same shims on non-ASCII paths (Chinese and Cyrillic names)", "c-direct-nonascii"),
-    *(CaseGroup(op, f"runtimes: {op}, str vs bytes (one call per op)", f"c-{op}") for op in OPS),
+    *(CaseGroup(op, f"runtimes: {op}, one call per op (converted strings vs bytes; Go and Rust keep bytes: "
+                    "the control group)", f"c-{op}") for op in OPS),
     CaseGroup("throughput", "transcoding throughput", "tp-memcpy-ascii-64k", show_cases=False),
 )
 
@@ -94,6 +127,8 @@ EXPERIMENT = Experiment(
         "GetModuleHandle + GetModuleFileName + GetCurrentDirectory",
         "C converters run in the C.UTF-8 locale, whatever the user's locale is",
         "paths live in a private temporary directory",
+        "Java has no getcwd (user.dir is read once at start-up) and cannot chdir: its readlink reads the link "
+        "by its absolute path; Java runs under LC_ALL=C.UTF-8 so its path encoding is UTF-8",
     ),
     groups=GROUPS,
     tables=lambda result: [throughput_table(result, C_CONVERTERS + PY_CONVERTERS, KINDS, SIZES)],

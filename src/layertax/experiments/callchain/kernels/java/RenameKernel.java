@@ -1,7 +1,8 @@
 // callchain: one file renamed to a second name and back through Java's layers:
 // Files.move (which checks the target with lstat first unless ATOMIC_MOVE is
-// given), Files.move with ATOMIC_MOVE, and the old File.renameTo. Every path
-// is a UTF-16 String that the JDK converts to bytes on each call.
+// given), Files.move with ATOMIC_MOVE, and the old File.renameTo. File keeps its
+// path as a UTF-16 String and converts it in native code on every call; a Path
+// (UnixPath) converts once, when it is made, and Files.move reuses those bytes.
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
