@@ -2,9 +2,10 @@
 
 For each variant of Pietrek's program (10 libraries x 100 exports x 5 relocations),
 runs inspect and prints, as Markdown: the loader time predicted from the static
-counts by the saved loadtime-sweep model vs the measured one (spawn->first
-constructor minus the empty program's, paired per round), and the split's sum
-vs the measured spawn->main. Usage: python bench/inspect_accuracy.py [--runs N]
+counts by the saved loadtime-sweep model, calibrated on the day by the reference
+program measured in the same rounds (and without that calibration), vs the
+measured one (spawn->first constructor minus the empty program's, paired per
+round), and the split's sum vs the measured spawn->main. Usage: python bench/inspect_accuracy.py [--runs N]
 """
 from __future__ import annotations
 
@@ -26,8 +27,9 @@ def main() -> None:
     args = parser.parse_args()
     tree, _ = build_variants(generate.Shape(), [variants.by_name(n) for n in NAMES], paths.cache_dir())
     settings = launch.LaunchSettings(runs=args.runs, warmup=1, cpu=None, seed=7)
-    print("| variant | predicted loader | measured loader | error | split sum | spawn->main | split error |")
-    print("|---|---|---|---|---|---|---|")
+    print("| variant | predicted loader | measured loader | error | uncalibrated error | calibration | split sum "
+          "| spawn->main | split error |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for name in NAMES:
         program = tree / variants.by_name(name).program()
         if not program.is_file():
@@ -35,7 +37,10 @@ def main() -> None:
         r = inspect(str(program), [], settings, None, True, NoProgress, lambda m: None)
         row = next(x for x in r["prediction"]["rows"] if x["variant"] == "lazy")
         sp = r["split"]["lazy"]
+        cal = r["prediction"].get("calibration")
+        raw = row["predicted_uncalibrated_ns"] / row["measured_ns"] - 1
         print(f"| {name} | {row['predicted_ns'] / 1e3:.0f} us | {row['measured_ns'] / 1e3:.0f} us | {row['error']:+.0%} "
+              f"| {raw:+.0%} | {'x%.2f' % cal['factor'] if cal else '-'} "
               f"| {sp['sum_ns'] / 1e3:.0f} us | {sp['measured_main_ns'] / 1e3:.0f} us | {sp['error']:+.1%} |", flush=True)
 
 

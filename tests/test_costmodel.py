@@ -61,3 +61,16 @@ def test_predict_adds_up_the_terms():
     counts = {"relative_relocations": 100, "symbol_lookups": 10, "libraries": 1, "page_faults": 5}
     expected = 300_000 + sum(truth[k] * counts[k] for k in truth)
     assert abs(costmodel.predict(model, counts) - expected) < 1e-3
+
+
+def test_sysv_searches_are_priced_when_a_sysv_variant_is_swept_and_absent_otherwise():
+    points, truth = _points()
+    old = costmodel.fit(points)   # points saved before the term existed have no sysv_probes key
+    assert old["status"] == "ok" and old["coefficients"]["sysv_probes"] is None
+    rng = np.random.default_rng(3)
+    for p in points:
+        p["sysv_probes"] = int(rng.integers(0, 5_000))
+        p["spawn_to_main_ns"] += 35.0 * p["sysv_probes"]
+    model = costmodel.fit(points)
+    assert abs(model["coefficients"]["sysv_probes"]["ns_per_unit"] - 35.0) < 1e-6
+    assert abs(model["coefficients"]["symbol_lookups"]["ns_per_unit"] - truth["symbol_lookups"]) < 1e-6

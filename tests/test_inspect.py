@@ -13,9 +13,9 @@ from layertax.errors import LayertaxError
 from layertax.experiments.loadtime import generate, variants
 from layertax.experiments.loadtime.measure import build_variants
 from layertax.inspect import model, static
-from tests.conftest import run_cli
+from conftest import run_cli
 
-VARIANTS = ["default", "symbolic", "hidden", "relr", "now"]
+VARIANTS = ["default", "symbolic", "hidden", "relr", "now", "sysv-hash"]
 LD_SO = "/lib64/ld-linux-x86-64.so.2"
 
 
@@ -90,6 +90,35 @@ def test_generated_counts_are_the_generators(tree):
     assert lib.lookups.self_bound >= shape.exports * (shape.relocs + 1)
     hidden = elfinfo.read(tree / "out/hidden" / shape.library_file(0))
     assert hidden.lookups.self_bound < lib.lookups.self_bound
+
+
+def test_sysv_probes_count_the_sysv_objects_each_lookup_searches():
+    from collections import Counter
+
+    def obj(name, hash_, defines=()):
+        o = elfinfo.ElfObject(name, hash=[hash_])
+        o.defines = set(defines)
+        return o
+
+    prog, a, b, c = obj("prog", "gnu"), obj("a", "sysv", ["f"]), obj("b", "gnu", ["g"]), obj("c", "sysv", ["h"])
+    prog.lookups.names_lazy = Counter({"f": 2, "g": 1, "h": 1, "x": 1})   # x: defined by none (libc, say)
+    prog.lookups.names_now = Counter({"h": 3})
+    elfinfo.scope_probes([prog, a, b, c])
+    # f: a (x2); g: a; h: a and c; x: a and c (the whole scope)
+    assert prog.lookups.sysv_probes_lazy == 2 * 1 + 1 + 2 + 2
+    assert prog.lookups.sysv_probes_now == 3 * 2
+    assert a.lookups.sysv_probes_lazy == 0
+
+
+def test_sysv_probes_on_generated_programs(tree):
+    sysv = static.picture(tree / variants.by_name("sysv-hash").program(), env={})
+    gnu = static.picture(tree / variants.by_name("default").program(), env={})
+    assert gnu.counts()["sysv_probes"] == 0
+    prog = sysv.objects[0]["elf"]
+    assert prog["hash"] == ["sysv"]
+    # every lookup the program makes searches at least the program itself, a SysV-only object
+    assert prog["lookups"]["sysv_probes_lazy"] >= prog["lookups"]["lazy"] > 0
+    assert sysv.counts()["symbol_lookups"] == gnu.counts()["symbol_lookups"]
 
 
 def _ld_debug_lookups(program: Path, bind_now: bool) -> int:
@@ -272,9 +301,15 @@ def test_inspect_of_a_generated_program(tmp_path, tree):
     assert pred["status"] == "ok"
     for k, v in slopes.items():
         assert pred["model"]["coefficients"][k]["ns_per_unit"] == pytest.approx(v, rel=1e-6)
+    # Calibrated on the day: the reference program ran in the same rounds, and every slope
+    # is scaled by its measured / predicted loader time.
+    cal = pred["calibration"]
+    assert cal["factor"] == pytest.approx(cal["measured_ns"] / cal["predicted_ns"])
+    assert "reference (generated, for the model)" in [c["name"] for c in exp["controls"]]
     for row in pred["rows"]:
         expected = sum(slopes[k] * (row["counts"][k] - row["empty_counts"][k]) for k in slopes)
-        assert row["predicted_ns"] == pytest.approx(expected)
+        assert row["predicted_uncalibrated_ns"] == pytest.approx(expected)
+        assert row["predicted_ns"] == pytest.approx(expected * cal["factor"])
     fixes = {f["fix"] for f in pred["fixes"]}
     assert {"-Bsymbolic / -fvisibility=hidden", "RELR (-z pack-relative-relocs)", "prelinking-style binding"} <= fixes
     # The generated libraries sit beside the program, found through its RPATH/RUNPATH.

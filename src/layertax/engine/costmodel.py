@@ -1,4 +1,6 @@
-"""A linear cost model of start-up: ns per relocation, per symbol lookup, per library, per page fault.
+"""A linear cost model of start-up: ns per relocation, per symbol lookup, per library, per page
+fault, and per SysV-hashed object a lookup searches (a chain walk where a GNU table's Bloom
+filter would have said no).
 
 Ordinary least squares with an intercept (exec, libc and everything that does
 not grow with the program), fitted to what the user waits for: the median
@@ -12,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats as sstats
 
-REGRESSORS = ("relative_relocations", "symbol_lookups", "libraries", "page_faults")
+REGRESSORS = ("relative_relocations", "symbol_lookups", "libraries", "page_faults", "sysv_probes")
 
 
 def fit(points: list[dict], response: str = "spawn_to_main_ns", regressors=REGRESSORS) -> dict:
@@ -21,7 +23,9 @@ def fit(points: list[dict], response: str = "spawn_to_main_ns", regressors=REGRE
     if n == 0:
         return {"status": "failed", "reason": "no points to fit"}
     y = np.array([p[response] for p in points], dtype=float)
-    X = np.column_stack([np.ones(n)] + [np.array([p[r] for p in points], dtype=float) for r in regressors])
+    # A regressor a point lacks (a sweep saved before it existed) is 0 there: the same as
+    # a point that never exercised it.
+    X = np.column_stack([np.ones(n)] + [np.array([p.get(r, 0) for p in points], dtype=float) for r in regressors])
     # Drop regressors that never vary (e.g. libraries when only relocs are swept).
     varying = [0] + [j for j in range(1, k) if np.ptp(X[:, j]) > 0]
     Xv = X[:, varying]

@@ -69,6 +69,12 @@ class Lookups:
     cache_lazy: int = 0     # served by the one-entry cache instead (glibc counts these apart)
     cache_now: int = 0
     self_bound: int = 0     # lookups of a symbol this object defines itself: -Bsymbolic or hidden would bind them
+    # Objects with only a SysV hash table searched by these lookups (set by scope_probes):
+    # glibc rejects a GNU-hashed object with its Bloom filter, a SysV one costs a chain walk.
+    sysv_probes_lazy: int = 0
+    sysv_probes_now: int = 0
+    names_lazy: Counter = field(default_factory=Counter, repr=False)   # the symbols looked up
+    names_now: Counter = field(default_factory=Counter, repr=False)
 
 
 @dataclass
@@ -105,7 +111,7 @@ class ElfObject:
 
     def to_dict(self) -> dict:
         d = {k: v for k, v in self.__dict__.items() if k not in ("defines", "wants", "version_files")}
-        d["lookups"] = dict(self.lookups.__dict__)
+        d["lookups"] = {k: v for k, v in self.lookups.__dict__.items() if not k.startswith("names_")}
         return d
 
 
@@ -237,6 +243,7 @@ def _relocations(obj: ElfObject, elf: ELFFile, symbols: list | None, relro: tupl
                 else:
                     cache[mode] = key
                     setattr(lk, mode, getattr(lk, mode) + 1)
+                    getattr(lk, f"names_{mode}")[sym.name] += 1
             if not plt and sym["st_shndx"] != "SHN_UNDEF" and obj.type == "ET_DYN" and not obj.pie:
                 lk.self_bound += 1
     obj.relocations = dict(counts)
@@ -291,6 +298,7 @@ def _read(path: Path, elf: ELFFile) -> ElfObject:
     _relocations(obj, elf, symbols, relro, word)
     if obj.bind_now:  # glibc relocates an object flagged BIND_NOW eagerly, whatever the process asks
         obj.lookups.lazy, obj.lookups.cache_lazy = obj.lookups.now, obj.lookups.cache_now
+        obj.lookups.names_lazy = Counter(obj.lookups.names_now)
     for section in elf.iter_sections():
         if isinstance(section, GNUVerNeedSection):
             # The entry count comes from DT_VERNEEDNUM, not from the section's size, and
@@ -304,9 +312,30 @@ def _read(path: Path, elf: ELFFile) -> ElfObject:
     return obj
 
 
-def describe(path: Path) -> dict:
+def scope_probes(scope: list[ElfObject]) -> None:
+    """How many SysV-only objects each object's lookups search, walking the global scope
+    (the program, then its dependencies breadth-first: the load order) up to the first
+    object that defines the symbol, or through all of it when none here does (libc, say).
+    DT_SYMBOLIC objects searching themselves first and copy relocations skipping the
+    program are not modelled: they change which objects are searched, rarely how many."""
+    sysv = [o.hash == ["sysv"] for o in scope]
+    for obj in scope:
+        lk = obj.lookups
+        for mode in ("lazy", "now"):
+            probes = 0
+            for name, n in getattr(lk, f"names_{mode}").items():
+                seen = 0
+                for other, is_sysv in zip(scope, sysv):
+                    seen += is_sysv
+                    if name in other.defines:
+                        break
+                probes += n * seen
+            setattr(lk, f"sysv_probes_{mode}", probes)
+
+
+def describe(path: Path, obj: ElfObject | None = None) -> dict:
     """One object's static picture, as plain data (the loadtime lab's view)."""
-    obj = read(path)
+    obj = obj or read(path)
     info = obj.to_dict()
     info["dynsym_defined"] = obj.exported
     info["dynsym_undefined"] = obj.imported
@@ -315,11 +344,15 @@ def describe(path: Path) -> dict:
 
 def describe_tree(program: Path) -> dict:
     """The program and the libraries beside it that it names (a generated variant's directory)."""
-    objects = [describe(program)]
-    for name in objects[0]["needed"]:
+    read_objects = [read(program)]
+    paths = [program]
+    for name in read_objects[0].needed:
         lib = program.parent / name
         if lib.is_file():
-            objects.append(describe(lib))
+            read_objects.append(read(lib))
+            paths.append(lib)
+    scope_probes(read_objects)
+    objects = [describe(p, o) for p, o in zip(paths, read_objects)]
     totals: Counter[str] = Counter()
     for obj in objects:
         totals.update(obj["relocations"])

@@ -6,6 +6,9 @@ Targets, launched round by round in a shuffled order by the C launch timer:
   empty      an empty dynamic program with the same preload (the floor: exec,
              ld.so, libc and the stamps themselves)
   bare       the empty program without the preload (what the preload costs)
+  reference  (with a prediction) a generated loadtime program the cost model was
+             fitted on, with the preload: how fast this machine runs it today
+             against the day of the sweep calibrates the prediction
 Every launch reports spawn->first constructor, ->last shared-object
 constructor, ->main and ->exit (see native/stamp.c and first.c). Then glibc's
 view: a few LD_DEBUG=statistics launches of each, and one LD_DEBUG=files
@@ -23,9 +26,12 @@ from layertax.engine.launch_commands import EMPTY, EMPTY_STAMPED, preload_cost, 
 LAZY = "lazy"
 NOW = "now (LD_BIND_NOW=1)"
 EMPTY_STATIC = "empty, static"
+REFERENCE = "reference (generated, for the model)"
+CONTROLS = (EMPTY, EMPTY_STAMPED, EMPTY_STATIC, REFERENCE)
 STATS_LAUNCHES = 5
 
-def targets(argv: list[str], dynamic: bool, tools: launch.LaunchTools) -> list[launch.Target]:
+
+def targets(argv: list[str], dynamic: bool, tools: launch.LaunchTools, reference: str | None = None) -> list[launch.Target]:
     if not dynamic:  # LD_PRELOAD and LD_BIND_NOW mean nothing to a static program
         return [launch.Target(LAZY, tuple(argv), (), True)]
     env = preload_env(tools)
@@ -33,7 +39,8 @@ def targets(argv: list[str], dynamic: bool, tools: launch.LaunchTools) -> list[l
             launch.Target(NOW, tuple(argv), (*env, ("LD_BIND_NOW", "1")), True),
             launch.Target(EMPTY_STAMPED, (str(tools.empty),), env),
             launch.Target(EMPTY, (str(tools.empty),))] + (
-            [launch.Target(EMPTY_STATIC, (str(tools.empty_static),))] if tools.empty_static else [])
+            [launch.Target(EMPTY_STATIC, (str(tools.empty_static),))] if tools.empty_static else []) + (
+            [launch.Target(REFERENCE, (reference,), env)] if reference else [])
 
 
 def describe_failure(status: str) -> str:
@@ -51,9 +58,9 @@ def describe_failure(status: str) -> str:
 
 
 def measure(argv: list[str], dynamic: bool, settings: launch.LaunchSettings, tools: launch.LaunchTools,
-            progress=None) -> dict:
-    chosen = targets(argv, dynamic, tools)
-    stats_targets = [t for t in chosen if t.name not in (EMPTY, EMPTY_STATIC)] if dynamic else []
+            progress=None, reference: str | None = None) -> dict:
+    chosen = targets(argv, dynamic, tools, reference)
+    stats_targets = [t for t in chosen if t.name not in (EMPTY, EMPTY_STATIC, REFERENCE)] if dynamic else []
     if progress:
         progress.start("inspect", (settings.runs + settings.warmup) * len(chosen) + 2)
     cpu_before = machine.cpu_times()
@@ -87,7 +94,7 @@ def measure(argv: list[str], dynamic: bool, settings: launch.LaunchSettings, too
                 "env": dict(t.env), "status": "failed" if failed else "ok",
                 "reason": describe_failure(failed) if failed else None, "samples": samples,
                 "loader": stats.get(t.name, [])}
-        if t.name in (EMPTY, EMPTY_STAMPED, EMPTY_STATIC):
+        if t.name in CONTROLS:
             case["layer"] = "control"
             controls.append(case)
         else:

@@ -9,6 +9,11 @@ quick calibration sweep runs and is saved for next time.
 The loader's time is predicted as the model's difference between the program
 and the empty control (both with the same preload, which cancels out), and
 compared with the measured difference of their spawn->first-constructor.
+
+A sweep saved last week was measured on a machine that may run faster or slower
+today (frequency, neighbours on a shared host): 15-25% in our runs. So one of
+the sweep's own programs (the reference) runs in the same shuffled rounds as
+the user's, and every slope is scaled by its measured / predicted loader time.
 """
 from __future__ import annotations
 
@@ -18,7 +23,11 @@ from pathlib import Path
 from layertax.engine import costmodel
 from layertax.errors import LayertaxError
 
-STATIC_REGRESSORS = ("relative_relocations", "symbol_lookups", "libraries")
+CORE_REGRESSORS = ("relative_relocations", "symbol_lookups", "libraries")
+# Priced only when the sweep had a SysV-hash variant (older saved sweeps did not);
+# without it a SysV search is priced as a GNU one, and the prediction says so.
+OPTIONAL_REGRESSORS = ("sysv_probes",)
+STATIC_REGRESSORS = CORE_REGRESSORS + OPTIONAL_REGRESSORS
 
 
 def saved_sweep(machine_id: str | None) -> tuple[dict, str] | None:
@@ -60,7 +69,7 @@ def usable(model: dict) -> str | None:
     """Why the model cannot price a fix (None: it can)."""
     if model.get("status") != "ok":
         return model.get("reason") or model.get("status")
-    missing = [r for r in STATIC_REGRESSORS if not (model.get("coefficients") or {}).get(r)]
+    missing = [r for r in CORE_REGRESSORS if not (model.get("coefficients") or {}).get(r)]
     if missing:
         return f"the sweep did not vary {', '.join(missing)}"
     return None
@@ -70,8 +79,43 @@ def slope(model: dict, term: str) -> float:
     return model["coefficients"][term]["ns_per_unit"]
 
 
+# The program measured beside the user's to calibrate the model on the day: one of the
+# quick calibration's own points (the sweep's default variant at 8 libraries x 10 relocations).
+REFERENCE_SHAPE = {"libs": 8, "relocs": 10}
+
+
+def reference_program(cache_root: Path) -> Path:
+    """Builds (or finds in the cache) the reference program; raises BuildFailed."""
+    from layertax.experiments.loadtime import generate, variants
+    from layertax.experiments.loadtime.measure import build_variants
+
+    default = variants.by_name("default")
+    tree, _ = build_variants(generate.Shape(**REFERENCE_SHAPE), [default], cache_root)
+    program = tree / default.program()
+    if not program.is_file():
+        from layertax.engine.build import BuildFailed
+        raise BuildFailed(f"the reference program was not built ({program.name})")
+    return program
+
+
+def scaled(model: dict, factor: float) -> dict:
+    """The model with every slope multiplied by factor (the machine's speed today vs the sweep's)."""
+    out = {**model, "coefficients": {k: (None if v is None else
+                                         {**v, "ns_per_unit": v["ns_per_unit"] * factor,
+                                          "ci95": [c * factor for c in v["ci95"]]})
+                                     for k, v in (model.get("coefficients") or {}).items()},
+           "calibration_factor": factor}
+    return out
+
+
+def priced(model: dict) -> tuple[str, ...]:
+    """The regressors this model has a price for (every core one, if usable)."""
+    coefs = model.get("coefficients") or {}
+    return tuple(r for r in STATIC_REGRESSORS if coefs.get(r))
+
+
 def predict_difference(model: dict, counts: dict, baseline: dict) -> float:
-    return sum(slope(model, r) * (counts[r] - baseline[r]) for r in STATIC_REGRESSORS)
+    return sum(slope(model, r) * (counts.get(r, 0) - baseline.get(r, 0)) for r in priced(model))
 
 
 def fixes(pic, model: dict, loader_total_ns: float | None, lookups: int, bind_now_gain: dict | None,

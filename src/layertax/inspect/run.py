@@ -74,15 +74,24 @@ def inspect(binary: str, args: list[str], lsettings: launch.LaunchSettings, mode
               "question": f"Why does {path.name} take as long as it does to reach main, and what would fix it?",
               "unit": "spawn->main", "baseline": measure.LAZY, "classic": None, "cases": [], "controls": [],
               "static": pic.to_dict(), "measured_skipped": why_not, "notes": [], "interrupted": False}
+    reference = None
+    if why_not is None and dynamic and predict:
+        from layertax.engine.build import BuildFailed
+        try:
+            reference = str(model.reference_program(paths.cache_dir()))
+        except BuildFailed as e:
+            result["notes"].append(f"the prediction is not calibrated on the day: {e}")
     if why_not is None:
-        measured = measure.measure([str(path), *args], dynamic, lsettings, tools, progress_factory())
+        measured = measure.measure([str(path), *args], dynamic, lsettings, tools, progress_factory(), reference)
         result.update({k: v for k, v in measured.items() if k not in ("name", "title", "question")})
         if dynamic:
             empty_pic = static.picture(tools.empty, preload=preload)
             result["split"] = {v: split.split(result, v) for v in (measure.LAZY, measure.NOW)}
             result["lookup_check"] = lookup_check(result, pic, empty_pic)
             if predict and not result["interrupted"]:
-                result["prediction"] = _predict(result, pic, empty_pic, stamp_paths, model_file, machine, say)
+                reference_pic = static.picture(Path(reference), preload=preload) if reference else None
+                result["prediction"] = _predict(result, pic, empty_pic, reference_pic, stamp_paths, model_file,
+                                                machine, say)
     result["tables"] = tables.all_tables(result, pic.without(stamp_paths))
     result["notes"] += tables.notes(result)
     return result
@@ -111,13 +120,31 @@ def _model(model_file: Path | None, machine_mod, say) -> dict:
     return model.fit(doc, "a quick calibration sweep run now")
 
 
-def _predict(result, pic, empty_pic, stamp_paths, model_file, machine_mod, say) -> dict:
+def _calibration(fitted: dict, by_name: dict, reference_pic, empty_pic) -> dict | None:
+    """The reference program's measured loader time over the model's: how this machine runs today."""
+    ref, empty = by_name.get(measure.REFERENCE), by_name.get(EMPTY_STAMPED)
+    if reference_pic is None or not ref or not ref["samples"] or not empty:
+        return None
+    predicted = model.predict_difference(fitted, reference_pic.counts(False), empty_pic.counts(False))
+    measured = _paired_difference(ref, empty, "first_init_ns")
+    if not measured or predicted <= 0 or measured <= 0:
+        return None
+    return {"program": str(reference_pic.program.path), "shape": model.REFERENCE_SHAPE, "predicted_ns": predicted,
+            "measured_ns": measured, "factor": measured / predicted}
+
+
+def _predict(result, pic, empty_pic, reference_pic, stamp_paths, model_file, machine_mod, say) -> dict:
     fitted = _model(model_file, machine_mod, say)
     problem = model.usable(fitted)
     out = {"model": fitted, "status": "ok" if problem is None else "unusable", "reason": problem}
     if problem is not None:
         return out
     by_name = {c["name"]: c for c in [*result["cases"], *result["controls"]]}
+    out["calibration"] = _calibration(fitted, by_name, reference_pic, empty_pic)
+    uncalibrated = fitted
+    if out["calibration"]:
+        fitted = model.scaled(fitted, out["calibration"]["factor"])
+    out["unpriced"] = [r for r in model.OPTIONAL_REGRESSORS if r not in model.priced(fitted)]
     empty = by_name.get(EMPTY_STAMPED)
     rows = []
     for name, now in ((measure.LAZY, False), (measure.NOW, True)):
@@ -128,6 +155,7 @@ def _predict(result, pic, empty_pic, stamp_paths, model_file, machine_mod, say) 
         predicted = model.predict_difference(fitted, counts, base)
         measured_ns = _paired_difference(case, empty, "first_init_ns")
         rows.append({"variant": name, "counts": counts, "empty_counts": base, "predicted_ns": predicted,
+                     "predicted_uncalibrated_ns": model.predict_difference(uncalibrated, counts, base),
                      "measured_ns": measured_ns,
                      "error": (predicted / measured_ns - 1) if measured_ns else None})
     out["rows"] = rows

@@ -34,6 +34,7 @@ class StaticPicture:
             "relative_relocations": sum(o["elf"]["relocations"]["relative"] + o["elf"]["relocations"]["relr"]
                                         for o in rows),
             "symbol_lookups": sum(o["elf"]["lookups"][mode] for o in rows),
+            "sysv_probes": sum(o["elf"]["lookups"].get(f"sysv_probes_{mode}", 0) for o in rows),
             "libraries": sum(1 for o in rows if o["found_by"] != "program"),
         }
 
@@ -94,6 +95,7 @@ def picture(path: Path, env: dict[str, str] | None = None, preload: list[str] | 
         resolved = libpath.resolve(program, read, env, preload, f)
     except LayertaxError as e:
         pic.problems.append(str(e))
+    elfinfo.scope_probes([obj for _, obj in resolved if obj is not None])
     for r, obj in resolved:
         pic.objects.append(_row(r, obj))
         if r.path is None:
@@ -107,6 +109,7 @@ def _row(r: libpath.Resolved, obj: elfinfo.ElfObject | None) -> dict:
         # ld.so relocates itself (its second pass, in dl_main) without lazy binding,
         # whatever the program asks for.
         obj.lookups.lazy, obj.lookups.cache_lazy = obj.lookups.now, obj.lookups.cache_now
+        obj.lookups.sysv_probes_lazy = obj.lookups.sysv_probes_now
     return {"name": r.name, "path": r.path, "found_by": r.found_by, "needed_by": r.needed_by, "depth": r.depth,
             "elf": obj.to_dict() if obj is not None else None}
 

@@ -118,19 +118,36 @@ def prediction_table(result: dict) -> dict:
     if pred["status"] != "ok":
         return {"title": "prediction", "columns": ["status"], "rows": [[f"no prediction: {pred['reason']}"]]}
     m = pred["model"]
+
+    def over(r: dict, key: str) -> int:
+        return r["counts"].get(key, 0) - r["empty_counts"].get(key, 0)
+
     rows = [[r["variant"], duration(r["predicted_ns"]), duration(r["measured_ns"]),
              "-" if r["error"] is None else f"{r['error']:+.0%}",
-             f"{r['counts']['symbol_lookups'] - r['empty_counts']['symbol_lookups']:+,} lookups, "
-             f"{r['counts']['relative_relocations'] - r['empty_counts']['relative_relocations']:+,} relative, "
-             f"{r['counts']['libraries'] - r['empty_counts']['libraries']:+,} libraries"]
+             f"{over(r, 'symbol_lookups'):+,} lookups, {over(r, 'relative_relocations'):+,} relative, "
+             f"{over(r, 'libraries'):+,} libraries" + (f", {over(r, 'sysv_probes'):+,} SysV searches"
+                                                       if over(r, "sysv_probes") else "")]
             for r in pred.get("rows", [])]
     c = m["coefficients"]
+    sysv = c.get("sysv_probes")
     notes = [f"model: {c['symbol_lookups']['ns_per_unit']:.1f} ns per lookup, "
              f"{c['relative_relocations']['ns_per_unit']:.2f} ns per relative relocation, "
-             f"{c['libraries']['ns_per_unit'] / 1e3:.1f} us per library (R^2 {m['r2']:.3f}, {m['n_points']} points; "
-             f"from {m['source']})",
+             f"{c['libraries']['ns_per_unit'] / 1e3:.1f} us per library"
+             + (f", {sysv['ns_per_unit']:.1f} ns per SysV-hashed object a lookup searches" if sysv else "")
+             + f" (R^2 {m['r2']:.3f}, {m['n_points']} points; from {m['source']})",
              "measured: spawn->first constructor minus the empty control's (paired per round); predicted: the "
              "model's difference between the two object sets"]
+    cal = pred.get("calibration")
+    if cal:
+        notes.append(f"calibrated on the day: the reference program (generated, {cal['shape']['libs']} libraries x "
+                     f"{cal['shape']['relocs']} relocations, one of the sweep's points) measured "
+                     f"{duration(cal['measured_ns'])} in these rounds against the model's "
+                     f"{duration(cal['predicted_ns'])}, so every slope is scaled by {cal['factor']:.2f}")
+    else:
+        notes.append("not calibrated on the day (no reference measurement): the slopes are the sweep's")
+    if "sysv_probes" in pred.get("unpriced", []) and any(over(r, "sysv_probes") for r in pred.get("rows", [])):
+        notes.append("the saved sweep had no SysV-hash variant: SysV searches are priced as GNU ones (run "
+                     "`layertax loadtime sweep` to price them)")
     return {"title": "the loader's time: predicted from the static counts vs measured",
             "columns": ["variant", "predicted", "measured", "error", "counts over the empty program"], "rows": rows,
             "notes": notes}

@@ -163,14 +163,16 @@ def _parse_vary(items: tuple[str, ...]) -> dict[str, list[int]]:
 @loadtime_group.command("sweep", context_settings=CONTEXT)
 @click.option("--vary", "vary", multiple=True, metavar="DIM=V1,V2,...",
               help="A dimension and its values: libs, exports, relocs or name-len (repeatable; points are the product).")
-@click.option("--variants", "variant_names", default="default,symbolic,hidden", show_default=True, metavar="LIST",
-              help="Variants measured at every point (several variants separate lookups from relocations).")
+@click.option("--variants", "variant_names", default="default,symbolic,hidden,sysv-hash", show_default=True,
+              metavar="LIST", help="Variants measured at every point (several variants separate lookups from "
+                                   "relocations; sysv-hash prices a SysV hash table's search).")
 @click.option("--runs", type=click.IntRange(min=1), default=15, show_default=True, help="Launches per variant per point.")
 @click.option("--no-save", is_flag=True, help="Do not save the result or record it in the history.")
 @click.option("--export-json", type=click.Path(dir_okay=False), help="Also write the result (points, model) here.")
 def sweep(vary, variant_names, runs, no_save, export_json) -> None:
     """Measure the program at several sizes and fit ns per relative relocation, per symbol
-    lookup, per library and per page fault (least squares on median spawn->main)."""
+    lookup, per library, per page fault and per SysV-hashed object searched (least squares
+    on median spawn->main)."""
     from rich.table import Table
 
     from layertax import output
@@ -188,11 +190,13 @@ def sweep(vary, variant_names, runs, no_save, export_json) -> None:
     points, model, interrupted = result["points"], result["model"], result["interrupted"]
 
     t = Table(title="points (median spawn->main; counts from the files; faults from rusage)", title_justify="left")
-    for col in ("variant", "libs", "exports", "relocs", "spawn->main", "relative", "lookups", "libraries", "faults"):
+    for col in ("variant", "libs", "exports", "relocs", "spawn->main", "relative", "lookups", "SysV searches",
+                "libraries", "faults"):
         t.add_column(col, justify="left" if col == "variant" else "right")
     for p in points:
         t.add_row(p["variant"], str(p["libs"]), str(p["exports"]), str(p["relocs"]), duration(p["spawn_to_main_ns"]),
-                  f"{p['relative_relocations']:,}", f"{p['symbol_lookups']:,}", str(p["libraries"]),
+                  f"{p['relative_relocations']:,}", f"{p['symbol_lookups']:,}", f"{p.get('sysv_probes', 0):,}",
+                  str(p["libraries"]),
                   f"{p['page_faults']:,.0f}")
     console.print(t)
     m = Table(title=f"cost model: spawn->main = intercept + sum(slope x count); {model['n_points']} points"

@@ -17,9 +17,10 @@ from layertax import output, paths
 
 NAME = "loadtime-sweep"
 # Enough to separate lookups, relative relocations and libraries (three variants
-# move lookups at a fixed size), small enough to build and run in about half a minute.
+# move lookups at a fixed size) and to price a SysV-hash search (sysv-hash keeps the
+# lookups and changes only the hash table), small enough to run in under a minute.
 QUICK_CALIBRATION = {"libs": [2, 8], "relocs": [0, 10]}
-QUICK_VARIANTS = ["default", "symbolic", "hidden"]
+QUICK_VARIANTS = ["default", "symbolic", "hidden", "sysv-hash"]
 
 
 def sweep_points(raw: dict) -> list[dict]:
@@ -35,6 +36,7 @@ def sweep_points(raw: dict) -> list[dict]:
             "relative_relocations": rel["relative"] + rel["relr"],
             # "lazy" already counts every PLT slot of an object flagged BIND_NOW (-z now)
             "symbol_lookups": sum(o["lookups"]["lazy"] for o in c["elf"]["objects"]),
+            "sysv_probes": sum(o["lookups"].get("sysv_probes_lazy", 0) for o in c["elf"]["objects"]),
             "libraries": c["elf"]["libraries"],
             "page_faults": field_median(c, "minflt"),
             "rounds": len(c["samples"]),
