@@ -370,3 +370,19 @@ def test_fuzzed_elf_files_never_crash_the_static_analyser(tmp_path, tools, tree)
             assert "\n" not in str(e)
             outcomes["refused"] += 1
     assert outcomes["read"] > 0 and outcomes["refused"] > 0
+
+
+def test_the_linker_is_recognised_from_its_marks(cache_root):
+    names = ["default", "ld-gold", "ld-lld", "ld-mold"]
+    built, _ = build_variants(generate.Shape(libs=1, exports=2, relocs=1), [variants.by_name(n) for n in names],
+                              cache_root / "layertax")
+    expected = {"default": "GNU ld", "ld-gold": "gold", "ld-lld": "lld", "ld-mold": "mold"}
+    seen = 0
+    for name in names:
+        program = built / variants.by_name(name).program()
+        if not program.is_file():   # that linker is not installed here
+            continue
+        seen += 1
+        assert elfinfo.read(program).linker == expected[name]
+    assert seen >= 1
+    assert elfinfo.read(Path("/usr/bin/git")).linker == "GNU ld"   # Debian links with GNU ld

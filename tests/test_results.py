@@ -87,3 +87,13 @@ def test_history_records_and_lists_newest_first(tmp_path):
     assert [r["path"] for r in rows] == [str(tmp_path / "two.json"), str(tmp_path / "one.json")]
     assert rows[0]["experiments"] == "e" and rows[0]["complete"] == 0
     assert len(history.runs(db, limit=1)) == 1
+
+
+def test_a_case_group_left_empty_by_case_selection_prints_no_table():
+    from layertax.report.format import case_groups
+
+    exp = {"title": "t", "baseline": "a", "cases": [{"name": "a", "group": ""}, {"name": "b", "group": "kept"}],
+           "groups": [{"name": "kept", "title": "kept", "baseline": "b"},
+                      {"name": "empty", "title": "nothing selected", "baseline": "c"},
+                      {"name": "own", "title": "own table", "baseline": "b", "show_cases": False}]}
+    assert [g["name"] for g in case_groups(exp)] == ["", "kept"]

@@ -94,6 +94,7 @@ class ElfObject:
     textrel: bool = False
     relro_bytes: int = 0
     hash: list[str] = field(default_factory=list)
+    linker: str = "GNU ld"   # what linked it, from the marks gold, lld and mold leave (GNU ld leaves none)
     relocations: dict[str, int] = field(default_factory=dict)
     lookups: Lookups = field(default_factory=Lookups)
     exported: int = 0
@@ -135,6 +136,19 @@ def relr_size(addresses: list[int], word: int) -> int:
             entries += 1                  # a bitmap entry
             base += bits * word
     return entries * word + odd * (3 * word)
+
+
+def _linker(elf: ELFFile, names: set[str]) -> str:
+    """gold adds a .note.gnu.gold-version; lld and mold sign .comment; GNU ld signs nothing."""
+    if ".note.gnu.gold-version" in names:
+        return "gold"
+    comment = elf.get_section_by_name(".comment") if ".comment" in names else None
+    text = comment.data()[:4096] if comment is not None and comment["sh_type"] != "SHT_NOBITS" else b""
+    if b"LLD " in text:
+        return "lld"
+    if b"mold " in text:
+        return "mold"
+    return "GNU ld"
 
 
 def _dynamic(elf: ELFFile) -> DynamicSection | None:
@@ -288,6 +302,7 @@ def _read(path: Path, elf: ELFFile) -> ElfObject:
             relro = (seg["p_vaddr"], seg["p_vaddr"] + seg["p_memsz"])
     names = {s.name for s in elf.iter_sections()}
     obj.hash = [h for h, sec in (("gnu", ".gnu.hash"), ("sysv", ".hash")) if sec in names]
+    obj.linker = _linker(elf, names)
     dyn = _dynamic(elf)
     if dyn is not None:
         _read_dynamic(obj, dyn, word)

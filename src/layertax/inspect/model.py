@@ -80,22 +80,31 @@ def slope(model: dict, term: str) -> float:
 
 
 # The program measured beside the user's to calibrate the model on the day: one of the
-# quick calibration's own points (the sweep's default variant at 8 libraries x 10 relocations).
+# quick calibration's own points (8 libraries x 10 relocations), linked by the linker that
+# linked the user's program. The same counts start 15-30% faster from gold, lld or mold
+# output than from GNU ld's (loadtime.md, inspect.md), for reasons the counts do not
+# show, so the reference carries the linker's share as well as the machine's speed today.
 REFERENCE_SHAPE = {"libs": 8, "relocs": 10}
+REFERENCE_VARIANT = {"gold": "ld-gold", "lld": "ld-lld", "mold": "ld-mold"}
 
 
-def reference_program(cache_root: Path) -> Path:
-    """Builds (or finds in the cache) the reference program; raises BuildFailed."""
+def reference_program(cache_root: Path, linker: str = "GNU ld") -> tuple[Path, str]:
+    """Builds (or finds in the cache) the reference program: (path, its variant). Built by the
+    same linker when that linker is installed, else by GNU ld. Raises LayertaxError."""
+    from layertax.engine.build import BuildFailed
     from layertax.experiments.loadtime import generate, variants
     from layertax.experiments.loadtime.measure import build_variants
 
-    default = variants.by_name("default")
-    tree, _ = build_variants(generate.Shape(**REFERENCE_SHAPE), [default], cache_root)
-    program = tree / default.program()
-    if not program.is_file():
-        from layertax.engine.build import BuildFailed
-        raise BuildFailed(f"the reference program was not built ({program.name})")
-    return program
+    shape = generate.Shape(**REFERENCE_SHAPE)
+    for name in dict.fromkeys((REFERENCE_VARIANT.get(linker, "default"), "default")):
+        variant = variants.by_name(name)
+        try:
+            tree, _ = build_variants(shape, [variant], cache_root)
+        except BuildFailed:
+            continue
+        if (tree / variant.program()).is_file():
+            return tree / variant.program(), name
+    raise BuildFailed("the reference program could not be built")
 
 
 def scaled(model: dict, factor: float) -> dict:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from layertax.engine import analyze, launch
 from layertax.engine.launch_commands import EMPTY, EMPTY_STAMPED
-from layertax.errors import UsageError
+from layertax.errors import LayertaxError, UsageError
 from layertax.inspect import measure, model, split, static, tables
 
 
@@ -74,12 +74,12 @@ def inspect(binary: str, args: list[str], lsettings: launch.LaunchSettings, mode
               "question": f"Why does {path.name} take as long as it does to reach main, and what would fix it?",
               "unit": "spawn->main", "baseline": measure.LAZY, "classic": None, "cases": [], "controls": [],
               "static": pic.to_dict(), "measured_skipped": why_not, "notes": [], "interrupted": False}
-    reference = None
+    reference = reference_variant = None
     if why_not is None and dynamic and predict:
-        from layertax.engine.build import BuildFailed
         try:
-            reference = str(model.reference_program(paths.cache_dir()))
-        except BuildFailed as e:
+            ref_path, reference_variant = model.reference_program(paths.cache_dir(), program.linker)
+            reference = str(ref_path)
+        except LayertaxError as e:
             result["notes"].append(f"the prediction is not calibrated on the day: {e}")
     if why_not is None:
         measured = measure.measure([str(path), *args], dynamic, lsettings, tools, progress_factory(), reference)
@@ -92,6 +92,8 @@ def inspect(binary: str, args: list[str], lsettings: launch.LaunchSettings, mode
                 reference_pic = static.picture(Path(reference), preload=preload) if reference else None
                 result["prediction"] = _predict(result, pic, empty_pic, reference_pic, stamp_paths, model_file,
                                                 machine, say)
+                if result["prediction"].get("calibration"):
+                    result["prediction"]["calibration"].update(variant=reference_variant, linker=program.linker)
     result["tables"] = tables.all_tables(result, pic.without(stamp_paths))
     result["notes"] += tables.notes(result)
     return result

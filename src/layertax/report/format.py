@@ -58,7 +58,8 @@ def case_groups(exp: dict) -> list[dict]:
     """The case tables to print, main first: {name, title, baseline}; groups whose cases
     the experiment presents in its own tables are left out."""
     main = {"name": "", "title": exp["title"], "baseline": exp["baseline"]}
-    return [main] + [g for g in exp.get("groups") or [] if g.get("show_cases", True)]
+    present = {c.get("group") or "" for c in exp.get("cases", [])}   # --case may leave a group empty
+    return [main] + [g for g in exp.get("groups") or [] if g.get("show_cases", True) and g["name"] in present]
 
 
 def case_rows(exp: dict, group: dict) -> list[dict]:
