@@ -79,3 +79,19 @@ def test_list_and_doctor_and_empty_history():
     assert p.returncode == 0 and "cpu_model" in p.stdout and "for steadier measurements" in p.stdout
     p = run_cli("history")
     assert p.returncode == 0 and "no runs yet" in p.stdout
+
+
+def test_a_closed_stdout_does_not_lose_the_exports(tmp_path):
+    """`layertax run ... | head` closes the pipe early: the JSON export must still be written."""
+    import os
+    import subprocess
+    import sys
+
+    out = tmp_path / "r.json"
+    p = subprocess.Popen([sys.executable, "-m", "layertax", "run", "callchain", "--quick", "--no-syscalls",
+                          "--no-save", "--case", "c-rename", "--export-json", str(out)],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+                         env={**os.environ, "TMPDIR": str(tmp_path)})
+    p.stdout.close()   # nobody reads: every print fails with a broken pipe
+    p.wait(timeout=300)
+    assert out.is_file() and '"callchain"' in out.read_text()

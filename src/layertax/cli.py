@@ -164,8 +164,10 @@ def _run(chosen, settings, case_globs, exports, save: bool) -> int:
         if interrupted:
             break
     doc["complete"] = not interrupted
+    where = output.store(doc, save, exports, saved_path)
     terminal.render(doc, out)
-    output.keep(doc, out, save, exports, saved_path)
+    for line in where:
+        out.print(line)
     if interrupted:
         err.print("interrupted: kept the rounds that finished" + ("; saved above" if save else ""))
         return 130

@@ -55,15 +55,23 @@ def write_exports(doc: dict, targets: dict[str, Path]) -> None:
             path.write_text(to_csv(doc))
 
 
-def keep(doc: dict, out: Console, save: bool, exports: dict[str, Path], path: Path | None = None) -> None:
-    """Saves the run and records it in the history (unless not wanted), writes the exports, says where."""
+def store(doc: dict, save: bool, exports: dict[str, Path], path: Path | None = None) -> list[str]:
+    """Saves the run and records it in the history (unless not wanted) and writes the exports;
+    returns the lines that say where. Done before anything is printed, so a closed pipe on
+    stdout (`layertax run | head`) cannot lose a file."""
     from layertax.engine import history, results
 
+    lines = []
     if save:
         path = path or results.default_path(paths.runs_dir(), doc)
         results.save(doc, path)
         history.record(paths.history_db(), doc, path)
-        out.print(f"\nsaved: {path}")
+        lines.append(f"\nsaved: {path}")
     write_exports(doc, exports)
-    for target in exports.values():
-        out.print(f"wrote: {target}")
+    return lines + [f"wrote: {target}" for target in exports.values()]
+
+
+def keep(doc: dict, out: Console, save: bool, exports: dict[str, Path], path: Path | None = None) -> None:
+    """store(), then says where."""
+    for line in store(doc, save, exports, path):
+        out.print(line)
