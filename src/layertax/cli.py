@@ -164,10 +164,7 @@ def _run(chosen, settings, case_globs, exports, save: bool) -> int:
         if interrupted:
             break
     doc["complete"] = not interrupted
-    where = output.store(doc, save, exports, saved_path)
-    terminal.render(doc, out)
-    for line in where:
-        out.print(line)
+    output.keep(doc, out, save, exports, saved_path, show=lambda: terminal.render(doc, out))
     if interrupted:
         err.print("interrupted: kept the rounds that finished" + ("; saved above" if save else ""))
         return 130
@@ -214,8 +211,7 @@ def _finish_launch_command(result: dict, settings, what: str, extra: str, save: 
                         + extra}
     out = output.console()
     doc = output.new_document(method, machine.fingerprint(), [result], complete=not result["interrupted"])
-    terminal.render(doc, out)
-    output.keep(doc, out, save, exports)
+    output.keep(doc, out, save, exports, show=lambda: terminal.render(doc, out))
     if result["interrupted"]:
         raise click.exceptions.Exit(130)
     if any(c["status"] == "failed" for c in result["cases"]):
@@ -380,8 +376,8 @@ def report(file: Path, export_json, export_markdown, export_csv) -> None:
 
     doc = results.load(file)
     exports = output.export_paths(export_json, export_markdown, export_csv)
+    output.write_exports(doc, exports)   # before printing: a closed stdout must not lose a file
     terminal.render(doc, output.console())
-    output.write_exports(doc, exports)
 
 
 def _add_experiment_commands() -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Callable
 
 from rich.console import Console
 
@@ -55,10 +56,11 @@ def write_exports(doc: dict, targets: dict[str, Path]) -> None:
             path.write_text(to_csv(doc))
 
 
-def store(doc: dict, save: bool, exports: dict[str, Path], path: Path | None = None) -> list[str]:
-    """Saves the run and records it in the history (unless not wanted) and writes the exports;
-    returns the lines that say where. Done before anything is printed, so a closed pipe on
-    stdout (`layertax run | head`) cannot lose a file."""
+def keep(doc: dict, out: Console, save: bool, exports: dict[str, Path], path: Path | None = None,
+         show: Callable[[], None] | None = None) -> None:
+    """Saves the run and records it in the history (unless not wanted), writes the exports,
+    then shows the tables (show) and says where. Files first: a closed pipe on stdout
+    (`layertax run | head`) cannot lose one."""
     from layertax.engine import history, results
 
     lines = []
@@ -68,10 +70,7 @@ def store(doc: dict, save: bool, exports: dict[str, Path], path: Path | None = N
         history.record(paths.history_db(), doc, path)
         lines.append(f"\nsaved: {path}")
     write_exports(doc, exports)
-    return lines + [f"wrote: {target}" for target in exports.values()]
-
-
-def keep(doc: dict, out: Console, save: bool, exports: dict[str, Path], path: Path | None = None) -> None:
-    """store(), then says where."""
-    for line in store(doc, save, exports, path):
+    if show is not None:
+        show()
+    for line in lines + [f"wrote: {target}" for target in exports.values()]:
         out.print(line)

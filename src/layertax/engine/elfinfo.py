@@ -348,9 +348,8 @@ def scope_probes(scope: list[ElfObject]) -> None:
             setattr(lk, f"sysv_probes_{mode}", probes)
 
 
-def describe(path: Path, obj: ElfObject | None = None) -> dict:
+def _described(obj: ElfObject) -> dict:
     """One object's static picture, as plain data (the loadtime lab's view)."""
-    obj = obj or read(path)
     info = obj.to_dict()
     info["dynsym_defined"] = obj.exported
     info["dynsym_undefined"] = obj.imported
@@ -359,15 +358,10 @@ def describe(path: Path, obj: ElfObject | None = None) -> dict:
 
 def describe_tree(program: Path) -> dict:
     """The program and the libraries beside it that it names (a generated variant's directory)."""
-    read_objects = [read(program)]
-    paths = [program]
-    for name in read_objects[0].needed:
-        lib = program.parent / name
-        if lib.is_file():
-            read_objects.append(read(lib))
-            paths.append(lib)
-    scope_probes(read_objects)
-    objects = [describe(p, o) for p, o in zip(paths, read_objects)]
+    scope = [read(program)]
+    scope += [read(program.parent / name) for name in scope[0].needed if (program.parent / name).is_file()]
+    scope_probes(scope)
+    objects = [_described(o) for o in scope]
     totals: Counter[str] = Counter()
     for obj in objects:
         totals.update(obj["relocations"])

@@ -89,11 +89,8 @@ def inspect(binary: str, args: list[str], lsettings: launch.LaunchSettings, mode
             result["split"] = {v: split.split(result, v) for v in (measure.LAZY, measure.NOW)}
             result["lookup_check"] = lookup_check(result, pic, empty_pic)
             if predict and not result["interrupted"]:
-                reference_pic = static.picture(Path(reference), preload=preload) if reference else None
-                result["prediction"] = _predict(result, pic, empty_pic, reference_pic, stamp_paths, model_file,
-                                                machine, say)
-                if result["prediction"].get("calibration"):
-                    result["prediction"]["calibration"].update(variant=reference_variant, linker=program.linker)
+                ref = (static.picture(Path(reference), preload=preload), reference_variant) if reference else None
+                result["prediction"] = _predict(result, pic, empty_pic, ref, stamp_paths, model_file, machine, say)
     result["tables"] = tables.all_tables(result, pic.without(stamp_paths))
     result["notes"] += tables.notes(result)
     return result
@@ -122,27 +119,30 @@ def _model(model_file: Path | None, machine_mod, say) -> dict:
     return model.fit(doc, "a quick calibration sweep run now")
 
 
-def _calibration(fitted: dict, by_name: dict, reference_pic, empty_pic) -> dict | None:
-    """The reference program's measured loader time over the model's: how this machine runs today."""
+def _calibration(fitted: dict, by_name: dict, reference, pic, empty_pic) -> dict | None:
+    """The reference program's measured loader time over the model's: how this machine runs today.
+    reference: (its static picture, its loadtime variant), or None."""
     ref, empty = by_name.get(measure.REFERENCE), by_name.get(EMPTY_STAMPED)
-    if reference_pic is None or not ref or not ref["samples"] or not empty:
+    if reference is None or not ref or not ref["samples"] or not empty:
         return None
+    reference_pic, variant = reference
     predicted = model.predict_difference(fitted, reference_pic.counts(False), empty_pic.counts(False))
     measured = _paired_difference(ref, empty, "first_init_ns")
     if not measured or predicted <= 0 or measured <= 0:
         return None
-    return {"program": str(reference_pic.program.path), "shape": model.REFERENCE_SHAPE, "predicted_ns": predicted,
-            "measured_ns": measured, "factor": measured / predicted}
+    return {"program": str(reference_pic.program.path), "shape": model.REFERENCE_SHAPE, "variant": variant,
+            "linker": pic.program.linker, "predicted_ns": predicted, "measured_ns": measured,
+            "factor": measured / predicted}
 
 
-def _predict(result, pic, empty_pic, reference_pic, stamp_paths, model_file, machine_mod, say) -> dict:
+def _predict(result, pic, empty_pic, reference, stamp_paths, model_file, machine_mod, say) -> dict:
     fitted = _model(model_file, machine_mod, say)
     problem = model.usable(fitted)
     out = {"model": fitted, "status": "ok" if problem is None else "unusable", "reason": problem}
     if problem is not None:
         return out
     by_name = {c["name"]: c for c in [*result["cases"], *result["controls"]]}
-    out["calibration"] = _calibration(fitted, by_name, reference_pic, empty_pic)
+    out["calibration"] = _calibration(fitted, by_name, reference, pic, empty_pic)
     uncalibrated = fitted
     if out["calibration"]:
         fitted = model.scaled(fitted, out["calibration"]["factor"])

@@ -141,7 +141,7 @@ def prediction_table(result: dict) -> dict:
     if cal:
         notes.append(f"calibrated on the day: the reference program (generated, {cal['shape']['libs']} libraries x "
                      f"{cal['shape']['relocs']} relocations, one of the sweep's points, variant "
-                     f"{cal.get('variant', 'default')}; the program was linked by {cal.get('linker', '?')}) measured "
+                     f"{cal['variant']}; the program was linked by {cal['linker']}) measured "
                      f"{duration(cal['measured_ns'])} in these rounds against the model's "
                      f"{duration(cal['predicted_ns'])}, so every slope is scaled by {cal['factor']:.2f}")
     else:

@@ -198,7 +198,6 @@ def sweep(vary, variant_names, runs, no_save, export_json) -> None:
                   f"{p['relative_relocations']:,}", f"{p['symbol_lookups']:,}", f"{p.get('sysv_probes', 0):,}",
                   str(p["libraries"]),
                   f"{p['page_faults']:,.0f}")
-    console.print(t)
     m = Table(title=f"cost model: spawn->main = intercept + sum(slope x count); {model['n_points']} points"
                     + (f", R^2 {model['r2']:.3f}" if model.get("r2") is not None else ""), title_justify="left")
     for col in ("term", "ns per unit", "95% CI"):
@@ -208,9 +207,13 @@ def sweep(vary, variant_names, runs, no_save, export_json) -> None:
             m.add_row(term, "not varied", "-")
         else:
             m.add_row(term, f"{c['ns_per_unit']:,.1f}", f"{c['ci95'][0]:,.1f} .. {c['ci95'][1]:,.1f}")
-    console.print(m)
-    if model.get("status") != "ok":
-        console.print(f"model: {model.get('reason')}", style="yellow")
-    output.keep(doc, console, not no_save, exports)
+
+    def show() -> None:
+        console.print(t)
+        console.print(m)
+        if model.get("status") != "ok":
+            console.print(f"model: {model.get('reason')}", style="yellow")
+
+    output.keep(doc, console, not no_save, exports, show=show)
     if interrupted:
         raise click.exceptions.Exit(130)

@@ -74,13 +74,18 @@ func verifyCwd(state any) error {
 	return nil
 }
 
-func verifyStat(state any) error {
+func verifyOsStat(state any) error {
 	p := state.(*place)
-	if p.fi != nil && !p.fi.Mode().IsRegular() {
+	if p.fi == nil || !p.fi.Mode().IsRegular() {
 		return fmt.Errorf("os.Stat of %q is not the regular file set up", p.target)
 	}
-	if p.fi == nil && p.st.Mode&syscall.S_IFMT != syscall.S_IFREG {
-		return fmt.Errorf("stat of %q is not the regular file set up", p.target)
+	return nil
+}
+
+func verifySyscallStat(state any) error {
+	p := state.(*place)
+	if p.st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		return fmt.Errorf("syscall.Stat of %q is not the regular file set up", p.target)
 	}
 	return nil
 }
@@ -169,8 +174,8 @@ func main() {
 		cases = append(cases,
 			harnessCase{"go-getcwd-os" + suffix, "os.Getwd: stat(\".\") and stat($PWD), then getcwd" + where, 1, setup, runOsGetwd, verifyCwd, leave},
 			harnessCase{"go-getcwd-syscall" + suffix, "syscall.Getwd" + where, 1, setup, runSyscallGetwd, verifyCwd, leave},
-			harnessCase{"go-stat-os" + suffix, "os.Stat(string)" + where, 1, setup, runOsStat, verifyStat, leave},
-			harnessCase{"go-stat-syscall" + suffix, "syscall.Stat(string)" + where, 1, setup, runSyscallStat, verifyStat, leave},
+			harnessCase{"go-stat-os" + suffix, "os.Stat(string)" + where, 1, setup, runOsStat, verifyOsStat, leave},
+			harnessCase{"go-stat-syscall" + suffix, "syscall.Stat(string)" + where, 1, setup, runSyscallStat, verifySyscallStat, leave},
 			harnessCase{"go-readlink-os" + suffix, "os.Readlink(string)" + where, 1, setup, runOsReadlink, verifyLink, leave},
 			harnessCase{"go-readlink-syscall" + suffix, "syscall.Readlink(string, buf)" + where, 1, setup, runSyscallReadlink, verifyLink, leave},
 		)
