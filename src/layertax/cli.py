@@ -81,7 +81,7 @@ def _export_options(f):
               "calls per operation (the timed runs are never traced).")
 @_export_options
 def run(experiment_names, quick, runs, warmup, burst, min_time, case_globs, timeout, seed, cpu, no_pin,
-        no_priority, no_save, metric, no_syscalls, export_json, export_markdown, export_csv) -> None:
+        no_priority, no_save, metric, no_syscalls, export_json, export_markdown, export_csv, **experiment_options) -> None:
     """Run experiments (all of them if none is named) and print a table per experiment.
 
     Every run is saved as JSON under $XDG_DATA_HOME/layertax/runs/ with its raw samples,
@@ -97,12 +97,14 @@ def run(experiment_names, quick, runs, warmup, burst, min_time, case_globs, time
 
         if not instructions.available():
             raise UsageError("--metric instructions needs valgrind: install it (Debian: apt-get install valgrind)")
-    for name, value in (("runs", runs), ("warmup", warmup), ("burst", burst)):
+    explicit = {"runs": runs, "warmup": warmup, "burst": burst,
+                 "min_sample_ns": None if min_time is None else int(min_time * 1e9)}
+    for name, value in explicit.items():
         if value is not None:
             setattr(settings, name, value)
     settings.runs_given = runs is not None
-    if min_time is not None:
-        settings.min_sample_ns = int(min_time * 1e9)
+    settings.given = tuple(name for name, value in explicit.items() if value is not None)
+    settings.options = _experiment_options(chosen, experiment_options)
     settings.cpu = None if no_pin else (cpu if cpu is not None else engine_run.default_cpu())
     if settings.cpu is not None and settings.cpu not in os.sched_getaffinity(0):
         raise UsageError(f"--cpu {settings.cpu}: this process may only use CPUs {sorted(os.sched_getaffinity(0))}")
@@ -127,6 +129,22 @@ def run(experiment_names, quick, runs, warmup, burst, min_time, case_globs, time
         raise click.exceptions.Exit(code)
 
 
+def _experiment_options(chosen, values: dict) -> dict:
+    """{experiment: {option: value}} from run's experiment-owned options (named "<experiment>__<option>");
+    an option given for an experiment that is not being run is a usage error, not silently ignored."""
+    names = {e.name for e in chosen}
+    by_experiment: dict[str, dict] = {}
+    for key, value in values.items():
+        owner, option = key.split("__", 1)
+        given = value not in (None, False, ())
+        if given and owner not in names:
+            flag = "--" + option.replace("_", "-")
+            raise UsageError(f"{flag} belongs to the {owner} experiment, which is not being run (add it: "
+                             f"`layertax run {owner} {flag} ...`)")
+        by_experiment.setdefault(owner, {})[option] = value
+    return by_experiment
+
+
 def _run(chosen, settings, case_globs, exports, save: bool) -> int:
     from layertax.engine import instructions, kernels, machine, results
     from layertax.engine.run import Scheduler, settings_dict
@@ -139,7 +157,7 @@ def _run(chosen, settings, case_globs, exports, save: bool) -> int:
         fingerprint = machine.fingerprint()
     doc = output.new_document(None, fingerprint)
     saved_path = results.default_path(paths.runs_dir(), doc | {"experiments": [{"name": e.name} for e in chosen]})
-    scheduler = Scheduler(settings, RichProgress(err))
+    scheduler = Scheduler(settings, RichProgress(err), note=lambda message: err.print(message, style="dim"))
     doc["settings"] = settings_dict(settings)
     counting_instructions = settings.metric == "instructions"
     if counting_instructions:
@@ -154,8 +172,8 @@ def _run(chosen, settings, case_globs, exports, save: bool) -> int:
                 continue
             result, interrupted = exp.measure(exp, settings, RichProgress(err), paths.cache_dir())
         elif counting_instructions:
-            result, interrupted = instructions.measure_experiment(exp, kmap, case_globs, settings.timeout,
-                                                                  RichProgress(err))
+            result, interrupted = instructions.measure_experiment(exp, kmap, case_globs, settings, RichProgress(err),
+                                                                  note=lambda message: err.print(message, style="dim"))
         else:
             result, interrupted = scheduler.run_experiment(exp, kmap, case_globs)
         doc["experiments"].append(result)
@@ -381,9 +399,18 @@ def report(file: Path, export_json, export_markdown, export_csv) -> None:
 
 
 def _add_experiment_commands() -> None:
+    """Experiments' own commands, and their options of `run` (named "<experiment>__<option>",
+    shown as "[experiment] ..." in `run --help`). Done once, before the CLI parses."""
+    if getattr(_add_experiment_commands, "done", False):
+        return
+    _add_experiment_commands.done = True
     for exp in experiments.registry().values():
         if exp.commands is not None:
             cli.add_command(exp.commands())
+        for option in (exp.run_options() if exp.run_options else ()):
+            option.name = f"{exp.name}__{option.name}"
+            option.help = f"[{exp.name}] {option.help or ''}"
+            run.params.append(option)
 
 
 def _fail(message: str, code: int) -> None:

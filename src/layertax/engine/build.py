@@ -28,6 +28,8 @@ COMMON_SOURCES = (NATIVE_DIR / "common.c",)
 HARNESS_SOURCES = (NATIVE_DIR / "harness.c", *COMMON_SOURCES)
 HARNESS_HEADERS = (NATIVE_DIR / "harness.h", NATIVE_DIR / "common.h")
 BASE_CFLAGS = ("-O2", "-g", "-std=gnu11", "-Wall", "-Wextra", "-Werror=implicit-function-declaration")
+CXX_STD = "-std=c++17"
+CXX_SUFFIXES = (".cpp", ".cc")
 FORMAT = "layertax-build/2"  # bump to invalidate every cached build
 
 
@@ -43,6 +45,16 @@ class BuildTarget:
     # "kernel": linked with the timing harness; "program": a plain program (its
     # sources list what it needs); "shared": a shared library (-fPIC -shared).
     kind: str = "kernel"
+    cxx: str = ""                 # C++ compiler, for .cpp sources (then it also links)
+    cxx_version: str = ""
+
+    def has_cxx(self) -> bool:
+        return any(p.suffix in CXX_SUFFIXES for p in self.sources)
+
+    def cxx_flags(self) -> tuple[str, ...]:
+        """The C flags for C++: its standard instead of C's, and no C-only warnings."""
+        return tuple(CXX_STD if f == "-std=gnu11" else f for f in self.flags()
+                     if f != "-Werror=implicit-function-declaration")
 
     def all_sources(self) -> tuple[Path, ...]:
         return HARNESS_SOURCES + self.sources if self.kind == "kernel" else self.sources
@@ -55,7 +67,8 @@ class BuildTarget:
 
     def key(self) -> str:
         h = hashlib.sha256()
-        for part in (FORMAT, self.name, self.kind, self.cc, self.cc_version, *self.flags(), "|", *self.libs, "|"):
+        for part in (FORMAT, self.name, self.kind, self.cc, self.cc_version, self.cxx, self.cxx_version,
+                     *self.flags(), "|", *self.libs, "|"):
             h.update(part.encode() + b"\0")
         headers = sorted({p for d in self.include_dirs for p in d.glob("*.h")} | set(HARNESS_HEADERS))
         for path in (*self.all_sources(), *headers):
@@ -90,6 +103,11 @@ def write_ninja(targets: list[BuildTarget], staging: Path) -> Path:
         "  depfile = $out.d",
         "  deps = gcc",
         "  description = CC $out",
+        "rule cxx",
+        "  command = $cxx $cxxflags -MMD -MF $out.d -c $in -o $out",
+        "  depfile = $out.d",
+        "  deps = gcc",
+        "  description = CXX $out",
         "rule link",
         "  command = $cc $in -o $out $libs",
         "  description = LINK $out",
@@ -103,9 +121,15 @@ def write_ninja(targets: list[BuildTarget], staging: Path) -> Path:
         for i, src in enumerate(t.all_sources()):
             obj = f"{key}/obj/{i}-{src.stem}.o"
             objs.append(obj)
-            lines += [f"build {_esc(obj)}: cc {_esc(src)}", f"  cc = {shell_quote(t.cc)}", f"  cflags = {cflags}"]
+            if src.suffix in CXX_SUFFIXES:
+                cxxflags = " ".join(shell_quote(f) for f in (*t.cxx_flags(), *incs))
+                lines += [f"build {_esc(obj)}: cxx {_esc(src)}", f"  cxx = {shell_quote(t.cxx)}",
+                          f"  cxxflags = {cxxflags}"]
+            else:
+                lines += [f"build {_esc(obj)}: cc {_esc(src)}", f"  cc = {shell_quote(t.cc)}", f"  cflags = {cflags}"]
+        linker = t.cxx if t.has_cxx() else t.cc   # C++ objects need the C++ runtime at link time
         lines += [f"build {_esc(key)}/{_esc(t.name)}: link {' '.join(_esc(o) for o in objs)}",
-                  f"  cc = {shell_quote(t.cc)}", f"  libs = {' '.join(shell_quote(x) for x in t.link_flags())}", ""]
+                  f"  cc = {shell_quote(linker)}", f"  libs = {' '.join(shell_quote(x) for x in t.link_flags())}", ""]
     path = staging / "build.ninja"
     path.write_text("\n".join(lines))
     return path

@@ -149,38 +149,40 @@ class Difference:
 
 
 def count(argv: list[str], env: dict, workroot: Path, timeout: float = 600, with_chain: bool = True,
-          repeats: int = 1, fixed_layout: bool = False) -> dict:
+          repeats: int = 1, fixed_layout: bool = False, iters: tuple[int, int] | None = None) -> dict:
     """Instructions per operation of one case (argv already names the case), by object, and its chain.
 
     With repeats > 1 each of the two runs is made that many times and the one with
-    the fewest instructions is used; every run's total is kept."""
+    the fewest instructions is used; every run's total is kept. iters: the two iteration
+    counts (default ITERS; an experiment whose operation is long asks for fewer)."""
+    iters = iters or ITERS
     # Python's string hashing must not vary between the two runs; Go's asynchronous
     # preemption signals (SIGURG) trip an assertion in callgrind's signal handling.
     # With one P, a Go kernel leaving a system call always gets its own P (and its
     # allocation cache) back, whichever thread held it meanwhile.
     env = {**env, "PYTHONHASHSEED": "0", "GOGC": "off", "GOMAXPROCS": "1",
            "GODEBUG": ",".join(filter(None, [env.get("GODEBUG"), "asyncpreemptoff=1"]))}
-    runs: dict[int, list[callgrind_file.Profile]] = {n: [] for n in ITERS}
+    runs: dict[int, list[callgrind_file.Profile]] = {n: [] for n in iters}
     for _ in range(max(1, repeats)):
-        for n in ITERS:
+        for n in iters:
             profile, ops_per_iter = _callgrind_run(argv, env, n, workroot, timeout, fixed_layout)
             runs[n].append(profile)
     # Timing-dependent runtime work (Go's page allocator) only ever adds instructions:
     # of several runs of one size, the one with the fewest has the least of it.
-    small, large = (min(runs[n], key=lambda p: p.total) for n in ITERS)
-    diff = Difference(small, large, (ITERS[1] - ITERS[0]) * ops_per_iter)
+    small, large = (min(runs[n], key=lambda p: p.total) for n in iters)
+    diff = Difference(small, large, (iters[1] - iters[0]) * ops_per_iter)
     loop = diff.loop_function() if with_chain else None
     chain = diff.chain(loop, max(CHAIN_MIN_SHARE * diff.inclusive(loop), 0.5)) if loop else None
-    method = f"callgrind, difference of {ITERS[1]} and {ITERS[0]} iterations (user-space instructions)"
+    method = f"callgrind, difference of {iters[1]} and {iters[0]} iterations (user-space instructions)"
     if repeats > 1:
         method += f"; fewest instructions of {repeats} runs of each"
-    result = {"per_op": round(diff.total, 2), "by_object": diff.by_object, "chain": chain, "iters": list(ITERS),
+    result = {"per_op": round(diff.total, 2), "by_object": diff.by_object, "chain": chain, "iters": list(iters),
               "totals": [small.total, large.total], "ops_per_iter": ops_per_iter,
               "raw_by_object": [small.by_object(), large.by_object()],
               "aslr_off": fixed_layout and aslr.can_disable(),
               "method": method}
     if repeats > 1:
-        result["all_totals"] = [[p.total for p in runs[n]] for n in ITERS]
+        result["all_totals"] = [[p.total for p in runs[n]] for n in iters]
     return result
 
 
@@ -196,14 +198,27 @@ METHOD = (f"user-space instructions under valgrind's callgrind: each case run wi
 NO_CHAIN = "no chain: callgrind does not follow goroutine stack switches, so its call arcs in Go programs are wrong"
 
 
-def measure_experiment(exp, kernels: dict, patterns: tuple[str, ...], timeout: float, progress) -> tuple[dict, bool]:
+def measure_experiment(exp, kernels: dict, patterns: tuple[str, ...], settings, progress,
+                       note=lambda message: None) -> tuple[dict, bool]:
     """Every selected case of an experiment counted under callgrind; the result in the run's shape."""
+    from layertax.engine.run import open_shared_input
+
+    workroot = Path(tempfile.mkdtemp(prefix=f"layertax-{exp.name}-instructions-"))
+    try:
+        with open_shared_input(exp, settings, workroot, note) as shared:
+            return _measure_cases(exp, kernels, patterns, settings.timeout, progress, workroot, shared)
+    finally:
+        shutil.rmtree(workroot, ignore_errors=True)
+
+
+def _measure_cases(exp, kernels: dict, patterns: tuple[str, ...], timeout: float, progress, workroot: Path,
+                   shared) -> tuple[dict, bool]:
     from layertax.engine import analyze
     from layertax.engine.run import CaseRun, experiment_result, select_cases
 
     runs = [CaseRun.of(case, kernels[case.kernel]) for case in select_cases(exp, patterns)]
     interrupted = False
-    workroot = Path(tempfile.mkdtemp(prefix=f"layertax-{exp.name}-instructions-"))
+    shared_env = shared.env if shared else {}
     progress.start(exp.name, len(runs))
     try:
         for run in runs:
@@ -215,9 +230,10 @@ def measure_experiment(exp, kernels: dict, patterns: tuple[str, ...], timeout: f
                 continue
             chain = run.kernel.kind not in NO_CHAIN_KINDS
             try:
-                run.instructions = count([*run.kernel.argv, "--case", run.case.name], {**os.environ, **run.kernel.env},
+                run.instructions = count([*run.kernel.argv, "--case", run.case.name],
+                                         {**os.environ, **shared_env, **run.kernel.env},
                                          workroot, timeout=max(timeout, 600), with_chain=chain,
-                                         repeats=REPEATS.get(run.kernel.kind, 1),
+                                         repeats=REPEATS.get(run.kernel.kind, 1), iters=exp.difference_iters,
                                          fixed_layout=run.kernel.kind in FIXED_LAYOUT_KINDS)
             except (RuntimeError, OSError, subprocess.SubprocessError) as e:
                 run.status, run.reason = "failed", str(e)
@@ -228,8 +244,8 @@ def measure_experiment(exp, kernels: dict, patterns: tuple[str, ...], timeout: f
         interrupted = True
     finally:
         progress.finish()
-        shutil.rmtree(workroot, ignore_errors=True)
+    measured = {"input": shared.info} if shared else {}
     result = experiment_result(exp, kernels, runs, interrupted, unit="instructions/op", metric="instructions",
-                               valgrind=toolchain.find("valgrind").version)
+                               valgrind=toolchain.find("valgrind").version, **measured)
     analyze.analyze_instructions(result)
     return result, interrupted

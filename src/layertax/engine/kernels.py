@@ -44,10 +44,16 @@ def _missing(kernel: Kernel) -> str | None:
     return None
 
 
+def _needs_cxx(k: CKernel) -> bool:
+    return any(s.endswith(build.CXX_SUFFIXES) for s in k.sources)
+
+
 def _c_target(exp: Experiment, k: CKernel, cc: toolchain.Tool) -> build.BuildTarget:
     sources = tuple((exp.package_dir / s).resolve() for s in k.sources)
     include_dirs = tuple(sorted({s.parent for s in sources}))
-    return build.BuildTarget(f"{exp.name}-{k.name}", sources, include_dirs, k.cflags, k.libs, cc.path, cc.version)
+    cxx = toolchain.find("c++") if _needs_cxx(k) else None
+    return build.BuildTarget(f"{exp.name}-{k.name}", sources, include_dirs, k.cflags, k.libs, cc.path, cc.version,
+                             cxx=cxx.path if cxx else "", cxx_version=cxx.version if cxx else "")
 
 
 def python_env() -> dict[str, str]:
@@ -70,6 +76,8 @@ def prepare(experiments: list[Experiment], cache_root: Path) -> dict[tuple[str, 
             elif isinstance(k, CKernel):
                 if cc is None:
                     pk.skip = toolchain.hint("cc")
+                elif _needs_cxx(k) and not toolchain.available("c++"):
+                    pk.skip = toolchain.hint("c++")
                 else:
                     targets[(exp.name, k.name)] = _c_target(exp, k, cc)
             elif isinstance(k, RuntimeKernel):
@@ -94,6 +102,7 @@ def prepare(experiments: list[Experiment], cache_root: Path) -> dict[tuple[str, 
             pk = out[key]
             result = built[target.name]
             pk.info = {"compiler": target.cc, "compiler_version": target.cc_version,
+                       **({"cxx": target.cxx, "cxx_version": target.cxx_version} if target.cxx else {}),
                        "cflags": list(target.flags()), "libs": list(target.libs), "build_key": target.key()}
             if isinstance(result, Exception):
                 pk.error = str(result)

@@ -11,6 +11,7 @@ directory, which is removed when the experiment ends, however it ends.
 """
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import os
 import random
@@ -18,14 +19,14 @@ import shutil
 import signal
 import subprocess
 import tempfile
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
 from layertax.engine import analyze, machine, protocol, syscalls
 from layertax.engine.kernels import PreparedKernel
 from layertax.errors import UsageError
-from layertax.experiments.base import Case, Experiment
+from layertax.experiments.base import Case, Experiment, SharedInput
 from layertax.engine.settings import QUICK, Settings  # noqa: F401  (re-exported: run.Settings)
 
 
@@ -156,6 +157,13 @@ def pin_before_exec(kernel: PreparedKernel, settings: Settings):
     return preexec
 
 
+def open_shared_input(exp: Experiment, settings: Settings, workroot: Path, note=lambda message: None):
+    """The experiment's shared input as a context manager (yielding None if it has none)."""
+    if exp.shared_input is None:
+        return contextlib.nullcontext(None)
+    return exp.shared_input(settings.options.get(exp.name, {}), settings, workroot, note)
+
+
 def _kill(proc: subprocess.Popen) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)
@@ -165,10 +173,12 @@ def _kill(proc: subprocess.Popen) -> None:
 
 
 class Scheduler:
-    def __init__(self, settings: Settings, progress: ProgressSink | None = None):
+    def __init__(self, settings: Settings, progress: ProgressSink | None = None, note=lambda message: None):
         settings.validate()
         self.settings = settings
         self.progress = progress or NoProgress()
+        self.note = note
+        self.shared: SharedInput | None = None   # the running experiment's shared input
         if settings.seed is None:
             settings.seed = random.SystemRandom().randrange(2**32)
         self.rng = random.Random(settings.seed)
@@ -190,7 +200,9 @@ class Scheduler:
     def invoke(self, run: CaseRun, workroot: Path, samples: int, round_no: int | None) -> None:
         """Runs one burst; appends its samples (unless warm-up) or marks the case skipped/failed."""
         workdir = Path(tempfile.mkdtemp(prefix=f"{run.case.name}-", dir=workroot))
-        env = {**os.environ, **run.kernel.env}
+        env = self._env(run)
+        if self.shared and self.shared.before_each:
+            self.shared.before_each()
         try:
             proc = subprocess.Popen(self._argv(run, workdir, samples), stdin=subprocess.DEVNULL,
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -208,6 +220,9 @@ class Scheduler:
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
         self._absorb(run, proc.returncode, out, err, round_no)
+
+    def _env(self, run: CaseRun) -> dict[str, str]:
+        return {**os.environ, **(self.shared.env if self.shared else {}), **run.kernel.env}
 
     def _absorb(self, run: CaseRun, code: int, out: str, err: str, round_no: int | None) -> None:
         try:
@@ -250,7 +265,7 @@ class Scheduler:
                 "samples": probe.samples, "clock": d.get("clock"), "clock_res_ns": d.get("clock_res_ns"),
                 "clock_overhead_ns": d.get("clock_overhead_ns"), "pin": d.get("pin"), "priority": d.get("priority")}
 
-    def _count_syscalls(self, runs: list[CaseRun], workroot: Path) -> None:
+    def _count_syscalls(self, exp: Experiment, runs: list[CaseRun], workroot: Path) -> None:
         """System calls per operation of every case that ran, each in its own traced runs."""
         for run in runs:
             if not run.active:
@@ -258,21 +273,39 @@ class Scheduler:
             self.progress.step(f"counting system calls {run.case.name}")
             try:
                 run.syscalls = syscalls.count([*run.kernel.argv, "--case", run.case.name],
-                                              {**os.environ, **run.kernel.env}, workroot, timeout=self.settings.timeout,
-                                              preexec=pin_before_exec(run.kernel, self.settings))
+                                              self._env(run), workroot, timeout=self.settings.timeout,
+                                              preexec=pin_before_exec(run.kernel, self.settings),
+                                              iters=exp.difference_iters)
             except (RuntimeError, OSError, subprocess.SubprocessError) as e:
                 run.syscalls = {"error": str(e)}
 
     def run_experiment(self, exp: Experiment, kernels: dict[str, PreparedKernel],
                        patterns: tuple[str, ...] = ()) -> tuple[dict, bool]:
         """Runs one experiment; returns its result and whether it was interrupted (Ctrl-C)."""
+        base = self.settings
+        self.settings = base.for_experiment(exp.defaults)
+        workroot = Path(tempfile.mkdtemp(prefix=f"layertax-{exp.name}-"))
+        try:
+            with open_shared_input(exp, self.settings, workroot, self.note) as shared:
+                self.shared = shared
+                if shared and shared.burst:
+                    self.settings = replace(self.settings, burst=shared.burst)
+                return self._run_rounds(exp, kernels, patterns, workroot, base)
+        finally:
+            self.settings, self.shared = base, None
+            shutil.rmtree(workroot, ignore_errors=True)
+
+    def _run_rounds(self, exp: Experiment, kernels: dict[str, PreparedKernel], patterns: tuple[str, ...],
+                    workroot: Path, run_settings: Settings) -> tuple[dict, bool]:
         runs = [CaseRun.of(case, kernels[case.kernel]) for case in select_cases(exp, patterns)]
         s = self.settings
         interrupted = False
         harness = None
-        workroot = Path(tempfile.mkdtemp(prefix=f"layertax-{exp.name}-"))
         workdir_fs = machine.filesystem_of(workroot)
         active = [r for r in runs if r.active]
+        if self.shared and self.shared.fixed_iters:
+            for r in active:
+                r.iters = self.shared.fixed_iters
         cpu_before = machine.cpu_times()
         counting = s.count_syscalls and syscalls.available()
         self.progress.start(exp.name, (s.warmup + s.runs) * len(active) + 1 + (len(active) if counting else 0))
@@ -290,15 +323,18 @@ class Scheduler:
                         self.invoke(run, workroot, 1 if round_no < 0 else s.burst,
                                     None if round_no < 0 else round_no)
             if counting:
-                self._count_syscalls(runs, workroot)
+                self._count_syscalls(exp, runs, workroot)
         except KeyboardInterrupt:
             interrupted = True
         finally:
             self.progress.finish()
-            shutil.rmtree(workroot, ignore_errors=True)
-        result = experiment_result(exp, kernels, runs, interrupted, workdir_fs=workdir_fs,
-                                   cpu_activity=machine.cpu_activity(cpu_before, machine.cpu_times()),
-                                   parent_kept_off_kernel_cpu=parent.moved, harness=harness)
+        measured = {"workdir_fs": workdir_fs, "cpu_activity": machine.cpu_activity(cpu_before, machine.cpu_times()),
+                    "parent_kept_off_kernel_cpu": parent.moved, "harness": harness}
+        if s != run_settings:  # what this experiment ran with apart from the run's settings
+            measured["settings"] = {k: v for k, v in asdict(s).items() if getattr(run_settings, k) != v}
+        if self.shared:
+            measured["input"] = self.shared.info
+        result = experiment_result(exp, kernels, runs, interrupted, **measured)
         analyze.analyze(result)
         if exp.tables is not None:
             result["tables"] = exp.tables(result)

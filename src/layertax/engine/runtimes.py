@@ -20,10 +20,14 @@ HARNESS_DIR = Path(__file__).resolve().parent.parent / "harnesses"
 FORMAT = "layertax-runtime/1"  # bump to invalidate every cached build
 
 # What each kind needs: the tools that must be installed to build and run it.
-REQUIRES = {"go": ("go",), "rust": ("cargo", "rustc"), "java": ("javac", "java"), "node": ("node",)}
-HARNESS_FILES = {"go": ("harness.go",), "rust": ("harness.rs",), "java": ("Harness.java",), "node": ("harness.js",)}
-# JIT runtimes cannot pin themselves or change their priority: the engine does it before exec.
-ENGINE_PINS = {"java", "node"}
+REQUIRES = {"go": ("go",), "rust": ("cargo", "rustc"), "java": ("javac", "java"), "node": ("node",),
+            "perl": ("perl",)}
+HARNESS_FILES = {"go": ("harness.go",), "rust": ("harness.rs",), "java": ("Harness.java",), "node": ("harness.js",),
+                 "perl": ("LayertaxHarness.pm",)}
+# Runtimes that cannot pin themselves (a JVM, Node, Perl without CPAN modules): the engine does it before exec.
+ENGINE_PINS = {"java", "node", "perl"}
+# Script runtimes: nothing to compile; the tree is the program and its first source the script run.
+SCRIPT_KINDS = {"node", "perl"}
 JAVA_FLAGS = ("-Xms64m", "-Xmx256m", "-XX:+UseSerialGC")
 # The JVM takes its path encoding (sun.jnu.encoding) from the locale and cannot be told
 # otherwise: under the C locale it would turn every non-ASCII path into '?'. The C
@@ -78,7 +82,7 @@ def _ninja(kind: str, k: RuntimeKernel, tools: dict[str, toolchain.Tool], names:
     elif kind == "java":
         cmd = f"{_q(tools['javac'].path)} -encoding UTF-8 -d classes {ins}"
         out = f"classes/{k.main_class}.class"
-    else:  # node: nothing to compile; the tree is the program
+    else:  # node, perl: nothing to compile; the tree is the program
         return "ninja_required_version = 1.10\n", names[0]
     text = "\n".join(["ninja_required_version = 1.10", "rule tool", f"  command = {cmd}",
                       f"  description = {kind.upper()} {k.name}", f"build {out}: tool {ins}", ""])
@@ -123,8 +127,8 @@ def prepare(exp: Experiment, k: RuntimeKernel, cache_root: Path) -> Built:
         # neither reserves a quarter of the machine's memory nor starts GC threads per CPU.
         argv = [tools["java"].path, *JAVA_FLAGS, "-cp", str(tree / "classes"), k.main_class]
         info["jvm_flags"] = list(JAVA_FLAGS)
-    elif k.kind == "node":
-        argv = [tools["node"].path, str(tree / out)]
+    elif k.kind in SCRIPT_KINDS:
+        argv = [tools[k.kind].path, str(tree / out)]
     else:
         argv = [str(tree / out)]
     return Built(argv, info)

@@ -5,7 +5,7 @@ the defaults in --help without loading the statistics stack at start-up.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from layertax.errors import UsageError
 
@@ -26,6 +26,15 @@ class Settings:
     runs_given: bool = False       # --runs was given explicitly (experiments with cheap rounds respect it)
     count_syscalls: bool = True    # a separate strace run per case, after the timed rounds
     metric: str = "time"           # "time" (interleaved rounds) or "instructions" (callgrind)
+    given: tuple[str, ...] = ()    # settings the user gave explicitly (they beat an experiment's defaults)
+    options: dict = field(default_factory=dict)  # experiment name -> its own run options (Experiment.run_options)
+
+    def for_experiment(self, defaults: dict) -> Settings:
+        """These settings with an experiment's defaults for what the user did not give;
+        --quick's values stand (its experiments shrink their own work instead)."""
+        if self.quick:
+            return self
+        return replace(self, **{k: v for k, v in defaults.items() if k not in self.given})
 
     def validate(self) -> None:
         if self.runs < 1:

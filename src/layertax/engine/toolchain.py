@@ -16,6 +16,7 @@ from pathlib import Path
 # name -> (commands to look for, argv that prints the version, Debian package, what it adds)
 TOOLS: dict[str, tuple[tuple[str, ...], tuple[str, ...], str, str]] = {
     "cc": (("cc", "gcc"), ("--version",), "gcc", "all C kernels"),
+    "c++": (("c++", "g++"), ("--version",), "g++", "C++ kernels"),
     "clang": (("clang",), ("--version",), "clang", "clang-built variants"),
     "gold": (("ld.gold",), ("--version",), "binutils", "the gold linker variant"),
     "lld": (("ld.lld",), ("--version",), "lld", "the lld linker variant"),
@@ -64,6 +65,8 @@ def find(name: str) -> Tool | None:
     commands, version_args, _, _ = TOOLS[name]
     if name == "cc" and os.environ.get("CC"):
         commands = (os.environ["CC"],) + commands
+    if name == "c++" and os.environ.get("CXX"):
+        commands = (os.environ["CXX"],) + commands
     for command in commands:
         path = shutil.which(command)
         if path:

@@ -6,6 +6,7 @@ the reports read them back from the result. Nothing here runs or prints.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,8 +39,8 @@ class RuntimeKernel:
     """A kernel in another language, built by that language's own toolchain together
     with its protocol harness (layertax/harnesses/<kind>/). Sources are relative to the
     experiment's package. kind: "go" (package main), "rust" (main.rs of a crate with
-    no dependencies), "java" (main_class names the class with main), "node" (the first
-    source is the script run)."""
+    no dependencies), "java" (main_class names the class with main), "node" and "perl"
+    (the first source is the script run)."""
 
     name: str
     kind: str
@@ -104,6 +105,18 @@ class Classic:
         return d
 
 
+@dataclass
+class SharedInput:
+    """An input made once per run and shared by every kernel (e.g. a file to scan),
+    instead of each kernel making its own in every round."""
+
+    env: dict[str, str]                             # given to every kernel invocation
+    info: dict                                      # recorded in the result under "input"
+    before_each: Callable[[], None] | None = None   # before every invocation (e.g. evict a file from the page cache)
+    fixed_iters: int | None = None                  # every sample does exactly this many iterations (no calibration)
+    burst: int | None = None                        # samples per invocation, if the input demands it
+
+
 @dataclass(frozen=True)
 class Experiment:
     name: str
@@ -127,6 +140,19 @@ class Experiment:
     groups: tuple[CaseGroup, ...] = ()
     # Extra tables built from the analysed result: tables(result) -> [{title, columns, rows, notes}].
     tables: Callable[[dict], list[dict]] | None = None
+    # Options of `layertax run` that belong to this experiment: run_options() -> [click.Option]
+    # (imported on use). Their values reach shared_input as a dict keyed by parameter name.
+    run_options: Callable[[], list[Any]] | None = None
+    # The shared input: shared_input(options, settings, workroot, note) -> a context manager
+    # yielding a SharedInput; it is made inside the run's private work directory and
+    # removed when the context ends. note(message) tells the user what is happening.
+    shared_input: Callable[..., AbstractContextManager[SharedInput]] | None = None
+    # Settings this experiment runs with unless the user gave them (e.g. fewer, longer
+    # rounds when one operation scans a whole file): {"runs": 10, "burst": 2}.
+    defaults: dict[str, Any] = field(default_factory=dict)
+    # The two fixed iteration counts of the difference methods (system calls, instructions)
+    # if the engine's defaults would take too long (one operation scans a whole file).
+    difference_iters: tuple[int, int] | None = None
 
     def group_baseline(self, group: str) -> str:
         return next((g.baseline for g in self.groups if g.name == group), self.baseline)

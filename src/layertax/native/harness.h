@@ -13,6 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum { LT_OK = 0, LT_FAIL = 1, LT_SKIP = 3 };
 
 typedef struct lt_ctx {
@@ -43,5 +47,9 @@ int lt_main(int argc, char **argv, const char *kernel,
             const lt_case *cases, size_t ncases);
 
 #define LT_COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

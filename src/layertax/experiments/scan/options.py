@@ -1,0 +1,55 @@
+"""scan's options of `layertax run`: --file, --size, --cold (imported only by the CLI)."""
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+import click
+
+from layertax.experiments.scan import sizes
+
+DEFAULT_SIZE = 256 << 20
+QUICK_SIZE = 64 << 20   # still twice a large last-level cache, so the scans read memory
+
+
+class InputFile(click.ParamType):
+    name = "path"
+
+    def convert(self, value, param, ctx):
+        from layertax.experiments.scan.inputfile import check_readable
+
+        try:
+            return str(check_readable(Path(value)))
+        except ValueError as e:
+            self.fail(str(e), param, ctx)
+
+
+class ByteSize(click.ParamType):
+    name = "size"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int):
+            return value
+        try:
+            n = sizes.parse_size(value)
+        except ValueError as e:
+            self.fail(str(e), param, ctx)
+        free = shutil.disk_usage(tempfile.gettempdir()).free
+        if n > free:
+            self.fail(f"{value!r} is {n:,} bytes; the temporary directory {tempfile.gettempdir()} has "
+                      f"{sizes.human(free)} free", param, ctx)
+        return n
+
+
+def run_options() -> list[click.Option]:
+    return [
+        click.Option(["--file", "file"], type=InputFile(), metavar="PATH",
+                     help="Scan this file instead of a generated one (opened read-only, never modified)."),
+        click.Option(["--size", "size"], type=ByteSize(), metavar="SIZE",
+                     help=f"Size of the generated file, e.g. 64M, 1.5GiB, 500MB (K/M/G are powers of 1024, KB/MB/GB "
+                          f"of 1000). [default: {sizes.human(DEFAULT_SIZE)}; {sizes.human(QUICK_SIZE)} with --quick]"),
+        click.Option(["--cold", "cold"], is_flag=True,
+                     help="Evict the file from the page cache before every kernel invocation and time one pass "
+                          "each (posix_fadvise; root's drop_caches if pages stay). [default: warm cache]"),
+    ]
