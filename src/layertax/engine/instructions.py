@@ -193,8 +193,9 @@ def skip_reason(kind: str) -> str | None:
 
 
 
-METHOD = (f"user-space instructions under valgrind's callgrind: each case run with {ITERS[0]} and {ITERS[1]} "
-          "iterations, the difference divided by the operations between them")
+METHOD = (f"user-space instructions under valgrind's callgrind: each case run with two fixed iteration counts "
+          f"({ITERS[0]} and {ITERS[1]} unless the experiment sets its own; each case records its pair), "
+          "the difference divided by the operations between them")
 NO_CHAIN = "no chain: callgrind does not follow goroutine stack switches, so its call arcs in Go programs are wrong"
 
 
@@ -205,7 +206,7 @@ def measure_experiment(exp, kernels: dict, patterns: tuple[str, ...], settings, 
 
     workroot = Path(tempfile.mkdtemp(prefix=f"layertax-{exp.name}-instructions-"))
     try:
-        with open_shared_input(exp, settings, workroot, note) as shared:
+        with open_shared_input(exp, settings, workroot, note, progress) as shared:
             return _measure_cases(exp, kernels, patterns, settings.timeout, progress, workroot, shared)
     finally:
         shutil.rmtree(workroot, ignore_errors=True)

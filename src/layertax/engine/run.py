@@ -157,11 +157,12 @@ def pin_before_exec(kernel: PreparedKernel, settings: Settings):
     return preexec
 
 
-def open_shared_input(exp: Experiment, settings: Settings, workroot: Path, note=lambda message: None):
+def open_shared_input(exp: Experiment, settings: Settings, workroot: Path, note=lambda message: None,
+                      progress: ProgressSink | None = None):
     """The experiment's shared input as a context manager (yielding None if it has none)."""
     if exp.shared_input is None:
         return contextlib.nullcontext(None)
-    return exp.shared_input(settings.options.get(exp.name, {}), settings, workroot, note)
+    return exp.shared_input(settings.options.get(exp.name, {}), settings, workroot, note, progress or NoProgress())
 
 
 def _kill(proc: subprocess.Popen) -> None:
@@ -286,7 +287,7 @@ class Scheduler:
         self.settings = base.for_experiment(exp.defaults)
         workroot = Path(tempfile.mkdtemp(prefix=f"layertax-{exp.name}-"))
         try:
-            with open_shared_input(exp, self.settings, workroot, self.note) as shared:
+            with open_shared_input(exp, self.settings, workroot, self.note, self.progress) as shared:
                 self.shared = shared
                 if shared and shared.burst:
                     self.settings = replace(self.settings, burst=shared.burst)

@@ -143,9 +143,10 @@ class Experiment:
     # Options of `layertax run` that belong to this experiment: run_options() -> [click.Option]
     # (imported on use). Their values reach shared_input as a dict keyed by parameter name.
     run_options: Callable[[], list[Any]] | None = None
-    # The shared input: shared_input(options, settings, workroot, note) -> a context manager
-    # yielding a SharedInput; it is made inside the run's private work directory and
-    # removed when the context ends. note(message) tells the user what is happening.
+    # The shared input: shared_input(options, settings, workroot, note, progress) -> a context
+    # manager yielding a SharedInput; it is made inside the run's private work directory
+    # and removed when the context ends. note(message) tells the user what is happening;
+    # progress is a progress sink (start/step/finish) for work that takes seconds.
     shared_input: Callable[..., AbstractContextManager[SharedInput]] | None = None
     # Settings this experiment runs with unless the user gave them (e.g. fewer, longer
     # rounds when one operation scans a whole file): {"runs": 10, "burst": 2}.

@@ -34,14 +34,29 @@ def _mem_available() -> int | None:
     return None
 
 
-def _make(options: dict, quick: bool, workroot: Path, note) -> tuple[Path, int, int, dict]:
+def _chunks(progress, label: str, size: int):
+    """A progress callback for inputfile's (done, total) that steps once per chunk."""
+    progress.start(label, max(1, -(-size // inputfile.CHUNK)))
+    steps = [0]
+
+    def advance(done: int, total: int) -> None:
+        while steps[0] < -(-done // inputfile.CHUNK):
+            steps[0] += 1
+            progress.step(f"{sizes.human(done)} of {sizes.human(total)}")
+    return advance
+
+
+def _make(options: dict, quick: bool, workroot: Path, note, progress) -> tuple[Path, int, int, dict]:
     """(path, bytes, expected count, what it is) of the file to scan."""
     if options.get("file"):
         if options.get("size") is not None:
             raise UsageError("--file and --size exclude each other: a given file has its own size")
         path = inputfile.check_readable(Path(options["file"]))
         note(f"scan: counting C/G/c/g in {path} with numpy (the count every kernel must match)")
-        count, size = inputfile.count_file(path)
+        try:
+            count, size = inputfile.count_file(path, _chunks(progress, "scan: counting", path.stat().st_size))
+        finally:
+            progress.finish()
         return path, size, count, {"source": "file", "path": str(path)}
     size = options.get("size")
     size = (QUICK_SIZE if quick else DEFAULT_SIZE) if size is None else size
@@ -50,7 +65,10 @@ def _make(options: dict, quick: bool, workroot: Path, note) -> tuple[Path, int, 
         raise UsageError(f"--size {sizes.human(size)}: only {sizes.human(free)} free in {workroot.parent}")
     path = workroot / "input.fa"
     note(f"scan: generating {sizes.human(size)} of DNA-like text (seed {inputfile.SEED})")
-    count = inputfile.generate(path, size)
+    try:
+        count = inputfile.generate(path, size, _chunks(progress, "scan: generating", size))
+    finally:
+        progress.finish()
     path.chmod(0o444)
     return path, size, count, {"source": "generated", "seed": inputfile.SEED,
                                "generator": "FASTA-like: a header line, then lines of 60-80 bases "
@@ -58,8 +76,8 @@ def _make(options: dict, quick: bool, workroot: Path, note) -> tuple[Path, int, 
 
 
 @contextmanager
-def scan_input(options: dict, settings, workroot: Path, note) -> Iterator[SharedInput]:
-    path, size, count, what = _make(options, settings.quick, workroot, note)
+def scan_input(options: dict, settings, workroot: Path, note, progress) -> Iterator[SharedInput]:
+    path, size, count, what = _make(options, settings.quick, workroot, note, progress)
     ceiling = ceiling_bytes(size)
     available = _mem_available()
     if available is not None and size + ceiling > available // 2:
