@@ -263,3 +263,11 @@ def test_generated_input_and_cold_runs(tmp_path):
         assert len(case["samples"]) == 1                       # --cold: one sample per invocation
     assert exp["settings"]["burst"] == 1   # --cold overrides the burst
     assert list((tmp_path / "tmp").iterdir()) == []
+
+
+def test_reports_name_the_settings_an_experiment_ran_with():
+    from layertax.report import format as fmt
+
+    line = fmt.own_settings_line({"settings": {"runs": 10, "burst": 1}})
+    assert line == "this experiment ran with rounds = 10, samples per round = 1"
+    assert fmt.own_settings_line({}) is None

@@ -59,7 +59,8 @@ def case_groups(exp: dict) -> list[dict]:
     the experiment presents in its own tables are left out."""
     main = {"name": "", "title": exp["title"], "baseline": exp["baseline"]}
     present = {c.get("group") or "" for c in exp.get("cases", [])}   # --case may leave a group empty
-    return [main] + [g for g in exp.get("groups") or [] if g.get("show_cases", True) and g["name"] in present]
+    # show_cases False: an experiment that is not timed (a correctness matrix) presents its cases itself.
+    return [main] * exp.get("show_cases", True) + [g for g in exp.get("groups") or [] if g.get("show_cases", True) and g["name"] in present]
 
 
 def case_rows(exp: dict, group: dict) -> list[dict]:
@@ -124,6 +125,18 @@ def settings_line(settings: dict) -> str:
     return (f"{settings['runs']} rounds x {settings['burst']} samples after {settings['warmup']} warm-up, "
             f"samples >= {duration(settings['min_sample_ns'])}, interleaved (seed {settings['seed']}), "
             f"cpu {settings['cpu'] if settings['cpu'] is not None else 'not pinned'}")
+
+
+def own_settings_line(exp: dict) -> str | None:
+    """The settings this experiment ran with where they differ from the run's method line
+    (its own defaults, e.g. fewer, longer rounds when one operation scans a whole file)."""
+    own = exp.get("settings")
+    if not own:
+        return None
+    names = {"runs": "rounds", "burst": "samples per round", "warmup": "warm-up rounds",
+             "min_sample_ns": "min sample ns"}
+    return "this experiment ran with " + ", ".join(f"{names.get(k, k)} = {v}" for k, v in own.items() if k != "options"
+                                                   and not isinstance(v, (dict, list, tuple)))
 
 
 def harness_line(exp: dict) -> str | None:

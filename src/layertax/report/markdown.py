@@ -45,6 +45,9 @@ def to_markdown(doc: dict) -> str:
         harness = fmt.harness_line(exp)
         if harness:
             extra.append(harness)
+        own = fmt.own_settings_line(exp)
+        if own:
+            extra.insert(0, own)
         if extra:
             lines += [""] + [f"- {_escape(x)}" for x in extra]
         lines.append("")

@@ -1,9 +1,12 @@
 """The terminal report: one table per experiment, then-vs-now, and every caveat."""
 from __future__ import annotations
 
+import re
+
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 from rich.tree import Tree
 
 from layertax.report import format as fmt
@@ -78,12 +81,24 @@ def _classic_table(exp: dict) -> Table | None:
     return t
 
 
+def _cell(text: str, styles: dict[str, str]) -> Text:
+    """A cell as plain text (never parsed as markup: it may hold program output), with
+    the table's styled words (e.g. a class of the unicode-io matrix) coloured."""
+    cell = Text(str(text))
+    for word, style in styles.items():
+        cell.highlight_regex(rf"\b{re.escape(word)}\b", style)
+    return cell
+
+
 def _extra_table(table: dict) -> Table:
     t = Table(title=table["title"], title_justify="left")
+    align = table.get("align") or ["left"] + ["right"] * (len(table["columns"]) - 1)
+    nowrap = table.get("nowrap", 1)   # leading columns kept on one line (names)
     for i, col in enumerate(table["columns"]):
-        t.add_column(col, justify="left" if i == 0 else "right", no_wrap=i == 0)
+        t.add_column(col, justify=align[i], no_wrap=i < nowrap)
+    styles = table.get("styles") or {}
     for row in table["rows"]:
-        t.add_row(*row)
+        t.add_row(*(_cell(c, styles) for c in row))
     return t
 
 
@@ -114,6 +129,9 @@ def render_experiment(exp: dict, console: Console) -> None:
     for r in exp.get("classic_now") or []:
         console.print(f"  {r['label']} -> {r['counterpart']}: {r['why']}", style="dim")
     details = [*exp.get("notes", [])]
+    own = fmt.own_settings_line(exp)
+    if own:
+        details.insert(0, own)
     if exp.get("workdir_fs"):
         details.append(f"work directory on {exp['workdir_fs']}")
     harness = fmt.harness_line(exp)
