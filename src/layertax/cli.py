@@ -44,7 +44,7 @@ def list_cmd() -> None:
         out.print(f"  cases: {', '.join(case.name for case in exp.cases)} (baseline: {exp.baseline})")
         out.print(f"  classic: {c.source}, {c.year}; {c.machine}")
         figures = ", ".join(f"{f.label} {f.value:g} ({r:.2f}x)" for f, r in zip(c.figures, c.ratios().values()))
-        out.print(f"  then ({c.unit}): {figures}")
+        out.print(f"  then ({c.unit}): {figures}" if figures else f"  then: {c.conclusion}")
         out.print()
 
 
@@ -111,7 +111,8 @@ def run(experiment_names, quick, runs, warmup, burst, min_time, case_globs, time
     settings.validate()
     if metric == "instructions" and all(exp.measure is not None for exp in chosen):
         raise UsageError(f"--metric instructions does not apply to {', '.join(e.name for e in chosen)}: it counts "
-                         "kernels, and these experiments time whole process launches (use the time metric)")
+                         "kernel loops, and these experiments measure their own way (whole process launches, a "
+                         "correctness matrix)")
     if case_globs:
         matching = []
         for exp in chosen:
@@ -167,7 +168,7 @@ def _run(chosen, settings, case_globs, exports, save: bool) -> int:
         kmap = {k.name: prepared[(exp.name, k.name)] for k in exp.kernels}
         if exp.measure is not None:  # measured its own way (e.g. process launches), not by kernels
             if counting_instructions:
-                err.print(f"{exp.name}: measured by launches, not kernels; --metric instructions does not apply "
+                err.print(f"{exp.name}: measured its own way, not by kernel loops; --metric instructions does not apply "
                           f"(see `layertax {exp.name} --help`)", style="yellow")
                 continue
             result, interrupted = exp.measure(exp, settings, RichProgress(err), paths.cache_dir())
@@ -420,6 +421,11 @@ def _fail(message: str, code: int) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
+    # A terminal or PYTHONIOENCODING that cannot encode a character (é in a table) must not
+    # crash the run after the measurements: such characters print as \u escapes instead.
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     debug = "--debug" in args or bool(os.environ.get("LAYERTAX_DEBUG"))
     try:
         _add_experiment_commands()

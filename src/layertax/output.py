@@ -51,9 +51,9 @@ def write_exports(doc: dict, targets: dict[str, Path]) -> None:
         if flag == "--export-json":
             results.save(doc, path)
         elif flag == "--export-markdown":
-            path.write_text(to_markdown(doc))
+            path.write_text(to_markdown(doc), encoding="utf-8")
         else:
-            path.write_text(to_csv(doc))
+            path.write_text(to_csv(doc), encoding="utf-8")
 
 
 def keep(doc: dict, out: Console, save: bool, exports: dict[str, Path], path: Path | None = None,

@@ -12,7 +12,7 @@ from layertax import __version__
 def git_describe() -> str | None:
     try:
         p = subprocess.run(["git", "-C", str(Path(__file__).parent), "describe", "--always", "--dirty", "--tags"],
-                           capture_output=True, text=True, timeout=5, stdin=subprocess.DEVNULL)
+                           capture_output=True, text=True, encoding="utf-8", errors="replace", timeout=5, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError):
         return None
     return p.stdout.strip() or None if p.returncode == 0 else None

@@ -146,7 +146,7 @@ def run_ninja(directory: Path, targets: tuple[str, ...] = (), jobs: int | None =
     on_line sees every line ninja prints, e.g. "[3/40] CC obj/lib1.o", for a progress bar.
     """
     argv = [ninja_binary(), "-C", str(directory), "-k", "0", *(["-j", str(jobs)] if jobs else []), *targets]
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, encoding="utf-8", errors="replace",
                             stdin=subprocess.DEVNULL)
     lines = []
     try:
@@ -193,7 +193,7 @@ def build_tree(kind: str, key: str, write: Callable[[Path], None], cache_root: P
     root.mkdir(parents=True, exist_ok=True)
     final = root / key
     if (final / ".complete").is_file():
-        return final, (final / ".complete").read_text()
+        return final, (final / ".complete").read_text(encoding="utf-8", errors="replace")
     staging = Path(tempfile.mkdtemp(prefix="staging-", dir=root))
     try:
         tree = staging / "tree"
@@ -203,7 +203,7 @@ def build_tree(kind: str, key: str, write: Callable[[Path], None], cache_root: P
         if not all((tree / r).is_file() for r in required):
             return final, log
         # Intermediate files are kept: users study the tree (objects, .ninja_log) by hand.
-        (tree / ".complete").write_text(log)
+        (tree / ".complete").write_text(log, encoding="utf-8")
         if final.exists() and not (final / ".complete").is_file():
             shutil.rmtree(final, ignore_errors=True)  # a tree left half-built by an older version
         _publish(tree, final)

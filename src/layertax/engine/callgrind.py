@@ -50,14 +50,14 @@ def count(argv: list[str], env: dict[str, str], timeout: float = 120) -> dict:
     with tempfile.TemporaryDirectory(prefix="layertax-callgrind-") as tmp:
         out = Path(tmp) / "callgrind.out"
         run = subprocess.run([toolchain.find("valgrind").path, "--tool=callgrind", f"--callgrind-out-file={out}",
-                              *argv], capture_output=True, text=True, env=env, timeout=timeout,
+                              *argv], capture_output=True, text=True, encoding="utf-8", errors="replace", env=env, timeout=timeout,
                              stdin=subprocess.DEVNULL, cwd=tmp)
         if not out.is_file():
             raise RuntimeError(f"callgrind wrote nothing: {(run.stderr.strip().splitlines() or ['?'])[-1]}")
         inclusive = subprocess.run([annotate, "--inclusive=yes", "--threshold=100", str(out)],
-                                   capture_output=True, text=True, timeout=timeout).stdout
+                                   capture_output=True, text=True, encoding="utf-8", errors="replace", timeout=timeout).stdout
         exclusive = subprocess.run([annotate, "--threshold=100", str(out)],
-                                   capture_output=True, text=True, timeout=timeout).stdout
+                                   capture_output=True, text=True, encoding="utf-8", errors="replace", timeout=timeout).stdout
     total, rows = parse_annotate(inclusive)
     phases = {}
     for phase, func in PHASES.items():

@@ -31,7 +31,7 @@ def fixed_run(tool: Callable[[Path], list[str]], argv: list[str], env: dict, ite
     run_dir.mkdir()
     try:
         prefix = tool(workdir)
-        proc = subprocess.run([*prefix, *argv, "--samples", "1", "--iters", str(iters), "--dir", str(run_dir)], env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout,
+        proc = subprocess.run([*prefix, *argv, "--samples", "1", "--iters", str(iters), "--dir", str(run_dir)], env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, encoding="utf-8", errors="replace", timeout=timeout,
                               preexec_fn=preexec)
         try:
             parsed = protocol.parse(proc.stdout)

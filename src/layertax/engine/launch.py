@@ -135,7 +135,7 @@ def run(targets: list[Target], settings: LaunchSettings, launch_tools: LaunchToo
             argv += ["--cpu", str(settings.cpu)]
         if settings.raise_priority:
             argv.append("--raise-priority")
-        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8", errors="replace",
                                 stdin=subprocess.DEVNULL, start_new_session=True, cwd=tmp)
         try:
             for line in proc.stdout:
@@ -167,5 +167,5 @@ def _absorb(result: LaunchRun, line: dict, on_launch) -> None:
 
 def tsc_per_ns(launch_tools: LaunchTools) -> float | None:
     """TSC ticks per ns, measured: glibc's loader statistics are in these ticks."""
-    out = subprocess.run([str(launch_tools.timer), "--tsc-rate"], capture_output=True, text=True, check=True)
+    out = subprocess.run([str(launch_tools.timer), "--tsc-rate"], capture_output=True, text=True, encoding="utf-8", errors="replace", check=True)
     return json.loads(out.stdout)["tsc_per_ns"]

@@ -42,7 +42,7 @@ class LoaderFacts:
 
 def _run(argv: list[str]) -> str:
     try:
-        return subprocess.run(argv, capture_output=True, text=True, timeout=20, stdin=subprocess.DEVNULL).stdout
+        return subprocess.run(argv, capture_output=True, text=True, encoding="utf-8", errors="replace", timeout=20, stdin=subprocess.DEVNULL).stdout
     except (OSError, subprocess.SubprocessError):
         return ""
 

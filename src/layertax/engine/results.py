@@ -51,7 +51,7 @@ def save(doc: dict, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w") as f:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
             json.dump(doc, f, indent=1, allow_nan=False)
             f.write("\n")
             f.flush()
@@ -91,7 +91,7 @@ def load(path: str | Path) -> dict:
     if path.is_dir():
         raise ResultError(f"{path} is a directory, not a result file")
     try:
-        text = path.read_text()
+        text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise ResultError(f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from None
     try:

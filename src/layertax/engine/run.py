@@ -206,7 +206,7 @@ class Scheduler:
             self.shared.before_each()
         try:
             proc = subprocess.Popen(self._argv(run, workdir, samples), stdin=subprocess.DEVNULL,
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8", errors="replace",
                                     env=env, start_new_session=True,
                                     preexec_fn=pin_before_exec(run.kernel, self.settings))
             try:

@@ -52,7 +52,7 @@ class Tool:
 
 def _first_line(argv: list[str]) -> str:
     try:
-        p = subprocess.run(argv, capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL)
+        p = subprocess.run(argv, capture_output=True, text=True, encoding="utf-8", errors="replace", timeout=10, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError):
         return "unknown"
     out = (p.stdout or p.stderr).strip().splitlines()
