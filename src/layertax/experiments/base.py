@@ -92,10 +92,13 @@ class Classic:
     machine: str
     unit: str
     baseline: str               # label of the figure the ratios are taken to
-    figures: tuple[ClassicFigure, ...]
+    figures: tuple[ClassicFigure, ...]   # empty if the finding was not a number (the conclusion tells it)
     conclusion: str
 
     def ratios(self) -> dict[str, float]:
+        """Each figure over the baseline figure; none for a classic told in words (no figures)."""
+        if not self.figures:
+            return {}
         base = next(f.value for f in self.figures if f.label == self.baseline)
         return {f.label: f.value / base for f in self.figures}
 
