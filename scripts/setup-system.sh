@@ -11,6 +11,7 @@ tools=(
   "clang|clang|loadtime: clang-built variants"
   "lld|ld.lld|loadtime: the lld linker variant"
   "mold|mold|loadtime: the mold linker variant"
+  "g++|g++|scan: C++ line readers; unicode-io: the std::wcout programs"
   "musl-tools|musl-gcc|loadtime/unicode-io: musl libc variants"
   "binutils|ld.gold|loadtime: the gold linker variant, readelf for the tests"
   "valgrind|callgrind_annotate|loadtime: instructions per loader phase (callgrind)"

@@ -78,8 +78,9 @@ def test_history_lists_the_run(quick_run):
 
 def test_ctrl_c_keeps_finished_rounds_and_removes_temp_dirs(tmp_path):
     env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data"), "TMPDIR": str(tmp_path)}
-    # Only the C cases, so that rounds are short and several finish before the interrupt.
-    proc = subprocess.Popen([sys.executable, "-m", "layertax", "run", "callchain", "--case", "c-*", "--runs", "200",
+    # Only the C cases, so that rounds are short and several finish before the interrupt;
+    # far more rounds than can finish in the wait, however fast the machine.
+    proc = subprocess.Popen([sys.executable, "-m", "layertax", "run", "callchain", "--case", "c-*", "--runs", "100000",
                              "--burst", "1", "--min-time", "0.002"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=env, stdin=subprocess.DEVNULL)
     runs = tmp_path / "data" / "layertax" / "runs"

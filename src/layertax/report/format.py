@@ -119,6 +119,12 @@ def machine_line(machine: dict) -> str:
             f"kernel {machine.get('kernel')}, {machine.get('libc')}")
 
 
+def run_method_applies(doc: dict) -> bool:
+    """Whether the run's method line describes any experiment of the document: not if every
+    one names its own method (a correctness matrix is not timed in rounds)."""
+    return not doc["experiments"] or any(not e.get("method") for e in doc["experiments"])
+
+
 def settings_line(settings: dict) -> str:
     if settings.get("method"):
         return settings["method"]

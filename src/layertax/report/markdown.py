@@ -15,11 +15,14 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
 
 
 def to_markdown(doc: dict) -> str:
-    lines = [f"Machine: {fmt.machine_line(doc['machine'])}  ",
-             f"Method: {fmt.settings_line(doc['settings'])}  ",
-             f"Command: `{' '.join(doc.get('command', []))}`", ""]
+    lines = [f"Machine: {fmt.machine_line(doc['machine'])}  "]
+    if fmt.run_method_applies(doc):
+        lines.append(f"Method: {fmt.settings_line(doc['settings'])}  ")
+    lines += [f"Command: `{' '.join(doc.get('command', []))}`", ""]
     for exp in doc["experiments"]:
         lines += [f"## {exp['name']}: {exp['title']}", "", exp["question"], ""]
+        if exp.get("method"):
+            lines += [f"Method: {exp['method']}", ""]
         calls = fmt.has_syscalls(exp)
         for i, group in enumerate(fmt.case_groups(exp)):
             if i:

@@ -128,6 +128,8 @@ def render_experiment(exp: dict, console: Console) -> None:
         console.print(classic)
     for r in exp.get("classic_now") or []:
         console.print(f"  {r['label']} -> {r['counterpart']}: {r['why']}", style="dim")
+    if exp.get("method"):
+        console.print(f"  method: {exp['method']}", style="dim")
     details = [*exp.get("notes", [])]
     own = fmt.own_settings_line(exp)
     if own:
@@ -154,7 +156,9 @@ def render_experiment(exp: dict, console: Console) -> None:
 def render(doc: dict, console: Console) -> None:
     console.print(f"machine: {fmt.machine_line(doc['machine'])}", style="dim")
     timed = doc["settings"].get("metric", "time") == "time"
-    console.print(f"method: {fmt.settings_line(doc['settings'])}"
-                  + ("; median and order-statistic 95% CI; ratios paired per round" if timed else ""), style="dim")
+    if fmt.run_method_applies(doc):
+        console.print(f"method: {fmt.settings_line(doc['settings'])}"
+                      + ("; median and order-statistic 95% CI; ratios paired per round" if timed else ""),
+                      style="dim")
     for exp in doc["experiments"]:
         render_experiment(exp, console)

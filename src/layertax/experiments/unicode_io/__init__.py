@@ -52,8 +52,8 @@ EXPERIMENT = Experiment(
     package_dir=Path(__file__).resolve().parent,
     needs_workdir=False,
     unit="class",
-    notes=("a correctness matrix, not a timing: each cell is one run of one program, its stdout compared byte for "
-           "byte with the message (ASCII, accented Latin, Chinese, an emoji, then an ASCII last line)",
+    notes=("the message: ASCII, accented Latin, Chinese and an emoji, then an ASCII last line that is lost if the "
+           "output stops after a failure",
            "the JSON keeps every cell's exact bytes (base64), its stderr and exit status, and the expected bytes"),
     measure=_measure,
 )

@@ -16,7 +16,10 @@ from layertax.experiments.base import RuntimeKernel
 from layertax.experiments.unicode_io import capture, diagnose, environments, message, native, programs
 from layertax.experiments.unicode_io.tables import all_tables
 
-CELL_TIMEOUT_S = 20.0   # a JVM starting on a loaded machine takes a second or two
+CELL_TIMEOUT_S = 20.0
+METHOD = ("no timing: each cell runs its program once, with a clean environment (PATH, HOME, the column's LANG and "
+          "the row's own settings), through a pipe and through a pseudo-terminal, and compares stdout byte for byte "
+          "with the message")   # a JVM starting on a loaded machine takes a second or two
 
 
 def runtime_kernels(exp) -> list[RuntimeKernel]:
@@ -129,7 +132,7 @@ def measure(exp, settings, progress, cache_root: Path) -> tuple[dict, bool]:
               "kernels": {}, "show_cases": False, "interrupted": interrupted, "cases": cases,
               "columns": [info for _, info in columns], "channels": list(capture.CHANNELS), "versions": versions,
               "message": {"text": message.TEXT, "expected_b64": base64.b64encode(message.EXPECTED).decode()},
-              "metric": "class"}
+              "metric": "class", "method": METHOD}
     analyze.analyze(result)
     result["tables"] = all_tables(result)
     return result, interrupted
