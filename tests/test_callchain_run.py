@@ -82,7 +82,10 @@ def test_ctrl_c_keeps_finished_rounds_and_removes_temp_dirs(tmp_path):
     # far more rounds than can finish in the wait, however fast the machine.
     proc = subprocess.Popen([sys.executable, "-m", "layertax", "run", "callchain", "--case", "c-*", "--runs", "100000",
                              "--burst", "1", "--min-time", "0.002"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=env, stdin=subprocess.DEVNULL)
+                            env=env, stdin=subprocess.DEVNULL,
+                            # As at a terminal: a shell's background job inherits SIGINT ignored,
+                            # and Python then rightly never raises KeyboardInterrupt.
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     runs = tmp_path / "data" / "layertax" / "runs"
     # Wait until measuring has clearly begun (the work directory exists), then a few rounds more.
     deadline = time.monotonic() + 120
@@ -91,7 +94,10 @@ def test_ctrl_c_keeps_finished_rounds_and_removes_temp_dirs(tmp_path):
         time.sleep(0.1)
     time.sleep(4)
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+    try:
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()   # never leave a run behind if the interrupt was not taken
     assert proc.returncode == 130, err
     assert "interrupted" in err and "Traceback" not in err
     files = list(runs.glob("*.json"))

@@ -127,7 +127,7 @@ def render_experiment(exp: dict, console: Console) -> None:
     if classic is not None:
         console.print(classic)
     for r in exp.get("classic_now") or []:
-        console.print(f"  {r['label']} -> {r['counterpart']}: {r['why']}", style="dim")
+        console.print(f"  {r['label']} -> {r['counterpart'] or 'no counterpart'}: {r['why']}", style="dim")
     if exp.get("method"):
         console.print(f"  method: {exp['method']}", style="dim")
     details = [*exp.get("notes", [])]

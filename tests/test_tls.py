@@ -1,0 +1,70 @@
+"""tls: the access-model check catches a library built with the wrong flags, and every
+case's kernel checks its own final value (a short real run)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import run_cli
+from layertax import experiments
+from layertax.engine import build, toolchain
+from layertax.experiments.tls import models
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    if not toolchain.available("cc"):
+        pytest.skip(toolchain.hint("cc"))
+    return tmp_path_factory.mktemp("tlscache")
+
+
+def _lib(cache, model: models.Model, cflags):
+    got = build.build([models.target(model, cflags)], cache)[f"libtls-{model.case}.so"]
+    assert not isinstance(got, Exception), got
+    return got
+
+
+@pytest.mark.parametrize("model", models.MODELS, ids=lambda m: m.case)
+def test_each_library_uses_the_model_it_claims(cache, model):
+    lib = _lib(cache, model, model.cflags)
+    assert models.check(model, lib) is None
+    assert model.must_have in models.tls_relocations(lib)
+
+
+def test_a_library_built_with_the_wrong_flags_is_caught(cache):
+    desc = next(m for m in models.MODELS if m.case == "tls-desc")
+    wrong = _lib(cache, desc, ("-ftls-model=global-dynamic", "-mtls-dialect=gnu"))   # gnu, not gnu2
+    reason = models.check(desc, wrong)
+    assert reason and "R_X86_64_TLSDESC" in reason and "R_X86_64_DTPMOD64" in reason
+    ie = next(m for m in models.MODELS if m.case == "tls-ie")
+    assert "R_X86_64_TPOFF64" in models.check(ie, _lib(cache, ie, ("-ftls-model=global-dynamic",)))
+
+
+def test_a_failed_check_fails_its_case_with_the_reason(cache):
+    """The shared input hands the kernel the check's reason instead of a path; the case fails with it."""
+    import os
+    import subprocess
+
+    from layertax.engine import kernels
+
+    prepared = kernels.prepare([experiments.get("tls")], cache)[("tls", "tls-c")]
+    assert prepared.argv, prepared.error or prepared.skip
+    env = {**os.environ, "LAYERTAX_TLS_LIB_DESC": "!libtls-tls-desc.so claims TLS descriptors but has none"}
+    proc = subprocess.run([*prepared.argv, "--case", "tls-desc", "--samples", "1", "--min-sample-ns", "1000"],
+                          env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode != 0 and "claims TLS descriptors but has none" in proc.stdout + proc.stderr
+
+
+def test_every_case_runs_and_checks_its_value(tmp_path):
+    out = tmp_path / "t.json"
+    proc = run_cli("run", "tls", "--runs", "1", "--burst", "1", "--min-time", "0.001", "--no-syscalls",
+                   "--export-json", str(out))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    exp = json.loads(out.read_text())["experiments"][0]
+    for case in exp["cases"]:
+        assert case["status"] in ("ok", "skipped"), (case["name"], case["reason"])
+        if case["status"] == "ok":
+            assert case["samples"] and all(s["iters"] > 0 for s in case["samples"])
+    assert "then vs now: what one per-thread lookup costs" in proc.stdout
+    assert "access model it claims" in proc.stdout
