@@ -68,3 +68,16 @@ def test_every_case_runs_and_checks_its_value(tmp_path):
             assert case["samples"] and all(s["iters"] > 0 for s in case["samples"])
     assert "then vs now: what one per-thread lookup costs" in proc.stdout
     assert "access model it claims" in proc.stdout
+
+
+def test_instruction_ratios_are_taken_to_each_groups_baseline():
+    from layertax.engine import analyze
+
+    def case(name, n, group=""):
+        return {"name": name, "group": group, "instructions": {"per_op": n}}
+    exp = {"baseline": "xorshift", "groups": [{"name": "models", "baseline": "global-var"}],
+           "cases": [case("xorshift", 28.0), case("rand", 56.0), case("global-var", 6.0, "models"),
+                     case("tls-gd", 21.0, "models")], "classic": None}
+    analyze.analyze_instructions(exp)
+    ratios = {c["name"]: c["ratio"] for c in exp["cases"]}
+    assert ratios == {"xorshift": 1.0, "rand": 2.0, "global-var": 1.0, "tls-gd": 3.5}

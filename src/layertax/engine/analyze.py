@@ -102,10 +102,9 @@ def analyze_instructions(exp: dict) -> None:
     """For a callgrind-counted experiment: each case's ratio to the baseline and the classic
     comparison. Counts are deterministic: one value per case, so each interval is [x, x]."""
     per_op = {c["name"]: c["instructions"]["per_op"] for c in exp["cases"] if c.get("instructions")}
-    base = per_op.get(exp["baseline"])
     for case in exp["cases"]:
         case["stats"] = None
-        n = per_op.get(case["name"])
+        n, base = per_op.get(case["name"]), per_op.get(baseline_of(exp, case))   # its group's baseline
         case["ratio"] = n / base if n is not None and base else None
     exp["classic_now"] = classic_now(exp, {name: {0: n} for name, n in per_op.items()})
     exp["warnings"] = []

@@ -153,6 +153,16 @@ def harness_line(exp: dict) -> str | None:
             f"{h['clock_overhead_ns']} ns, resolution {h['clock_res_ns']} ns; {h['pin']}; priority {h['priority']}")
 
 
+def _baseline_names(exp: dict) -> set[str]:
+    return {exp["baseline"], *(g["baseline"] for g in exp.get("groups") or [])}
+
+
+def baselines_text(exp: dict) -> str:
+    """ "getc" or "xorshift; models: global-var": the baselines the experiment's ratios are taken to."""
+    groups = [g for g in exp.get("groups") or [] if any((c.get("group") or "") == g["name"] for c in exp["cases"])]
+    return "; ".join([exp["baseline"], *(f"{g['name']}: {g['baseline']}" for g in groups)])
+
+
 def instruction_rows(exp: dict) -> list[dict]:
     """One row per case of a callgrind-counted experiment, already formatted."""
     rows = []
@@ -164,7 +174,7 @@ def instruction_rows(exp: dict) -> list[dict]:
             top = list(ins["by_object"].items())[:3]
             objects = ", ".join(f"{name} {n:,.0f}" for name, n in top)
         rows.append({
-            "case": case["name"] + (" (base)" if case["name"] == exp["baseline"] else ""),
+            "case": case["name"] + (" (base)" if case["name"] in _baseline_names(exp) else ""),
             "layer": case["layer"],
             "per_op": f"{ins['per_op']:,.1f}" if ins else {"skipped": "skipped", "failed": "FAILED"}.get(status, "-"),
             "ratio": ratio(case.get("ratio")),

@@ -38,7 +38,7 @@ def _case_table(exp: dict, group: dict) -> Table:
 
 def _instructions_table(exp: dict) -> Table:
     t = Table(title=f"{exp['name']}: {exp['title']} (user-space instructions per operation under callgrind; "
-                    f"ratios to {exp['baseline']})", title_justify="left")
+                    f"ratios to {fmt.baselines_text(exp)})", title_justify="left")
     t.add_column("case", no_wrap=True)
     t.add_column("layer", no_wrap=True)
     t.add_column("instructions/op", justify="right")
