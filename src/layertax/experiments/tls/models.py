@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from elftools.elf.descriptions import describe_reloc_type
 from elftools.elf.elffile import ELFFile
 from elftools.elf.relocation import RelocationSection
 
@@ -61,15 +62,10 @@ def tls_relocations(path: Path) -> dict[str, int]:
             if not isinstance(section, RelocationSection):
                 continue
             for rel in section.iter_relocations():
-                name = _type_name(rel["r_info_type"])
+                name = describe_reloc_type(rel["r_info_type"], elf)
                 if name in TLS_RELOCS:
                     found[name] = found.get(name, 0) + 1
     return found
-
-
-def _type_name(t: int) -> str:
-    from elftools.elf.enums import ENUM_RELOC_TYPE_x64
-    return next((k for k, v in ENUM_RELOC_TYPE_x64.items() if v == t), str(t))
 
 
 def check(model: Model, path: Path) -> str | None:

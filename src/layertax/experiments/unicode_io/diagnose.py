@@ -10,15 +10,9 @@ from __future__ import annotations
 
 import re
 
-from layertax.experiments.unicode_io import classify
-from layertax.experiments.unicode_io.capture import Capture
 from layertax.experiments.unicode_io.programs import Program
 
 C_LOCALE = 'the "C" locale (ASCII)'
-
-
-def classify_capture(out: bytes, got: Capture) -> classify.Verdict:
-    return classify.classify(out, got.stderr, got.exit_code, got.timed_out)
 
 
 def utf8_locale(column: dict) -> bool:

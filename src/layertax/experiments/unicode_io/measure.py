@@ -11,34 +11,23 @@ import base64
 import sys
 from pathlib import Path
 
-from layertax.engine import analyze, build, machine, runtimes, toolchain
-from layertax.experiments.base import RuntimeKernel
-from layertax.experiments.unicode_io import capture, diagnose, environments, message, native, programs
+from layertax.engine import analyze, kernels, machine, toolchain
+from layertax.experiments.unicode_io import capture, classify, diagnose, environments, message, native, programs
 from layertax.experiments.unicode_io.tables import all_tables
 
-CELL_TIMEOUT_S = 20.0
+CELL_TIMEOUT_S = 20.0   # a JVM starting on a loaded machine takes a second or two
 METHOD = ("no timing: each cell runs its program once, with a clean environment (PATH, HOME, the column's LANG and "
           "the row's own settings), through a pipe and through a pseudo-terminal, and compares stdout byte for byte "
-          "with the message")   # a JVM starting on a loaded machine takes a second or two
-
-
-def runtime_kernels(exp) -> list[RuntimeKernel]:
-    return [k for k in exp.kernels if isinstance(k, RuntimeKernel)]
+          "with the message")
 
 
 def _runtime_commands(exp, cache_root: Path) -> tuple[dict[str, list[str]], dict[str, str], dict[str, str]]:
-    """Builds the Go, Rust, Java and Node programs: ({kernel: argv}, {kernel: skip hint}, {kernel: error})."""
-    argv, skipped, failed = {}, {}, {}
-    for k in runtime_kernels(exp):
-        tool = runtimes.missing_tool(k.kind)
-        if tool:
-            skipped[k.name] = toolchain.hint(tool)
-            continue
-        try:
-            argv[k.name] = runtimes.prepare(exp, k, cache_root).argv
-        except build.BuildFailed as e:
-            failed[k.name] = str(e)
-    return argv, skipped, failed
+    """The Go, Rust, Java and Node programs, built by the engine like any runtime kernel:
+    ({kernel: argv}, {kernel: skip hint}, {kernel: build error})."""
+    prepared = {name: pk for (_, name), pk in kernels.prepare([exp], cache_root).items()}
+    return ({n: pk.argv for n, pk in prepared.items() if pk.argv},
+            {n: pk.skip for n, pk in prepared.items() if pk.skip},
+            {n: pk.error for n, pk in prepared.items() if pk.error})
 
 
 def command(p: programs.Program, native_exe: dict[str, Path], runtime_argv: dict[str, list[str]]) -> list[str] | None:
@@ -55,7 +44,7 @@ def command(p: programs.Program, native_exe: dict[str, Path], runtime_argv: dict
     return list(base)
 
 
-def _versions(exp) -> dict[str, str]:
+def _versions() -> dict[str, str]:
     out = {"libc": machine.libc_version() or "?", "python": sys.version.split()[0]}
     for tool in ("cc", "c++", "musl-gcc", "java", "go", "rustc", "node"):
         found = toolchain.find(tool)
@@ -69,7 +58,7 @@ def run_cell(p: programs.Program, argv: list[str], column: environments.Column, 
     env = {**environments.base_env(), **column.env, **p.env}
     got = capture.run(argv, env, channel, CELL_TIMEOUT_S)
     out = got.output(channel)
-    verdict = diagnose.classify_capture(out, got)
+    verdict = classify.classify(out, got.stderr, got.exit_code, got.timed_out)
     cell = {"column": column.name, "channel": channel, "class": verdict.kind, "exit_code": got.exit_code,
             "timed_out": got.timed_out, "stdout_b64": base64.b64encode(got.stdout).decode(),
             "stderr": got.stderr.decode("utf-8", "backslashreplace"), "facts": verdict.facts,
@@ -98,7 +87,7 @@ def measure(exp, settings, progress, cache_root: Path) -> tuple[dict, bool]:
     for col, info in columns:
         info["skipped"] = environments.skip_reason(col, info)
     live_columns = [(col, info) for col, info in columns if not info["skipped"]]
-    versions = _versions(exp)
+    versions = _versions()
 
     cases, work = [], []
     for p in programs.PROGRAMS:

@@ -48,8 +48,9 @@ func rewind(in *input) error {
 	return err
 }
 
-func runRead(state any, iters int) error {
-	in := state.(*input)
+// passes reads the whole file iters times in blocks of the input's buffer size, counting
+// each block with count: the loop every read(2)-based case shares.
+func passes(in *input, iters int, count func(block []byte) uint64) error {
 	for i := 0; i < iters; i++ {
 		if err := rewind(in); err != nil {
 			return err
@@ -57,12 +58,7 @@ func runRead(state any, iters int) error {
 		var n uint64
 		for {
 			got, err := in.f.Read(in.buf)
-			for _, b := range in.buf[:got] {
-				switch b {
-				case 'c', 'C', 'g', 'G':
-					n++
-				}
-			}
+			n += count(in.buf[:got])
 			if err == io.EOF {
 				break
 			}
@@ -75,31 +71,29 @@ func runRead(state any, iters int) error {
 	return nil
 }
 
+func runRead(state any, iters int) error {
+	return passes(state.(*input), iters, func(block []byte) uint64 {
+		var n uint64
+		for _, b := range block {
+			switch b {
+			case 'c', 'C', 'g', 'G':
+				n++
+			}
+		}
+		return n
+	})
+}
+
 var letters = [][]byte{[]byte("C"), []byte("G"), []byte("c"), []byte("g")}
 
 func runBytesCount(state any, iters int) error {
-	in := state.(*input)
-	for i := 0; i < iters; i++ {
-		if err := rewind(in); err != nil {
-			return err
-		}
+	return passes(state.(*input), iters, func(block []byte) uint64 {
 		var n uint64
-		for {
-			got, err := in.f.Read(in.buf)
-			block := in.buf[:got]
-			for _, l := range letters {
-				n += uint64(bytes.Count(block, l))
-			}
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return err
-			}
+		for _, l := range letters {
+			n += uint64(bytes.Count(block, l))
 		}
-		in.got = n
-	}
-	return nil
+		return n
+	})
 }
 
 func runScanner(state any, iters int) error {
