@@ -6,8 +6,12 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: run test setup system clean
 
+# make run leaves its results here: the JSON of its two runs (timed; callchain's instruction
+# counts) and report.html, which shows both.
+OUT    ?= layertax-results
+
 run: setup
-	$(BIN)/layertax run
+	@bash scripts/run-all.sh $(BIN) $(OUT)
 
 test: setup
 	$(BIN)/python -m pytest

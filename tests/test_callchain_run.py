@@ -1,5 +1,6 @@
 """callchain end to end: real kernels, real renames, the JSON the issue asks for, and Ctrl-C."""
 import json
+import re
 import os
 import signal
 import subprocess
@@ -19,7 +20,8 @@ def quick_run(tmp_path_factory):
     out = tmp / "r.json"
     md, csv = tmp / "r.md", tmp / "r.csv"
     p = run_cli("run", "callchain", "--quick", "--export-json", str(out), "--export-markdown", str(md),
-                "--export-csv", str(csv), env=env)
+                "--export-csv", str(csv), "--export-pyperf", str(tmp / "r.pyperf.json"),
+                "--export-html", str(tmp / "r.html"), env=env)
     return p, out, md, csv, tmp, env
 
 
@@ -107,3 +109,78 @@ def test_ctrl_c_keeps_finished_rounds_and_removes_temp_dirs(tmp_path):
     ok = [c for c in doc["experiments"][0]["cases"] if c["status"] == "ok"]
     assert ok and all(c["samples"] for c in ok)
     assert not [d for d in os.listdir(tmp_path) if d.startswith("layertax-")]
+
+
+def test_compare_of_a_run_with_itself_says_no_difference_everywhere(quick_run):
+    p, out, md, csv, tmp, env = quick_run
+    c = run_cli("compare", str(out), str(out), env=env)
+    assert c.returncode == 0, c.stderr
+    doc = json.loads(out.read_text())
+    timed = [x["name"] for x in doc["experiments"][0]["cases"] if x["status"] == "ok"]
+    rows = [line for line in c.stdout.splitlines() if line.startswith("│")]
+    verdicts = {line.split("│")[1].strip(): line.split("│")[-2].strip() for line in rows}
+    assert set(timed) <= set(verdicts) and "geometric mean" in verdicts
+    assert set(verdicts.values()) == {"no difference"}
+    assert "machines differ" not in c.stdout
+
+
+def test_compare_vs_history_finds_the_previous_run(quick_run, tmp_path):
+    p, out, md, csv, tmp, env = quick_run
+    env = {**env, "XDG_DATA_HOME": str(tmp_path / "data")}
+    none = run_cli("compare", "--vs-history", "1", env=env)
+    assert none.returncode == 2 and "no saved runs" in none.stderr
+    for _ in range(2):
+        r = run_cli("run", "callchain", "--quick", "--case", "c-rename", "--runs", "3", "--no-syscalls", env=env)
+        assert r.returncode == 0, r.stderr
+    c = run_cli("compare", "--vs-history", "1", env=env)
+    assert c.returncode == 0, c.stderr
+    history = run_cli("history", env=env).stdout
+    assert [line.split("│")[3].strip() for line in history.splitlines() if line.startswith("│")] == ["callchain"] * 2
+    assert "c-rename" in c.stdout and "geometric mean" in c.stdout
+    too_far = run_cli("compare", "--vs-history", "2", env=env)
+    assert too_far.returncode == 2 and "no 2nd earlier run of callchain" in too_far.stderr
+
+
+def test_pyperf_reads_the_export(quick_run):
+    p, out, md, csv, tmp, env = quick_run
+    exported = tmp / "r.pyperf.json"
+    data = json.loads(exported.read_text())
+    doc = json.loads(out.read_text())
+    ok = [c for c in doc["experiments"][0]["cases"] if c["status"] == "ok"]
+    assert [b["metadata"]["name"] for b in data["benchmarks"]] == [f"callchain/{c['name']}" for c in ok]
+    first = data["benchmarks"][0]
+    assert len(first["runs"]) == len({s["round"] for s in ok[0]["samples"]})
+    assert first["runs"][0]["values"][0] == pytest.approx(ok[0]["samples"][0]["ns"] / ok[0]["samples"][0]["ops"] / 1e9)
+    shown = subprocess.run([sys.executable, "-m", "pyperf", "compare_to", str(exported), str(exported)],
+                           capture_output=True, text=True, timeout=120)
+    assert shown.returncode == 0, shown.stderr
+    assert "callchain/c-rename" in shown.stdout or "Benchmark hidden because not significant" in shown.stdout
+    stats = subprocess.run([sys.executable, "-m", "pyperf", "stats", str(exported)], capture_output=True, text=True,
+                           timeout=120)
+    assert stats.returncode == 0 and "callchain/c-rename" in stats.stdout, stats.stderr
+
+
+def test_html_report_renders_in_chromium_with_its_charts(quick_run):
+    from browser import colour_share, dom, load_failures, screenshot
+
+    from layertax.report.plots import BAR
+    p, out, md, csv, tmp, env = quick_run
+    page = tmp / "r.html"
+    assert f"wrote: {page}" in p.stdout
+    html = page.read_text()
+    # Self-contained: no fetch of anything (the SVG namespace is a name, not a fetch).
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", html) and "<script" not in html.lower()
+    shot = tmp / "shot.png"
+    s = screenshot(page, shot, tmp)
+    assert shot.exists() and shot.stat().st_size > 10_000, s.stderr[-2000:]
+    assert not load_failures(s.stderr)
+    # The bar chart is drawn: its bars' colour covers a visible part of the first screen.
+    rgb = tuple(int(BAR[i:i + 2], 16) for i in (1, 3, 5))
+    assert colour_share(shot, rgb) > 0.005
+    d = dom(page, tmp)
+    assert d.returncode == 0 and not load_failures(d.stderr)
+    doc = json.loads(out.read_text())
+    timed = [c for c in doc["experiments"][0]["cases"] if c["status"] == "ok"]
+    assert d.stdout.count("<svg") == 2            # the bar chart and the distribution of samples
+    for case in timed:
+        assert f">{case['name']}<" in d.stdout    # each case in the table (and as chart text)

@@ -49,6 +49,10 @@ def list_cmd() -> None:
 
 
 def _export_options(f):
+    f = click.option("--export-html", type=click.Path(dir_okay=False), help="Also write a self-contained HTML report "
+                     "(charts, the raw tables behind them, the machine and the command) here.")(f)
+    f = click.option("--export-pyperf", type=click.Path(dir_okay=False), help="Also write pyperf's JSON here (one "
+                     "benchmark per timed case, one run per round), for `pyperf compare_to` and `pyperf stats`.")(f)
     f = click.option("--export-csv", type=click.Path(dir_okay=False), help="Also write one CSV row per case here.")(f)
     f = click.option("--export-markdown", type=click.Path(dir_okay=False), help="Also write the tables as Markdown here.")(f)
     f = click.option("--export-json", type=click.Path(dir_okay=False), help="Also write the full result (raw samples) here.")(f)
@@ -81,7 +85,8 @@ def _export_options(f):
               "calls per operation (the timed runs are never traced).")
 @_export_options
 def run(experiment_names, quick, runs, warmup, burst, min_time, case_globs, timeout, seed, cpu, no_pin,
-        no_priority, no_save, metric, no_syscalls, export_json, export_markdown, export_csv, **experiment_options) -> None:
+        no_priority, no_save, metric, no_syscalls, export_json, export_markdown, export_csv, export_pyperf, export_html,
+        **experiment_options) -> None:
     """Run experiments (all of them if none is named) and print a table per experiment.
 
     Every run is saved as JSON under $XDG_DATA_HOME/layertax/runs/ with its raw samples,
@@ -124,7 +129,7 @@ def run(experiment_names, quick, runs, warmup, burst, min_time, case_globs, time
         if not matching:
             raise UsageError(f"no case matches {', '.join(case_globs)} in {', '.join(e.name for e in chosen)}")
         chosen = matching
-    exports = output.export_paths(export_json, export_markdown, export_csv)
+    exports = output.export_paths(export_json, export_markdown, export_csv, export_pyperf, export_html)
     code = _run(chosen, settings, case_globs, exports, save=not no_save)
     if code:
         raise click.exceptions.Exit(code)
@@ -248,7 +253,7 @@ def _finish_launch_command(result: dict, settings, what: str, extra: str, save: 
 @_launch_options
 @click.argument("command", nargs=-1, type=click.UNPROCESSED, required=True)
 def launch(command, runs, warmup, timeout, ignore_failure, no_stamp, seed, no_pin, no_priority, no_save,
-           export_json, export_markdown, export_csv) -> None:
+           export_json, export_markdown, export_csv, export_pyperf, export_html) -> None:
     """Time how long COMMAND takes to start (spawn->main) and to exit.
 
     \b
@@ -275,7 +280,7 @@ def launch(command, runs, warmup, timeout, ignore_failure, no_stamp, seed, no_pi
     if len(groups) > 2:
         raise UsageError("--vs can be given once (A --vs B)")
     commands = [launch_commands.resolve(g, "COMMAND" if i == 0 else "--vs") for i, g in enumerate(groups)]
-    exports = output.export_paths(export_json, export_markdown, export_csv)
+    exports = output.export_paths(export_json, export_markdown, export_csv, export_pyperf, export_html)
     settings = _launch_settings(runs, warmup, timeout, seed, no_pin, no_priority)
     tools = launch_engine.tools(paths.cache_dir())
     result = launch_commands.measure(commands, settings, tools, ignore_failure, not no_stamp,
@@ -297,7 +302,7 @@ def launch(command, runs, warmup, timeout, ignore_failure, no_stamp, seed, no_pi
 @click.argument("binary")
 @click.argument("args", nargs=-1)
 def inspect(binary, args, runs, warmup, timeout, model_file, no_predict, seed, no_pin, no_priority, no_save,
-            export_json, export_markdown, export_csv) -> None:
+            export_json, export_markdown, export_csv, export_pyperf, export_html) -> None:
     """Why does BINARY take this long to reach main, and what would fix it?
 
     \b
@@ -314,7 +319,7 @@ def inspect(binary, args, runs, warmup, timeout, model_file, no_predict, seed, n
     from layertax.inspect.run import inspect as run_inspect
     from layertax.progress import RichProgress
 
-    exports = output.export_paths(export_json, export_markdown, export_csv)
+    exports = output.export_paths(export_json, export_markdown, export_csv, export_pyperf, export_html)
     err = output.console(stderr=True)
     settings = _launch_settings(runs, warmup, timeout, seed, no_pin, no_priority)
     result = run_inspect(binary, list(args), settings, model_file, not no_predict, lambda: RichProgress(err),
@@ -386,17 +391,127 @@ def history(limit: int) -> None:
 
 @cli.command(context_settings=CONTEXT)
 @_version
-@click.argument("file", type=click.Path(dir_okay=True, path_type=Path))
+@click.argument("files", metavar="[A.json] [B.json]...", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--vs-history", type=click.IntRange(min=1), metavar="N",
+              help="Compare the run (the one FILE given, or the newest saved run) with the N-th previous saved run "
+                   "on this machine that ran the same experiments.")
+@click.option("--threshold", type=click.FloatRange(min=0, max=1), default=0.02, show_default=True,
+              help="Noise band: a ratio within 1 +- this is 'no difference' even when significant.")
+def compare(files, vs_history, threshold) -> None:
+    """Is B faster, slower, or no different from A, case by case?
+
+    \b
+      layertax compare before.json after.json      (more files: each compared with the first)
+      layertax compare --vs-history 1              (the newest run vs the one before it)
+
+    Cases are matched by experiment and name. For each: A, B, the ratio B/A with a bootstrap
+    95% interval (per-round medians), and a verdict from the Mann-Whitney U test, Holm-corrected
+    over all cases compared, together with the interval and the noise band; a geometric-mean row
+    per experiment. Warns, and says how, when the two machines differ.
+    """
+    from layertax.engine import compare as comparing
+    from layertax.engine import history as hist
+    from layertax.engine import results
+    from layertax.report import comparison
+
+    if vs_history is None and len(files) < 2:
+        raise UsageError("compare needs two result files (A B), or --vs-history N")
+    if vs_history is not None and len(files) > 1:
+        raise UsageError("--vs-history compares one run with its history: give at most one FILE")
+    if vs_history is not None:
+        if files:
+            subject_path = files[0]
+        else:
+            newest = hist.runs(paths.history_db(), 1)
+            if not newest:
+                raise UsageError("no saved runs yet: `layertax run` saves one")
+            subject_path = Path(newest[0]["path"])
+        subject = results.load(subject_path)
+        earlier = hist.previous(paths.history_db(), subject, subject_path, vs_history)
+        if earlier is None:
+            raise UsageError(f"no {_ordinal(vs_history)} earlier run of {', '.join(e['name'] for e in subject['experiments'])} "
+                             "on this machine in the history (see `layertax history`)")
+        pairs = [(Path(earlier["path"]), subject_path)]
+    else:
+        pairs = [(files[0], other) for other in files[1:]]
+    out = output.console()
+    loaded = {p: results.load(p) for pair in pairs for p in pair}
+    for i, (a, b) in enumerate(pairs):
+        if i:
+            out.print()
+        doc_a, doc_b = loaded[a], loaded[b]
+        result = comparing.compare_runs(doc_a, doc_b, threshold, _run_label(a, doc_a), _run_label(b, doc_b))
+        if not result.experiments:
+            raise UsageError(f"{a} and {b} have no experiment in common")
+        comparison.render(result, out)
+
+
+def _ordinal(n: int) -> str:
+    return {1: "1st", 2: "2nd", 3: "3rd"}.get(n, f"{n}th")
+
+
+def _run_label(path: Path, doc: dict) -> str:
+    return f"{path} ({doc.get('created', '?')}, layertax {doc.get('layertax_version', '?')})"
+
+
+@cli.command(context_settings=CONTEXT)
+@_version
+@click.argument("files", metavar="FILE...", nargs=-1, required=True, type=click.Path(dir_okay=True, path_type=Path))
+@click.option("--html", "html", type=click.Path(dir_okay=False), metavar="OUT.html",
+              help="Write one self-contained HTML report of the run(s) (several FILEs: one after another on the "
+                   "page, e.g. a timed run and a --metric instructions run).")
 @_export_options
-def report(file: Path, export_json, export_markdown, export_csv) -> None:
-    """Print a saved run's tables again (and optionally export it)."""
+def report(files, html, export_json, export_markdown, export_csv, export_pyperf, export_html) -> None:
+    """Print saved runs' tables again, or turn a run into an HTML report or another format.
+
+    \b
+      layertax report run.json --html report.html
+      layertax report timed.json instructions.json --html report.html
+    """
     from layertax.engine import results
     from layertax.report import terminal
 
-    doc = results.load(file)
-    exports = output.export_paths(export_json, export_markdown, export_csv)
-    output.write_exports(doc, exports)   # before printing: a closed stdout must not lose a file
-    terminal.render(doc, output.console())
+    if html and export_html:
+        raise UsageError("--html and --export-html are the same option: give one")
+    html = html or export_html
+    exports = output.export_paths(export_json, export_markdown, export_csv, export_pyperf)
+    if exports and len(files) > 1:
+        raise UsageError(f"{', '.join(exports)} converts one run: give one FILE (only --html takes several)")
+    html_target = output.export_paths(export_html=html).get("--export-html")
+    docs = [results.load(f) for f in files]
+    output.write_exports(docs[0], exports)   # files before printing: a closed stdout must not lose one
+    if html_target:
+        from layertax.report.html import to_html
+
+        html_target.write_text(to_html(*docs), encoding="utf-8")
+        exports["--export-html"] = html_target
+    out = output.console()
+    for doc in docs:
+        terminal.render(doc, out)
+    for target in exports.values():
+        out.print(f"wrote: {target.resolve()}", markup=False, highlight=False)
+
+
+@cli.command("import-hyperfine", context_settings=CONTEXT)
+@_version
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@_export_options
+def import_hyperfine(file: Path, export_json, export_markdown, export_csv, export_pyperf, export_html) -> None:
+    """Bring a hyperfine result (`hyperfine --export-json FILE ...`) into the history.
+
+    Each command becomes a case of the experiment "hyperfine", each of its runs a sample,
+    so `layertax compare` and `compare --vs-history N` judge hyperfine runs the same way
+    as layertax's own (Mann-Whitney U, Holm, the noise band).
+    """
+    from layertax.engine import hyperfine, machine
+    from layertax.report import terminal
+
+    exports = output.export_paths(export_json, export_markdown, export_csv, export_pyperf, export_html)
+    exp = hyperfine.experiment(file)
+    settings = {"method": exp["method"]}
+    doc = output.new_document(settings, machine.fingerprint(), [exp], complete=True)
+    out = output.console()
+    output.keep(doc, out, True, exports, show=lambda: terminal.render(doc, out))
 
 
 def _add_experiment_commands() -> None:

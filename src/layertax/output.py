@@ -34,26 +34,47 @@ def new_document(settings: dict | None, machine: dict, experiments: list[dict] |
             "machine": machine, "experiments": experiments or []}
 
 
-def export_paths(export_json=None, export_markdown=None, export_csv=None) -> dict[str, Path]:
+def export_paths(export_json=None, export_markdown=None, export_csv=None, export_pyperf=None,
+                 export_html=None) -> dict[str, Path]:
     """The --export-* targets, each checked writable before anything is measured."""
     from layertax.engine.results import check_writable
 
-    wanted = {"--export-json": export_json, "--export-markdown": export_markdown, "--export-csv": export_csv}
+    wanted = {"--export-json": export_json, "--export-markdown": export_markdown, "--export-csv": export_csv,
+              "--export-pyperf": export_pyperf, "--export-html": export_html}
     return {flag: check_writable(p, flag) for flag, p in wanted.items() if p}
 
 
 def write_exports(doc: dict, targets: dict[str, Path]) -> None:
     from layertax.engine import results
-    from layertax.report.csv import to_csv
-    from layertax.report.markdown import to_markdown
 
     for flag, path in targets.items():
         if flag == "--export-json":
             results.save(doc, path)
-        elif flag == "--export-markdown":
-            path.write_text(to_markdown(doc), encoding="utf-8")
         else:
-            path.write_text(to_csv(doc), encoding="utf-8")
+            path.write_text(_RENDERERS[flag]()(doc), encoding="utf-8")
+
+
+def _markdown():
+    from layertax.report.markdown import to_markdown
+    return to_markdown
+
+
+def _csv():
+    from layertax.report.csv import to_csv
+    return to_csv
+
+
+def _pyperf():
+    from layertax.report.pyperf import to_pyperf
+    return to_pyperf
+
+
+def _html():
+    from layertax.report.html import to_html   # matplotlib loads only when a report is wanted
+    return to_html
+
+
+_RENDERERS = {"--export-markdown": _markdown, "--export-csv": _csv, "--export-pyperf": _pyperf, "--export-html": _html}
 
 
 def keep(doc: dict, out: Console, save: bool, exports: dict[str, Path], path: Path | None = None,
@@ -72,5 +93,5 @@ def keep(doc: dict, out: Console, save: bool, exports: dict[str, Path], path: Pa
     write_exports(doc, exports)
     if show is not None:
         show()
-    for line in lines + [f"wrote: {target}" for target in exports.values()]:
+    for line in lines + [f"wrote: {target.resolve()}" for target in exports.values()]:
         out.print(line)

@@ -49,3 +49,16 @@ def runs(db: Path, limit: int | None = None) -> list[dict]:
         sql = "SELECT * FROM runs ORDER BY id DESC"
         rows = conn.execute(sql + (" LIMIT ?" if limit else ""), (limit,) if limit else ()).fetchall()
     return [dict(r) for r in rows]
+
+
+def previous(db: Path, doc: dict, path: Path | None, n: int) -> dict | None:
+    """The n-th run before doc (1 = the one just before) on the same machine that ran
+    every experiment doc ran; None if there is no such run. doc's own history entry is
+    found by its file; a document not in the history (an export) counts as of its date."""
+    wanted = {e["name"] for e in doc.get("experiments", [])}
+    rows = runs(db)                                          # newest first
+    own = [i for i, r in enumerate(rows) if path is not None and Path(r["path"]).resolve() == Path(path).resolve()]
+    older = rows[own[0] + 1:] if own else [r for r in rows if r["created"] < doc.get("created", "")]
+    matching = [r for r in older if r["machine_id"] == doc.get("machine", {}).get("machine_id")
+                and wanted <= set(filter(None, r["experiments"].split(",")))]
+    return matching[n - 1] if 0 < n <= len(matching) else None

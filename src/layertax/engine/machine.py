@@ -165,6 +165,25 @@ def machine_id(fp: dict) -> str:
     return hashlib.sha256(stable.encode()).hexdigest()[:16]
 
 
+# What changes from run to run on one machine and says nothing about it (the moment's load).
+_TRANSIENT = {"loadavg", "machine_id"}
+
+
+def differences(a: dict, b: dict) -> list[str]:
+    """ "kernel: 6.1.0-9 vs 6.1.0-13", "tools.gcc: ... vs ...": how two fingerprints differ,
+    one item per key (nested tables such as tools and mitigations key by key)."""
+    found = []
+    for key in sorted((set(a) | set(b)) - _TRANSIENT):
+        va, vb = a.get(key), b.get(key)
+        if isinstance(va, dict) or isinstance(vb, dict):
+            va, vb = va or {}, vb or {}
+            found += [f"{key}.{k}: {va.get(k, 'absent')} vs {vb.get(k, 'absent')}"
+                      for k in sorted(set(va) | set(vb)) if va.get(k) != vb.get(k)]
+        elif va != vb:
+            found.append("another host" if key == "hostname_hash" else f"{key}: {va} vs {vb}")
+    return found
+
+
 def advice(fp: dict, activity: dict | None = None) -> list[tuple[str, str]]:
     """(level, message) pairs saying what would make measurements steadier, like `pyperf system show`.
 

@@ -154,15 +154,43 @@ class Comparison:
     verdict: str                 # "faster", "slower" or "no difference" (of b relative to a)
 
 
-def bootstrap_ratio_ci(a, b, confidence: float = CONFIDENCE, resamples: int = 4000, seed: int = 0):
+def bootstrap_median_ratios(a, b, resamples: int = 4000, seed: int = 0) -> np.ndarray:
+    """median(b*) / median(a*) for resamples of each side: the ratio's bootstrap distribution."""
     rng = np.random.default_rng(seed)
     a = np.asarray(a, dtype=float)
     b = np.asarray(b, dtype=float)
     ma = np.median(rng.choice(a, size=(resamples, a.size), replace=True), axis=1)
     mb = np.median(rng.choice(b, size=(resamples, b.size), replace=True), axis=1)
-    r = mb / ma
+    return mb / ma
+
+
+def _interval(draws: np.ndarray, confidence: float) -> tuple[float, float]:
     alpha = 1 - confidence
-    return float(np.quantile(r, alpha / 2)), float(np.quantile(r, 1 - alpha / 2))
+    return float(np.quantile(draws, alpha / 2)), float(np.quantile(draws, 1 - alpha / 2))
+
+
+def bootstrap_ratio_ci(a, b, confidence: float = CONFIDENCE, resamples: int = 4000, seed: int = 0):
+    return _interval(bootstrap_median_ratios(a, b, resamples, seed), confidence)
+
+
+def verdict(ratio: float, ci95: tuple[float, float], significant: bool, threshold: float) -> str:
+    """ "slower"/"faster" only when the test is significant, the interval excludes 1, and the
+    ratio lies outside the noise band 1 +- threshold; otherwise "no difference"."""
+    lo, hi = ci95
+    clear = significant and (lo > 1 or hi < 1)
+    if clear and ratio > 1 + threshold:
+        return "slower"
+    if clear and ratio < 1 - threshold:
+        return "faster"
+    return "no difference"
+
+
+def mann_whitney_p(a, b) -> float:
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    if np.array_equal(np.sort(a), np.sort(b)):
+        return 1.0   # identical samples (a run compared with itself): scipy's tie correction gives nan
+    return float(sps.mannwhitneyu(a, b, alternative="two-sided").pvalue)
 
 
 def compare(a, b, threshold: float = DEFAULT_THRESHOLD, alpha: float = 1 - CONFIDENCE) -> Comparison:
@@ -177,13 +205,29 @@ def compare(a, b, threshold: float = DEFAULT_THRESHOLD, alpha: float = 1 - CONFI
     if a.size < 2 or b.size < 2:
         raise ValueError("need at least 2 samples on each side")
     ratio = float(np.median(b) / np.median(a))
-    lo, hi = bootstrap_ratio_ci(a, b)
-    p = float(sps.mannwhitneyu(a, b, alternative="two-sided").pvalue)
-    clear = p < alpha and (lo > 1 or hi < 1)
-    if clear and ratio > 1 + threshold:
-        verdict = "slower"
-    elif clear and ratio < 1 - threshold:
-        verdict = "faster"
-    else:
-        verdict = "no difference"
-    return Comparison(ratio, (lo, hi), p, verdict)
+    ci = bootstrap_ratio_ci(a, b)
+    p = mann_whitney_p(a, b)
+    return Comparison(ratio, ci, p, verdict(ratio, ci, p < alpha, threshold))
+
+
+def holm(p_values: list[float]) -> list[float]:
+    """Holm-Bonferroni adjusted p-values (same order as given): controls the chance of any
+    false "slower"/"faster" over all the cases compared, without assuming independence."""
+    m = len(p_values)
+    order = sorted(range(m), key=lambda i: p_values[i])
+    adjusted = [0.0] * m
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p_values[i]))   # step-down, kept monotone
+        adjusted[i] = running
+    return adjusted
+
+
+def geomean_ratio(pairs: list[tuple[list[float], list[float]]], confidence: float = CONFIDENCE,
+                  resamples: int = 2000, seed: int = 0) -> tuple[float, tuple[float, float]]:
+    """The geometric mean of median(b)/median(a) over several cases, with a bootstrap interval
+    that resamples every case's rounds together (one draw = one geometric mean)."""
+    logs = [np.log(bootstrap_median_ratios(a, b, resamples, seed + i)) for i, (a, b) in enumerate(pairs)]
+    draws = np.exp(np.mean(logs, axis=0))
+    point = float(np.exp(np.mean([np.log(np.median(b) / np.median(a)) for a, b in pairs])))
+    return point, _interval(draws, confidence)

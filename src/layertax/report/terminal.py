@@ -17,7 +17,7 @@ def _row_style(status: str) -> str | None:
 
 
 def _case_table(exp: dict, group: dict) -> Table:
-    t = Table(title=f"{exp['name']}: {group['title']} (ratios to {group['baseline']}, paired per round)",
+    t = Table(title=Text(f"{exp['name']}: {group['title']} (ratios to {group['baseline']}, paired per round)"),
               title_justify="left", show_lines=False)
     t.add_column("case", no_wrap=True)
     t.add_column("layer", no_wrap=True)
@@ -31,7 +31,7 @@ def _case_table(exp: dict, group: dict) -> Table:
         t.add_column("system calls / op")
     for row in fmt.case_rows(exp, group):
         median = row["median"] + (" ~" if row["noisy"] else "")
-        t.add_row(row["case"], row["layer"], median, row["ci95"], row["spread"], row["ratio"],
+        t.add_row(Text(row["case"]), Text(row["layer"]), median, row["ci95"], row["spread"], row["ratio"],
                   row["classic"], *([row["syscalls"]] if calls else []), style=_row_style(row["status"]))
     return t
 
@@ -129,7 +129,7 @@ def render_experiment(exp: dict, console: Console) -> None:
     for r in exp.get("classic_now") or []:
         console.print(f"  {r['label']} -> {r['counterpart'] or 'no counterpart'}: {r['why']}", style="dim")
     if exp.get("method"):
-        console.print(f"  method: {exp['method']}", style="dim")
+        console.print(f"  method: {escape(exp['method'])}", style="dim")
     details = [*exp.get("notes", [])]
     own = fmt.own_settings_line(exp)
     if own:
@@ -142,13 +142,13 @@ def render_experiment(exp: dict, console: Console) -> None:
     for line in details:
         console.print(f"  note: {line}", style="dim")
     for line in fmt.problems(exp):
-        console.print(f"  {line}", style="yellow" if line.startswith("skipped") else "bold red")
+        console.print(f"  {escape(line)}", style="yellow" if line.startswith("skipped") else "bold red")
     noise = fmt.noise_lines(exp)
     if noise:
         console.print("  ~ noisy: the absolute figure is uncertain beyond a few percent "
                       "(ratios are paired per round and usually tighter):", style="yellow")
         for line in noise:
-            console.print(f"    {line}", style="yellow")
+            console.print(f"    {escape(line)}", style="yellow")
     if exp.get("interrupted"):
         console.print("  interrupted: the figures above use only the rounds that finished", style="bold yellow")
 

@@ -11,6 +11,7 @@ from layertax.errors import UsageError
 from layertax.experiments.base import SharedInput
 from layertax.experiments.scan import inputfile, sizes
 from layertax.experiments.scan.options import DEFAULT_SIZE, QUICK_SIZE
+from layertax.experiments.scan.tables import MEMORY
 
 # The memory ceiling reads an in-RAM buffer of its own, as large as the file, so that
 # both see the same caches (a file smaller than the last-level cache is partly read
@@ -84,7 +85,9 @@ def scan_input(options: dict, settings, workroot: Path, note, progress) -> Itera
         note(f"scan: warning: the file ({sizes.human(size)}) and the ceiling's buffer take more than half of the "
              f"available memory ({sizes.human(available)}): the page cache may not keep the file warm")
     info = {**what, "bytes": size, "count": count, "ceiling_bytes": ceiling,
-            "page_cache": "cold" if options.get("cold") else "warm"}
+            "page_cache": "cold" if options.get("cold") else "warm",
+            # what one operation of each case reads, so any report can show GB/s ("*": every other case)
+            "bytes_per_op": {"*": size, MEMORY: ceiling}}
     env = {"LAYERTAX_SCAN_FILE": str(path), "LAYERTAX_SCAN_BYTES": str(size), "LAYERTAX_SCAN_COUNT": str(count),
            "LAYERTAX_SCAN_CEILING_BYTES": str(ceiling)}
     shared = SharedInput(env, info)

@@ -1,0 +1,74 @@
+"""The terminal view of `layertax compare`: a table per experiment, verdicts coloured."""
+from __future__ import annotations
+
+import math
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from layertax.engine.compare import Comparison, ExperimentComparison, Row
+from layertax.report import format as fmt
+
+VERDICT_STYLE = {"slower": "bold red", "faster": "bold green", "no difference": "dim"}
+
+
+def _figure(value: float, method: str) -> str:
+    if math.isnan(value):
+        return ""
+    return f"{value:,.1f}" if method == "instructions" else fmt.duration(value)
+
+
+def _ratio(row: Row) -> str:
+    lo, hi = row.ci95
+    return f"{row.ratio:.3f}x" if lo == hi else f"{row.ratio:.3f}x [{lo:.3f}, {hi:.3f}]"
+
+
+def _p(row: Row) -> str:
+    if row.p_holm is None:
+        return "exact" if row.method == "instructions" else "-"
+    return f"{row.p_holm:.2g}"
+
+
+def _table(c: Comparison, e: ExperimentComparison) -> Table:
+    what = "instructions/op" if e.method == "instructions" else "median (per-round medians)"
+    t = Table(title=f"{e.name}: B vs A ({what})", title_justify="left")
+    t.add_column("case", no_wrap=True)
+    t.add_column("A", justify="right")
+    t.add_column("B", justify="right")
+    t.add_column("B/A [95% CI]", justify="right")
+    t.add_column("p (Holm)", justify="right")
+    t.add_column("verdict")
+    for row in e.rows + ([e.geomean] if e.geomean else []):
+        style = "bold" if row is e.geomean else None
+        t.add_row(Text(row.case, style=style or ""), _figure(row.a, e.method), _figure(row.b, e.method), _ratio(row),
+                  _p(row), Text(row.verdict, style=VERDICT_STYLE[row.verdict]))
+    return t
+
+
+def render(c: Comparison, console: Console) -> None:
+    console.print(f"A: {c.a_label}", markup=False, highlight=False)
+    console.print(f"B: {c.b_label}", markup=False, highlight=False)
+    if c.machine_differences:
+        console.print("warning: the machines differ, so part of any difference may be the machine's:",
+                      style="yellow")
+        for line in c.machine_differences:
+            console.print(f"  {line}", style="yellow", markup=False, highlight=False)
+    console.print(f"verdict: Mann-Whitney U on per-round medians, Holm-corrected over "
+                  f"{sum(1 for e in c.experiments for r in e.rows if r.p_holm is not None)} timed cases, "
+                  f"and the bootstrap 95% interval of B/A outside 1 +- {c.threshold:.0%} (the noise band)",
+                  style="dim")
+    for e in c.experiments:
+        console.print()
+        if e.rows:
+            console.print(_table(c, e))
+            counts = {v: sum(r.verdict == v for r in e.rows) for v in VERDICT_STYLE}
+            console.print("  " + ", ".join(f"{n} {v}" for v, n in counts.items()), style="dim")
+        else:
+            console.print(f"[bold]{e.name}[/bold]")
+        for line in e.not_compared:
+            console.print(f"  not compared: {line}", style="dim", markup=False, highlight=False)
+    for name in c.only_in_a:
+        console.print(f"{name}: only in A", style="dim")
+    for name in c.only_in_b:
+        console.print(f"{name}: only in B", style="dim")

@@ -1,0 +1,156 @@
+"""The HTML report: one self-contained file (inline CSS, inline SVG charts, no script, no
+fetch) that shows a run the way the terminal does, with charts and the raw tables behind them.
+
+Everything taken from a result (case names, paths, program output, commands) reaches
+the page through Jinja2's autoescaping; the only markup inserted as is are the SVG
+charts matplotlib drew (it escapes their text as XML). A Content-Security-Policy
+forbids scripts and network fetches, as a second line of defence.
+"""
+from __future__ import annotations
+
+import math
+import re
+import shlex
+
+import jinja2
+
+from layertax.report import format as fmt
+from layertax.report import plots
+
+# rich styles of the experiments' tables (e.g. the unicode-io classes) -> CSS classes of the page
+STYLE_CLASSES = {"green": "good", "yellow": "warn", "bold red": "bad", "red": "bad", "magenta": "odd",
+                 "dim": "dim", "blue": "info", "cyan": "info", "bold": "strong"}
+MACHINE_SKIP = ("mitigations", "tools", "usable_cpus")
+
+
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(loader=jinja2.PackageLoader("layertax.report", "templates"),
+                              autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+
+
+def _chart(made) -> dict | None:
+    if made is None:
+        return None
+    svg, table = made
+    return {"svg": svg, "table": table}
+
+
+def _cell_class(text: str, styles: dict[str, str]) -> str:
+    for word, style in styles.items():
+        if re.search(rf"\b{re.escape(word)}\b", str(text)):
+            return STYLE_CLASSES.get(style, "strong")
+    return ""
+
+
+def _extra_table(table: dict) -> dict:
+    styles = table.get("styles") or {}
+    align = table.get("align") or ["left"] + ["right"] * (len(table["columns"]) - 1)
+    return {"title": table["title"], "columns": table["columns"], "notes": table.get("notes", []), "align": align,
+            "rows": [[{"text": str(c), "class": _cell_class(c, styles)} for c in row] for row in table["rows"]]}
+
+
+def _chain_lines(case: dict) -> list[dict]:
+    """The layer chain as (depth, label) lines: the terminal's tree, as an indented list."""
+    chain = (case.get("instructions") or {}).get("chain")
+    if not chain:
+        return []
+    lines = [{"depth": 0, "label": fmt.chain_label(chain, root=True)}]
+
+    def walk(node: dict, depth: int) -> None:
+        for child in fmt.chain_children(node, chain["instructions"]):
+            lines.append({"depth": depth, "label": fmt.chain_label(child)})
+            walk(child, depth + 1)
+    walk(chain, 1)
+    return lines
+
+
+def _groups(exp: dict) -> list[dict]:
+    groups = []
+    for group in fmt.case_groups(exp):
+        groups.append({"title": group["title"], "baseline": group["baseline"], "rows": fmt.case_rows(exp, group),
+                       "bars": _chart(plots.case_bars(exp, group)), "strips": _chart(plots.case_strips(exp, group))})
+    return groups
+
+
+def headline(exp: dict) -> dict:
+    """The experiment's "then vs now" in one line: its classic's most telling layer (the ratio
+    farthest from 1x, faster or slower) and today's ratio of the nearest case."""
+    rows = [r for r in exp.get("classic_now") or [] if r.get("then_ratio") is not None]
+    classic = exp.get("classic") or {}
+    if not rows:
+        return {"then": classic.get("conclusion", ""), "now": "", "label": ""}
+    top = max(rows, key=lambda r: abs(math.log(r["then_ratio"])) if r["then_ratio"] > 0 else 0)   # farthest from 1x
+    return {"label": top["label"], "then": fmt.ratio(top["then_ratio"]),
+            "now": fmt.ratio_with_ci(top["now_ratio"]) if top["now_ratio"] else "no counterpart measured",
+            "counterpart": top["counterpart"] or "-"}
+
+
+def _experiment(exp: dict) -> dict:
+    instructions = exp.get("metric") == "instructions"
+    details = [*exp.get("notes", [])]
+    for line in (fmt.own_settings_line(exp), fmt.harness_line(exp)):
+        if line:
+            details.append(line)
+    if exp.get("workdir_fs"):
+        details.append(f"work directory on {exp['workdir_fs']}")
+    return {
+        "name": exp["name"], "title": exp.get("title", ""), "question": exp.get("question", ""),
+        "unit": exp.get("unit", ""), "method": exp.get("method"), "headline": headline(exp),
+        "instructions": instructions,
+        "groups": [] if instructions else _groups(exp),
+        "instruction_rows": fmt.instruction_rows(exp) if instructions else [],
+        "instruction_chart": _chart(plots.instruction_bars(exp)) if instructions else None,
+        "chains": [{"case": c["name"], "lines": _chain_lines(c)} for c in exp["cases"] if _chain_lines(c)],
+        "split": _chart(plots.loadtime_split(exp)) if not instructions else None,
+        "sweep": _chart(plots.sweep(exp)),
+        "tables": [_extra_table(t) for t in exp.get("tables", []) if t["rows"]],
+        "classic": exp.get("classic") or {}, "conclusion": (exp.get("classic") or {}).get("conclusion"),
+        "classic_now": [{"label": r["label"], "then_value": f"{r['then_value']:g}", "then": fmt.ratio(r["then_ratio"]),
+                         "counterpart": r["counterpart"] or "-", "now": fmt.ratio_with_ci(r["now_ratio"]),
+                         "why": r["why"]} for r in exp.get("classic_now") or []],
+        "details": details, "problems": fmt.problems(exp), "noise": fmt.noise_lines(exp),
+        "interrupted": exp.get("interrupted", False),
+    }
+
+
+def noise_floor(doc: dict) -> list[str]:
+    """What the run's own floor was: each harness's empty loop and clock, and the empty program's launch."""
+    lines = []
+    for exp in doc["experiments"]:
+        h = fmt.harness_line(exp)
+        if h:
+            lines.append(f"{exp['name']}: {h}")
+        empty = next((c for c in exp["cases"] if c["name"] == "empty" and c.get("stats")), None)
+        if empty and exp.get("metric") == "main_ns":
+            lines.append(f"{exp['name']}: an empty program reaches main in {fmt.duration(empty['stats']['median'])} "
+                         f"(median of {empty['stats']['n']} launches)")
+    return lines
+
+
+def _title(doc: dict) -> str:
+    names = ", ".join(e["name"] + (" (instructions)" if e.get("metric") == "instructions" else "")
+                      for e in doc["experiments"])
+    return names or "empty run"
+
+
+def run_context(doc: dict, index: int) -> dict:
+    machine = doc.get("machine") or {}
+    return {
+        "id": f"run-{index}", "title": _title(doc),
+        "created": doc.get("created", ""), "version": doc.get("layertax_version", ""),
+        "command": shlex.join(doc.get("command") or []), "complete": doc.get("complete", False),
+        "machine_line": fmt.machine_line(machine),
+        "machine": [(k, "-" if v in (None, "", []) else str(v)) for k, v in machine.items() if k not in MACHINE_SKIP],
+        "tools": sorted((machine.get("tools") or {}).items()),
+        "method": fmt.settings_line(doc["settings"]) if doc.get("settings") and fmt.run_method_applies(doc) else None,
+        "floor": noise_floor(doc),
+        "experiments": [_experiment(e) for e in doc["experiments"]],
+    }
+
+
+def to_html(*docs: dict) -> str:
+    """One page for one run, or for several shown one after another (e.g. a timed run and a
+    --metric instructions run of callchain, whose layer chains only the latter has)."""
+    runs = [run_context(doc, i + 1) for i, doc in enumerate(docs)]
+    title = "layertax: " + "; ".join(r["title"] for r in runs)
+    return _environment().get_template("report.html").render(title=title, runs=runs)

@@ -1,0 +1,109 @@
+"""The HTML report on synthetic results: every part present, every text escaped, nothing fetched."""
+import copy
+import re
+
+import pytest
+from conftest import run_cli
+
+from layertax.engine import analyze, results
+from layertax.report.html import to_html
+
+HOSTILE = "<script>alert(1)</script>"
+ESCAPED = "&lt;script&gt;alert(1)&lt;/script&gt;"
+
+
+def _samples(base: float, rounds: int = 8) -> list[dict]:
+    return [{"round": r, "iters": 1000, "ops": 1000, "ns": int(base * 1000 * (1 + 0.01 * ((r * 7 + i) % 5))),
+             "csw_invol": 0} for r in range(rounds) for i in range(3)]
+
+
+def synthetic_doc(hostile: str = HOSTILE) -> dict:
+    """A run with a timed experiment (one case named hostile), a classic, a styled extra
+    table holding hostile program output, and a hostile command line."""
+    exp = {"name": "demo", "title": f"demo {hostile}", "question": f"why {hostile}?", "unit": "ns/op",
+           "baseline": "base", "groups": [], "notes": [f"note {hostile}"],
+           "classic": {"source": f"src {hostile}", "year": "1997", "machine": "m", "unit": "s", "baseline": "then-base",
+                       "figures": [{"label": "then-base", "value": 1.0, "counterpart": "base", "why": "w"},
+                                   {"label": "then-top", "value": 2.0, "counterpart": hostile, "why": hostile}],
+                       "ratios": {"then-base": 1.0, "then-top": 2.0}, "conclusion": ""},
+           "cases": [{"name": "base", "kernel": "k", "layer": "raw", "language": "c", "status": "ok", "reason": None,
+                      "samples": _samples(100)},
+                     {"name": hostile, "kernel": "k", "layer": hostile, "language": "c", "status": "ok",
+                      "reason": None, "samples": _samples(150)},
+                     {"name": "gone", "kernel": "k", "layer": "x", "language": "c", "status": "failed",
+                      "reason": f"crashed {hostile}", "samples": []}],
+           "tables": [{"title": f"matrix {hostile}", "columns": ["program", "C"], "rows": [[hostile, "exact"],
+                                                                                          ["p", f"dropped {hostile}"]],
+                       "styles": {"exact": "green", "dropped": "bold red"}, "notes": [hostile]}]}
+    analyze.analyze(exp)
+    return {"schema": results.SCHEMA, "layertax_version": "test", "created": "2026-01-01T00:00:00+00:00",
+            "command": ["layertax", "run", hostile], "complete": True,
+            "settings": {"runs": 8, "burst": 3, "warmup": 1, "min_sample_ns": 1000, "seed": 1, "cpu": None},
+            "machine": {"cpu_model": hostile, "cores": 2, "kernel": "k", "libc": "glibc", "tools": {"cc": hostile},
+                        "mitigations": {}}, "experiments": [exp]}
+
+
+def test_a_hostile_name_renders_as_text_everywhere():
+    html = to_html(synthetic_doc())
+    assert HOSTILE not in html and "<script" not in html.lower()
+    assert html.count(ESCAPED) >= 8     # title, question, case, layer, table cell, note, command, machine...
+    # In the SVG charts too: matplotlib writes the name as escaped XML text.
+    charts = re.findall(r"<svg.*?</svg>", html, flags=re.S)
+    assert len(charts) == 2 and all(ESCAPED in c for c in charts)
+
+
+def test_the_page_has_every_part():
+    html = to_html(synthetic_doc("plain-name"))
+    assert "Content-Security-Policy" in html and "default-src 'none'" in html
+    assert "layertax run plain-name" in html                 # the exact command
+    assert "the numbers behind the bar chart" in html and "the distribution of samples" in html
+    assert 'class="right good"' in html and 'class="right bad"' in html   # the styled matrix cells
+    assert "crashed plain-name" in html                      # a failed case says why
+    assert "then-top" in html and "2.00x" in html           # then vs now
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", html)
+
+
+def test_a_dollar_in_a_name_is_not_mathtext():
+    html = to_html(synthetic_doc("cost $x$ of y"))
+    assert "cost $x$ of y" in html
+
+
+def test_several_runs_in_one_page():
+    one, two = synthetic_doc("first"), synthetic_doc("second")
+    html = to_html(one, two)
+    assert 'id="run-1"' in html and 'id="run-2"' in html and "first" in html and "second" in html
+
+
+def test_report_html_cli_and_errors(tmp_path):
+    saved = results.save(synthetic_doc(), tmp_path / "run.json")
+    out = tmp_path / "r.html"
+    p = run_cli("report", str(saved), "--html", str(out))
+    assert p.returncode == 0, p.stderr
+    assert out.exists() and HOSTILE not in out.read_text()
+    both = run_cli("report", str(saved), "--html", str(out), "--export-html", str(out))
+    assert both.returncode == 2 and "same option" in both.stderr
+    many = run_cli("report", str(saved), str(saved), "--export-csv", str(tmp_path / "x.csv"))
+    assert many.returncode == 2 and "give one FILE" in many.stderr
+    bad = run_cli("report", str(saved), "--html", str(tmp_path / "missing-dir" / "r.html"))
+    assert bad.returncode == 2 and "does not exist" in bad.stderr
+
+
+def test_chromium_shows_the_hostile_name_as_text(tmp_path):
+    from browser import dom, load_failures
+
+    page = tmp_path / "hostile.html"
+    page.write_text(to_html(synthetic_doc()), encoding="utf-8")
+    d = dom(page, tmp_path)
+    assert d.returncode == 0 and not load_failures(d.stderr), d.stderr[-2000:]
+    # The DOM Chromium built holds the name as text (serialised escaped), never as an element.
+    assert ESCAPED in d.stdout and "<script" not in d.stdout.lower()
+
+
+def test_the_load_check_itself_catches_a_fetch(tmp_path):
+    """The Chromium checks are not vacuous: a page of ours that tried to fetch an image is caught."""
+    from browser import dom, load_failures
+
+    html = to_html(synthetic_doc("plain")).replace("<body>", '<body><img src="missing.png">', 1)
+    page = tmp_path / "fetching.html"
+    page.write_text(html, encoding="utf-8")
+    assert load_failures(dom(page, tmp_path).stderr)
