@@ -1,7 +1,6 @@
 """The command line: parse, call the engine, print. Nothing else lives here."""
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 import time
@@ -158,7 +157,7 @@ def _run(chosen, settings, case_globs, exports, save: bool) -> int:
     from layertax.report import terminal
 
     out, err = output.console(), output.console(stderr=True)
-    with err.status("building kernels", spinner="dots") if err.is_terminal else contextlib.nullcontext():
+    with output.busy("building kernels"):
         prepared = kernels.prepare(chosen, paths.cache_dir())
         fingerprint = machine.fingerprint()
     doc = output.new_document(None, fingerprint)
@@ -440,7 +439,8 @@ def compare(files, vs_history, threshold) -> None:
         if i:
             out.print()
         doc_a, doc_b = loaded[a], loaded[b]
-        result = comparing.compare_runs(doc_a, doc_b, threshold, _run_label(a, doc_a), _run_label(b, doc_b))
+        with output.busy(f"comparing {b.name} with {a.name}"):
+            result = comparing.compare_runs(doc_a, doc_b, threshold, _run_label(a, doc_a), _run_label(b, doc_b))
         if not result.experiments:
             raise UsageError(f"{a} and {b} have no experiment in common")
         comparison.render(result, out)
@@ -483,7 +483,8 @@ def report(files, html, export_json, export_markdown, export_csv, export_pyperf,
     if html_target:
         from layertax.report.html import to_html
 
-        html_target.write_text(to_html(*docs), encoding="utf-8")
+        with output.busy(f"writing {html_target.name}"):
+            html_target.write_text(to_html(*docs), encoding="utf-8")
         exports["--export-html"] = html_target
     out = output.console()
     for doc in docs:

@@ -24,6 +24,15 @@ def console(stderr: bool = False) -> Console:
     return Console(stderr=stderr, width=int(os.environ.get("COLUMNS", 200)), no_color=True)
 
 
+def busy(message: str):
+    """A spinner on stderr while something slow runs (drawing a report's charts, comparing
+    hundreds of cases); nothing when stderr is not a terminal."""
+    import contextlib
+
+    err = console(stderr=True)
+    return err.status(message, spinner="dots") if err.is_terminal else contextlib.nullcontext()
+
+
 def new_document(settings: dict | None, machine: dict, experiments: list[dict] | None = None,
                  complete: bool = False) -> dict:
     """The envelope of one run: schema, version, when, the command line, how, and on what."""
@@ -51,7 +60,8 @@ def write_exports(doc: dict, targets: dict[str, Path]) -> None:
         if flag == "--export-json":
             results.save(doc, path)
         else:
-            path.write_text(_RENDERERS[flag]()(doc), encoding="utf-8")
+            with busy(f"writing {path.name}"):
+                path.write_text(_RENDERERS[flag]()(doc), encoding="utf-8")
 
 
 def _markdown():

@@ -112,7 +112,8 @@ def _compare_experiment(a: dict, b: dict, threshold: float) -> ExperimentCompari
         c = stats.compare(va, vb, threshold)
         rows.append(Row(a["name"], case_a["name"], stats.summarize(va)["median"], stats.summarize(vb)["median"],
                         c.ratio, c.ci95, method, p_value=c.p_value, a_values=va, b_values=vb))
-    skipped += [f"{c['name']}: not in A" for c in b["cases"] if c["name"] not in {x["name"] for x in a["cases"]}]
+    names_a = {c["name"] for c in a["cases"]}
+    skipped += [f"{c['name']}: not in A" for c in b["cases"] if c["name"] not in names_a]
     return ExperimentComparison(a["name"], a.get("unit", ""), method, rows, None, skipped)
 
 

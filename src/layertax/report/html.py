@@ -100,7 +100,7 @@ def _experiment(exp: dict) -> dict:
         "groups": [] if instructions else _groups(exp),
         "instruction_rows": fmt.instruction_rows(exp) if instructions else [],
         "instruction_chart": _chart(plots.instruction_bars(exp)) if instructions else None,
-        "chains": [{"case": c["name"], "lines": _chain_lines(c)} for c in exp["cases"] if _chain_lines(c)],
+        "chains": [{"case": c["name"], "lines": lines} for c in exp["cases"] for lines in [_chain_lines(c)] if lines],
         "split": _chart(plots.loadtime_split(exp)) if not instructions else None,
         "sweep": _chart(plots.sweep(exp)),
         "tables": [_extra_table(t) for t in exp.get("tables", []) if t["rows"]],
