@@ -107,3 +107,17 @@ def test_the_load_check_itself_catches_a_fetch(tmp_path):
     page = tmp_path / "fetching.html"
     page.write_text(html, encoding="utf-8")
     assert load_failures(dom(page, tmp_path).stderr)
+
+
+def test_throughput_is_charted_in_gb_per_s_when_bytes_per_op_is_known():
+    doc = synthetic_doc("plain")
+    exp = doc["experiments"][0]
+    exp["input"] = {"bytes_per_op": {"*": 1000, "base": 2000}}     # scan's shape: a default and one exception
+    html = to_html(doc)
+    assert "GB/s (higher is faster)" in html
+    from layertax.report import plots
+    svg, table = plots.case_bars(exp, {"name": "", "baseline": "base"})
+    by_case = {row[0]: float(row[1]) for row in table["rows"]}
+    medians = {c["name"]: c["stats"]["median"] for c in exp["cases"] if c.get("stats")}
+    assert by_case["base"] == pytest.approx(2000 / medians["base"], rel=1e-3)
+    assert by_case["plain"] == pytest.approx(1000 / medians["plain"], rel=1e-3)
