@@ -121,3 +121,11 @@ def test_throughput_is_charted_in_gb_per_s_when_bytes_per_op_is_known():
     medians = {c["name"]: c["stats"]["median"] for c in exp["cases"] if c.get("stats")}
     assert by_case["base"] == pytest.approx(2000 / medians["base"], rel=1e-3)
     assert by_case["plain"] == pytest.approx(1000 / medians["plain"], rel=1e-3)
+
+
+def test_the_headline_is_a_measured_layer_not_the_baseline():
+    from layertax.report.html import headline
+    exp = synthetic_doc("plain")["experiments"][0]
+    assert headline(exp)["label"] == "then-top" and headline(exp)["counterpart"] == "plain"
+    exp["classic_now"][1]["now_ratio"] = None              # its counterpart was not measured today
+    assert headline(exp)["now"] == "no counterpart measured"

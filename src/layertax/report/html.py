@@ -75,8 +75,10 @@ def _groups(exp: dict) -> list[dict]:
 def headline(exp: dict) -> dict:
     """The experiment's "then vs now" in one line: its classic's most telling layer (the ratio
     farthest from 1x, faster or slower) and today's ratio of the nearest case."""
-    rows = [r for r in exp.get("classic_now") or [] if r.get("then_ratio") is not None]
     classic = exp.get("classic") or {}
+    rows = [r for r in exp.get("classic_now") or []
+            if r.get("then_ratio") is not None and r["label"] != classic.get("baseline")]   # not the 1.00x row
+    rows = [r for r in rows if r.get("now_ratio")] or rows   # a layer measured today, where there is one
     if not rows:
         return {"then": classic.get("conclusion", ""), "now": "", "label": ""}
     top = max(rows, key=lambda r: abs(math.log(r["then_ratio"])) if r["then_ratio"] > 0 else 0)   # farthest from 1x
