@@ -1,5 +1,4 @@
 """The HTML report on synthetic results: every part present, every text escaped, nothing fetched."""
-import copy
 import re
 
 import pytest

@@ -9,7 +9,6 @@ built beside it, so a binary that does not stamp itself can be timed too.
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import tempfile
@@ -18,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from layertax.engine import build, toolchain
+from layertax.engine.processes import kill_group
 from layertax.errors import LayertaxError, UsageError
 
 NATIVE = build.NATIVE_DIR
@@ -145,8 +145,7 @@ def run(targets: list[Target], settings: LaunchSettings, launch_tools: LaunchToo
             result.interrupted = True
         finally:
             if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+                kill_group(proc)
         err = proc.stderr.read().strip()
         if proc.returncode not in (0, -signal.SIGKILL) and not result.interrupted:
             raise LayertaxError(f"the launch timer failed: {err or f'exit status {proc.returncode}'}")

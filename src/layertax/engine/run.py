@@ -16,7 +16,6 @@ import fnmatch
 import os
 import random
 import shutil
-import signal
 import subprocess
 import tempfile
 from dataclasses import asdict, dataclass, field, replace
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Protocol
 
 from layertax.engine import analyze, machine, protocol, syscalls
+from layertax.engine.processes import kill_group
 from layertax.engine.kernels import PreparedKernel
 from layertax.errors import UsageError
 from layertax.experiments.base import Case, Experiment, SharedInput
@@ -165,14 +165,6 @@ def open_shared_input(exp: Experiment, settings: Settings, workroot: Path, note=
     return exp.shared_input(settings.options.get(exp.name, {}), settings, workroot, note, progress or NoProgress())
 
 
-def _kill(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    proc.wait()
-
-
 class Scheduler:
     def __init__(self, settings: Settings, progress: ProgressSink | None = None, note=lambda message: None):
         settings.validate()
@@ -212,11 +204,11 @@ class Scheduler:
             try:
                 out, err = proc.communicate(timeout=self.settings.timeout)
             except subprocess.TimeoutExpired:
-                _kill(proc)
+                kill_group(proc)
                 run.status, run.reason = "failed", f"timed out after {self.settings.timeout:g} s"
                 return
             except BaseException:  # Ctrl-C: the kernel is in its own session, so end it ourselves
-                _kill(proc)
+                kill_group(proc)
                 raise
         finally:
             shutil.rmtree(workdir, ignore_errors=True)

@@ -12,10 +12,11 @@ from __future__ import annotations
 import errno
 import os
 import selectors
-import signal
 import subprocess
 import time
 from dataclasses import dataclass
+
+from layertax.engine.processes import kill_group
 
 CHANNELS = ("pipe", "pty")
 
@@ -80,14 +81,10 @@ def run(argv: list[str], env: dict[str, str], channel: str, timeout: float) -> C
     try:
         finished = _drain(buffers, proc, time.monotonic() + timeout)
         if not finished:
-            os.killpg(proc.pid, signal.SIGKILL)
+            kill_group(proc)
         code = proc.wait()
     except BaseException:   # Ctrl-C: the child is in its own session, end it ourselves
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait()
+        kill_group(proc)
         raise
     finally:
         if master is not None:
