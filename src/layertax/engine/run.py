@@ -22,6 +22,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
+import numpy as np
+
 from layertax.engine import analyze, machine, protocol, syscalls
 from layertax.engine.processes import kill_group
 from layertax.engine.kernels import PreparedKernel
@@ -254,7 +256,7 @@ class Scheduler:
             return {"status": probe.status, "reason": probe.reason}
         values = [analyze.ns_per_op(s) for s in probe.samples]
         d = probe.descriptor or {}
-        return {"kernel": c_run.case.kernel, "empty_ns_per_iter": sorted(values)[len(values) // 2],
+        return {"kernel": c_run.case.kernel, "empty_ns_per_iter": float(np.median(values)),
                 "samples": probe.samples, "clock": d.get("clock"), "clock_res_ns": d.get("clock_res_ns"),
                 "clock_overhead_ns": d.get("clock_overhead_ns"), "pin": d.get("pin"), "priority": d.get("priority")}
 
