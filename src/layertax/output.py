@@ -53,38 +53,26 @@ def export_paths(export_json=None, export_markdown=None, export_csv=None, export
     return {flag: check_writable(p, flag) for flag, p in wanted.items() if p}
 
 
+# flag -> (module, function) of the format's renderer; imported only when that export is
+# wanted (the HTML one loads matplotlib).
+_RENDERERS = {"--export-markdown": ("layertax.report.markdown", "to_markdown"),
+              "--export-csv": ("layertax.report.csv", "to_csv"),
+              "--export-pyperf": ("layertax.report.pyperf", "to_pyperf"),
+              "--export-html": ("layertax.report.html", "to_html")}
+
+
 def write_exports(doc: dict, targets: dict[str, Path]) -> None:
+    import importlib
+
     from layertax.engine import results
 
     for flag, path in targets.items():
         if flag == "--export-json":
             results.save(doc, path)
         else:
+            module, function = _RENDERERS[flag]
             with busy(f"writing {path.name}"):
-                path.write_text(_RENDERERS[flag]()(doc), encoding="utf-8")
-
-
-def _markdown():
-    from layertax.report.markdown import to_markdown
-    return to_markdown
-
-
-def _csv():
-    from layertax.report.csv import to_csv
-    return to_csv
-
-
-def _pyperf():
-    from layertax.report.pyperf import to_pyperf
-    return to_pyperf
-
-
-def _html():
-    from layertax.report.html import to_html   # matplotlib loads only when a report is wanted
-    return to_html
-
-
-_RENDERERS = {"--export-markdown": _markdown, "--export-csv": _csv, "--export-pyperf": _pyperf, "--export-html": _html}
+                path.write_text(getattr(importlib.import_module(module), function)(doc), encoding="utf-8")
 
 
 def keep(doc: dict, out: Console, save: bool, exports: dict[str, Path], path: Path | None = None,

@@ -164,13 +164,14 @@ def bootstrap_median_ratios(a, b, resamples: int = 4000, seed: int = 0) -> np.nd
     return mb / ma
 
 
-def _interval(draws: np.ndarray, confidence: float) -> tuple[float, float]:
+def interval(draws: np.ndarray, confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """The central interval of bootstrap draws."""
     alpha = 1 - confidence
     return float(np.quantile(draws, alpha / 2)), float(np.quantile(draws, 1 - alpha / 2))
 
 
 def bootstrap_ratio_ci(a, b, confidence: float = CONFIDENCE, resamples: int = 4000, seed: int = 0):
-    return _interval(bootstrap_median_ratios(a, b, resamples, seed), confidence)
+    return interval(bootstrap_median_ratios(a, b, resamples, seed), confidence)
 
 
 def verdict(ratio: float, ci95: tuple[float, float], significant: bool, threshold: float) -> str:
@@ -225,9 +226,11 @@ def holm(p_values: list[float]) -> list[float]:
 
 def geomean_ratio(pairs: list[tuple[list[float], list[float]]], confidence: float = CONFIDENCE,
                   resamples: int = 2000, seed: int = 0) -> tuple[float, tuple[float, float]]:
-    """The geometric mean of median(b)/median(a) over several cases, with a bootstrap interval
-    that resamples every case's rounds together (one draw = one geometric mean)."""
+    """The geometric mean of median(b)/median(a) over several cases, with a bootstrap interval:
+    each case's rounds are resampled on their own (a seed per case), and one draw is the
+    geometric mean of one draw of every case. Cases are treated as independent, although
+    the cases of one run share their rounds (a round's drift hits them all)."""
     logs = [np.log(bootstrap_median_ratios(a, b, resamples, seed + i)) for i, (a, b) in enumerate(pairs)]
     draws = np.exp(np.mean(logs, axis=0))
     point = float(np.exp(np.mean([np.log(np.median(b) / np.median(a)) for a, b in pairs])))
-    return point, _interval(draws, confidence)
+    return point, interval(draws, confidence)

@@ -2,13 +2,19 @@
 from __future__ import annotations
 
 
+def time_unit(ns: float) -> tuple[str, float]:
+    """The unit a time of ns nanoseconds reads best in (s, ms, µs or ns) and its size in ns."""
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+        if abs(ns) >= scale:
+            return unit, scale
+    return "ns", 1.0
+
+
 def duration(ns: float | None) -> str:
     if ns is None:
         return "-"
-    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
-        if abs(ns) >= scale:
-            return f"{ns / scale:.3g} {unit}" if ns / scale < 100 else f"{ns / scale:.0f} {unit}"
-    return f"{ns:.3g} ns" if ns < 100 else f"{ns:.0f} ns"
+    unit, scale = time_unit(ns)
+    return f"{ns / scale:.3g} {unit}" if ns / scale < 100 else f"{ns / scale:.0f} {unit}"
 
 
 def ratio(r: float | None) -> str:

@@ -14,6 +14,7 @@ from matplotlib import rcParams
 from matplotlib.figure import Figure
 
 from layertax.engine import analyze
+from layertax.report import format as fmt
 
 BAR = "#4c72b0"          # the bars (the Chromium test looks for this colour)
 THEN = "#dd8452"         # the classic's ratio, placed where today's case would be if it still held
@@ -59,12 +60,9 @@ def throughput(exp: dict, cases: list[dict]) -> bool:
 
 
 def _time_scale(values) -> tuple[float, str]:
-    """(divisor, unit) that keeps axis numbers readable: ns, µs, ms or s."""
-    top = max((v for v in values if v), default=0)
-    for scale, unit in ((1e9, "s"), (1e6, "ms"), (1e3, "µs")):
-        if top >= scale:
-            return scale, unit
-    return 1.0, "ns"
+    """(divisor, unit) that keeps axis numbers readable: the unit of the largest value."""
+    unit, scale = fmt.time_unit(max((v for v in values if v), default=0))
+    return scale, unit
 
 
 def _log_if_wide(ax, values) -> None:
