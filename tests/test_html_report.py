@@ -128,3 +128,8 @@ def test_the_headline_is_a_measured_layer_not_the_baseline():
     assert headline(exp)["label"] == "then-top" and headline(exp)["counterpart"] == "plain"
     exp["classic_now"][1]["now_ratio"] = None              # its counterpart was not measured today
     assert headline(exp)["now"] == "no counterpart measured"
+
+
+def test_the_same_run_gives_the_same_page():
+    doc = synthetic_doc("plain")
+    assert to_html(doc) == to_html(doc)      # no timestamps in the charts: reports of one run diff clean

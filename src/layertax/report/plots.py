@@ -32,7 +32,7 @@ def _label(text: str) -> str:
 
 def _svg(fig: Figure) -> str:
     buf = io.StringIO()
-    fig.savefig(buf, format="svg", bbox_inches="tight")
+    fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})   # no timestamp
     text = buf.getvalue()
     return text[text.index("<svg"):]   # inline: drop the XML declaration and DOCTYPE
 
