@@ -95,6 +95,42 @@ def test_instruction_difference_on_a_kernel_with_a_known_count(probe_binary, tmp
     assert abs(first["by_object"]["probe"] - 51.0) <= 0.02   # printf runs in libc, not here
 
 
+@needs_valgrind
+def test_go_is_counted_only_inside_the_harness_timed_call(tmp_path, cache_root):
+    """Go's start-up and exit (threads started, the heap's state) are left out: the
+    timed call of a 100-iteration run is a small part of the whole program's count,
+    and a function that does not exist is an error, not a count of 0."""
+    if not toolchain.available("go"):
+        pytest.skip("go not installed")
+    exp = experiments.get("callchain")
+    prepared = kernels.prepare([exp], cache_root / "layertax")
+    k = prepared[("callchain", exp.case("go-syscall-rename").kernel)]
+    assert k.argv, k.skip or k.error
+    argv, env = [*k.argv, "--case", "go-syscall-rename"], {**os.environ, **k.env}
+    inside = instructions.count(argv, env, tmp_path, with_chain=False, repeats=2, fixed_layout=True,
+                                collect_in=instructions.COLLECT_ONLY_IN["go"])
+    whole = instructions.count(argv, env, tmp_path, with_chain=False, fixed_layout=True)
+    assert inside["collected_in"] == "main.timed" and "counted only inside main.timed" in inside["method"]
+    assert inside["per_op"] > 0 and "collected_in" not in whole
+    assert min(inside["all_totals"][0]) < 0.5 * whole["totals"][0]   # the 100-iteration run, start-up left out
+    assert inside["floor_gap"] is not None and inside["floor_gap"] >= 0
+    with pytest.raises(RuntimeError, match="counted no instructions inside main.no_such_function"):
+        instructions.count(argv, env, tmp_path, with_chain=False, collect_in="main.no_such_function")
+
+
+def test_an_unsettled_floor_is_said():
+    from layertax.engine.analyze import unsettled_floor_warning
+
+    def case(gap):
+        return {"name": "go-x", "instructions": {"per_op": 900.0, "floor_gap": gap,
+                                                 "all_totals": [[10, 11, 12], [20, 21, 22]]}}
+    assert unsettled_floor_warning(case(0.0)) is None and unsettled_floor_warning(case(0.001)) is None
+    said = unsettled_floor_warning(case(0.0024))
+    assert said.startswith("go-x: ") and "3 runs" in said and "0.24%" in said
+    assert unsettled_floor_warning({"name": "c", "instructions": {"per_op": 5.0}}) is None   # counted once
+    assert unsettled_floor_warning({"name": "c", "status": "skipped"}) is None
+
+
 # ---- strace ---------------------------------------------------------------------------------------------
 
 STRACE = """100 execve("./k", ["./k"], 0x7ffd /* 20 vars */) = 0

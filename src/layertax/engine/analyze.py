@@ -107,4 +107,18 @@ def analyze_instructions(exp: dict) -> None:
         n, base = per_op.get(case["name"]), per_op.get(baseline_of(exp, case))   # its group's baseline
         case["ratio"] = n / base if n is not None and base else None
     exp["classic_now"] = classic_now(exp, {name: {0: n} for name, n in per_op.items()})
-    exp["warnings"] = []
+    exp["warnings"] = [unsettled_floor_warning(c) for c in exp["cases"] if unsettled_floor_warning(c)]
+
+
+# A repeated count whose two fewest runs of a size differ by more than this share of the
+# result may be off by about as much: said, not hidden.
+FLOOR_GAP_WARNING = 0.001
+
+
+def unsettled_floor_warning(case: dict) -> str | None:
+    counted = case.get("instructions") or {}
+    gap, totals = counted.get("floor_gap"), counted.get("all_totals")
+    if gap is None or gap <= FLOOR_GAP_WARNING:
+        return None
+    return (f"{case['name']}: the fewest instructions of {len(totals[0])} runs did not settle (the two fewest "
+            f"of each size differ by {100 * gap:.2f}% of the result); it may be off by as much")

@@ -15,10 +15,17 @@ the counts would include the compiler's work. Go is counted with its garbage
 collector off (GOGC=off: a collection's timing would make the two runs differ),
 one P (GOMAXPROCS=1), and without a chain: callgrind does not follow goroutine
 stack switches (morestack, systemstack), so its call arcs in Go programs are
-wrong. Even so Go's page allocator does some timing-dependent work (up to +1%
-in a run), so each Go run is made several times and the fewest instructions kept,
-with ASLR off where allowed (engine/aslr.py): a different layout makes Go's heap
-grow a different number of times.
+wrong. Go is counted only inside the harness's timed call (callgrind's
+--toggle-collect=main.timed): the runtime's start-up and exit do timing-dependent
+work (threads started, the page allocator's state) that made whole runs of the
+same size differ by up to 1%, while the timed call of a short run repeats to the
+instruction. The harness grows the heap once just before the case
+(LAYERTAX_FRESH_HEAP), so a heap growth (some 60,000 instructions with GOGC=off)
+does not fall inside the call in one run and before it in the next. Inside the
+call the runtime still does a little timing-dependent work (a system call's P
+handed off and taken back), which only ever adds instructions: so each Go run is
+made several times and the fewest instructions kept, with ASLR off where allowed
+(engine/aslr.py), because a different layout makes Go's heap grow differently.
 """
 from __future__ import annotations
 
@@ -39,6 +46,10 @@ NO_CHAIN_KINDS = {"go"}
 # free pages depends on what other threads did meanwhile): up to +1% in one run.
 # Such kinds are run several times and the run with the fewest instructions is used.
 REPEATS = {"go": 7}
+# Kinds counted only inside one function of their harness, the one that runs the timed
+# loop (with its clock reads and the case's verification, the same in both runs):
+# what a runtime does before and after it varies from run to run.
+COLLECT_ONLY_IN = {"go": "main.timed"}
 # Kinds run with ASLR off: a different layout makes Go's heap grow a different number
 # of times. Not the others: Python's counts repeat with ASLR on (0.004%) and were
 # seen to move by 0.3% with it off (pathlib), so the default layout stays for them.
@@ -52,23 +63,29 @@ def available() -> bool:
     return toolchain.available("valgrind")
 
 
-def _callgrind_run(argv: list[str], env: dict, iters: int, workroot: Path,
-                   timeout: float, fixed_layout: bool = False) -> tuple[callgrind_file.Profile, int]:
+def _callgrind_run(argv: list[str], env: dict, iters: int, workroot: Path, timeout: float,
+                   fixed_layout: bool = False, collect_in: str | None = None) -> tuple[callgrind_file.Profile, int]:
     """(the profile of the thread that ran the loop, the case's ops per iteration) of one run.
 
     Threads are recorded apart (--separate-threads) because a runtime's background
     threads (Go's sysmon and scheduler) do timing-dependent work that would make two
-    runs differ; the loop's own thread (the busiest) is what the operation costs."""
+    runs differ; the loop's own thread (the busiest) is what the operation costs.
+    collect_in: count only while inside this function (callgrind's --toggle-collect)."""
     valgrind = toolchain.find("valgrind").path
+    only = [f"--toggle-collect={collect_in}"] if collect_in else []
     tool = lambda d: [valgrind, "--tool=callgrind", f"--callgrind-out-file={d / 'callgrind.out'}",  # noqa: E731
-                      "--compress-strings=yes", "--collect-systime=yes", "--separate-threads=yes"]
+                      "--compress-strings=yes", "--collect-systime=yes", "--separate-threads=yes", *only]
     with fixed_run(tool, argv, env, iters, workroot, timeout,
                    preexec=aslr.preexec_without_aslr() if fixed_layout else None) as (workdir, descriptor):
         files = sorted(workdir.glob("callgrind.out*"))
         if not files:
             raise RuntimeError("callgrind wrote no profile")
         profiles = [callgrind_file.parse(f.read_text(errors="replace")) for f in files]
-        return max(profiles, key=lambda p: p.total), descriptor.get("ops_per_iter", 1)
+        busiest = max(profiles, key=lambda p: p.total)
+        if busiest.total <= 0:
+            # e.g. the function to count in was renamed or inlined: say so rather than report 0
+            raise RuntimeError(f"callgrind counted no instructions{f' inside {collect_in}' if collect_in else ''}")
+        return busiest, descriptor.get("ops_per_iter", 1)
 
 
 class Difference:
@@ -149,23 +166,27 @@ class Difference:
 
 
 def count(argv: list[str], env: dict, workroot: Path, timeout: float = 600, with_chain: bool = True,
-          repeats: int = 1, fixed_layout: bool = False, iters: tuple[int, int] | None = None) -> dict:
+          repeats: int = 1, fixed_layout: bool = False, iters: tuple[int, int] | None = None,
+          collect_in: str | None = None) -> dict:
     """Instructions per operation of one case (argv already names the case), by object, and its chain.
 
     With repeats > 1 each of the two runs is made that many times and the one with
     the fewest instructions is used; every run's total is kept. iters: the two iteration
-    counts (default ITERS; an experiment whose operation is long asks for fewer)."""
+    counts (default ITERS; an experiment whose operation is long asks for fewer).
+    collect_in: count only inside this function of the kernel (see COLLECT_ONLY_IN)."""
     iters = iters or ITERS
     # Python's string hashing must not vary between the two runs; Go's asynchronous
     # preemption signals (SIGURG) trip an assertion in callgrind's signal handling.
     # With one P, a Go kernel leaving a system call always gets its own P (and its
     # allocation cache) back, whichever thread held it meanwhile.
-    env = {**env, "PYTHONHASHSEED": "0", "GOGC": "off", "GOMAXPROCS": "1",
+    # Go's harness grows the heap once before the case (LAYERTAX_FRESH_HEAP: see harness.go),
+    # so that heap growth, some 60,000 instructions, does not fall at a timing-dependent point.
+    env = {**env, "PYTHONHASHSEED": "0", "GOGC": "off", "GOMAXPROCS": "1", "LAYERTAX_FRESH_HEAP": "1",
            "GODEBUG": ",".join(filter(None, [env.get("GODEBUG"), "asyncpreemptoff=1"]))}
     runs: dict[int, list[callgrind_file.Profile]] = {n: [] for n in iters}
     for _ in range(max(1, repeats)):
         for n in iters:
-            profile, ops_per_iter = _callgrind_run(argv, env, n, workroot, timeout, fixed_layout)
+            profile, ops_per_iter = _callgrind_run(argv, env, n, workroot, timeout, fixed_layout, collect_in)
             runs[n].append(profile)
     # Timing-dependent runtime work (Go's page allocator) only ever adds instructions:
     # of several runs of one size, the one with the fewest has the least of it.
@@ -174,6 +195,8 @@ def count(argv: list[str], env: dict, workroot: Path, timeout: float = 600, with
     loop = diff.loop_function() if with_chain else None
     chain = diff.chain(loop, max(CHAIN_MIN_SHARE * diff.inclusive(loop), 0.5)) if loop else None
     method = f"callgrind, difference of {iters[1]} and {iters[0]} iterations (user-space instructions)"
+    if collect_in:
+        method += f"; counted only inside {collect_in} (callgrind --toggle-collect)"
     if repeats > 1:
         method += f"; fewest instructions of {repeats} runs of each"
     result = {"per_op": round(diff.total, 2), "by_object": diff.by_object, "chain": chain, "iters": list(iters),
@@ -181,8 +204,14 @@ def count(argv: list[str], env: dict, workroot: Path, timeout: float = 600, with
               "raw_by_object": [small.by_object(), large.by_object()],
               "aslr_off": fixed_layout and aslr.can_disable(),
               "method": method}
+    if collect_in:
+        result["collected_in"] = collect_in
     if repeats > 1:
         result["all_totals"] = [[p.total for p in runs[n]] for n in iters]
+        # How far the runs' floor is from settled: the two fewest of each size differ by
+        # this, per operation, as a share of the result (0 when each floor was hit twice).
+        gaps = [sorted(totals)[1] - sorted(totals)[0] for totals in result["all_totals"]]
+        result["floor_gap"] = round(sum(gaps) / (diff.span * diff.total), 6) if diff.total > 0 else None
     return result
 
 
@@ -234,8 +263,10 @@ def _measure_cases(exp, kernels: dict, patterns: tuple[str, ...], timeout: float
                 run.instructions = count([*run.kernel.argv, "--case", run.case.name],
                                          {**os.environ, **shared_env, **run.kernel.env},
                                          workroot, timeout=max(timeout, 600), with_chain=chain,
-                                         repeats=REPEATS.get(run.kernel.kind, 1), iters=exp.difference_iters,
-                                         fixed_layout=run.kernel.kind in FIXED_LAYOUT_KINDS)
+                                         repeats=REPEATS.get(run.kernel.kind, 1),
+                                         iters=exp.difference_iters,
+                                         fixed_layout=run.kernel.kind in FIXED_LAYOUT_KINDS,
+                                         collect_in=COLLECT_ONLY_IN.get(run.kernel.kind))
             except (RuntimeError, OSError, subprocess.SubprocessError) as e:
                 run.status, run.reason = "failed", str(e)
                 continue

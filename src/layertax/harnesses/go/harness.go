@@ -133,6 +133,10 @@ func priority(raise bool) string {
 
 const rusageThread = 1 // RUSAGE_THREAD: the counts of the calling thread only
 
+// timed is where instruction counting looks: the engine counts Go kernels under callgrind
+// only while inside main.timed (--toggle-collect), so it must stay a function of its own.
+//
+//go:noinline
 func timed(c *harnessCase, state any, iters int) (int64, []field, error) {
 	var r0, r1 syscall.Rusage
 	syscall.Getrusage(rusageThread, &r0)
@@ -180,6 +184,39 @@ func clockOverheadNs() int64 {
 	return best
 }
 
+// heapFill keeps growHeapOnce's pages in use, so the fresh ones are what the case gets.
+var heapFill [][]byte
+
+// growHeapOnce takes free pages until the runtime has grown the heap once, leaving the
+// fresh growth (at least 4 MiB) free. The engine asks for it when it counts instructions
+// (with GOGC=off, so the heap only grows): a growth costs some 60,000 instructions (a
+// failed search of the page allocator, then mapping), and where the next one falls
+// depends on what the runtime allocated before, which varies with timing. After this, a
+// counting run that allocates less than the fresh pages never grows inside the timed
+// call, and one that allocates more grows at the same points in every run.
+func growHeapOnce() {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	before := ms.HeapSys
+	for len(heapFill) < 8192 { // 64 MiB at most: a growth is far sooner
+		heapFill = append(heapFill, make([]byte, 8192)) // one page each
+		runtime.ReadMemStats(&ms)
+		if ms.HeapSys > before {
+			break
+		}
+	}
+	// Then to the point where the P's cache of span structures has just been refilled.
+	spans := ms.MSpanInuse
+	for len(heapFill) < 16384 {
+		heapFill = append(heapFill, make([]byte, 8192))
+		runtime.ReadMemStats(&ms)
+		if ms.MSpanInuse > spans+1024 {
+			return
+		}
+		spans = ms.MSpanInuse
+	}
+}
+
 func harnessMain(kernel string, cases []harnessCase) {
 	runtime.LockOSThread()
 	o, err := parseOptions(os.Args[1:])
@@ -207,6 +244,9 @@ func harnessMain(kernel string, cases []harnessCase) {
 		}
 		emit(field{"case", c.Name}, field{"error", "setup: " + err.Error()})
 		os.Exit(1)
+	}
+	if os.Getenv("LAYERTAX_FRESH_HEAP") == "1" {
+		growHeapOnce()
 	}
 	code := runSamples(kernel, c, state, o, pinned, pinWhy, prio)
 	if c.Teardown != nil {
