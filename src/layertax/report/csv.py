@@ -1,4 +1,4 @@
-"""The CSV export: one row per case with unformatted numbers (ns/op), for spreadsheets and scripts."""
+"""The CSV export: one row per case with unformatted numbers (ns/op, or instructions/op), for spreadsheets and scripts."""
 from __future__ import annotations
 
 import csv
@@ -6,7 +6,7 @@ import io
 
 COLUMNS = ["experiment", "group", "case", "layer", "language", "status", "n", "median_ns", "min_ns", "ci95_low_ns",
            "ci95_high_ns", "spread", "ratio", "ratio_ci95_low", "ratio_ci95_high", "warnings", "reason",
-           "syscalls_per_op"]
+           "syscalls_per_op", "instructions_per_op"]
 
 
 def to_csv(doc: dict) -> str:
@@ -22,10 +22,12 @@ def to_csv(doc: dict) -> str:
                 "language": case["language"], "status": case["status"], "n": st.get("n", 0),
                 "median_ns": st.get("median"), "min_ns": st.get("min"),
                 "ci95_low_ns": (st.get("ci95") or [None, None])[0], "ci95_high_ns": (st.get("ci95") or [None, None])[1],
-                "spread": st.get("spread"), "ratio": ratio.get("median"),
+                # a callgrind-counted case has one exact count, and its ratio on the case itself
+                "spread": st.get("spread"), "ratio": ratio.get("median", case.get("ratio")),
                 "ratio_ci95_low": (ratio.get("ci95") or [None, None])[0],
                 "ratio_ci95_high": (ratio.get("ci95") or [None, None])[1],
                 "warnings": "; ".join(st.get("warnings", [])), "reason": case.get("reason") or "",
                 "syscalls_per_op": (case.get("syscalls") or {}).get("total_per_op"),
+                "instructions_per_op": (case.get("instructions") or {}).get("per_op"),
             })
     return buf.getvalue()

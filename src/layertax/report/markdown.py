@@ -14,6 +14,27 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     return out
 
 
+def _chain_lines(node: dict, loop_total: float, depth: int) -> list[str]:
+    out = []
+    for child in fmt.chain_children(node, loop_total):
+        out.append("    " * depth + fmt.chain_label(child))
+        out += _chain_lines(child, loop_total, depth + 1)
+    return out
+
+
+def _instructions(exp: dict) -> list[str]:
+    """A callgrind-counted experiment: instructions per operation by object, then each case's chain."""
+    lines = _table(["case", "layer", "instructions/op", f"ratio to {fmt.baselines_text(exp)}",
+                    "where (instructions/op by object)"],
+                   [[r["case"], r["layer"], r["per_op"], r["ratio"], r["objects"]] for r in fmt.instruction_rows(exp)])
+    for case in exp["cases"]:
+        chain = (case.get("instructions") or {}).get("chain")
+        if chain:
+            lines += ["", f"{case['name']}:", "", "```", fmt.chain_label(chain, root=True),
+                      *_chain_lines(chain, chain["instructions"], 1), "```"]
+    return lines
+
+
 def to_markdown(doc: dict) -> str:
     lines = [f"Machine: {fmt.machine_line(doc['machine'])}  "]
     if fmt.run_method_applies(doc):
@@ -24,7 +45,9 @@ def to_markdown(doc: dict) -> str:
         if exp.get("method"):
             lines += [f"Method: {exp['method']}", ""]
         calls = fmt.has_syscalls(exp)
-        for i, group in enumerate(fmt.case_groups(exp)):
+        if exp.get("metric") == "instructions":
+            lines += _instructions(exp)
+        for i, group in enumerate([] if exp.get("metric") == "instructions" else fmt.case_groups(exp)):
             if i:
                 lines += ["", f"{group['title']}:", ""]
             lines += _table(
