@@ -19,9 +19,10 @@ wrong. Go is counted only inside the harness's timed call (callgrind's
 --toggle-collect=main.timed): the runtime's start-up and exit do timing-dependent
 work (threads started, the page allocator's state) that made whole runs of the
 same size differ by up to 1%, while the timed call of a short run repeats to the
-instruction. The harness grows the heap once just before the case
-(LAYERTAX_FRESH_HEAP), so a heap growth (some 60,000 instructions with GOGC=off)
-does not fall inside the call in one run and before it in the next. Inside the
+instruction. The harness grows the heap once just before the case, and takes
+pages on until its span-structure cache has just been refilled (LAYERTAX_FRESH_HEAP),
+so a heap growth (some 60,000 instructions with GOGC=off) or a refill (4,500) does
+not fall inside the call in one run and before it in the next. Inside the
 call the runtime still does a little timing-dependent work (a system call's P
 handed off and taken back), which only ever adds instructions: so each Go run is
 made several times and the fewest instructions kept, with ASLR off where allowed
