@@ -74,6 +74,36 @@ def test_geometric_mean_row():
     assert g.ratio == pytest.approx(1.10, abs=0.01) and g.ci95[0] > 1.05 and g.verdict == "slower"
 
 
+def _drifting_run(seed: int, cases: int = 10, rounds: int = 20) -> list[dict[int, float]]:
+    """Cases of one run whose rounds share a drift (5%) much larger than each case's own noise (0.5%)."""
+    rng = np.random.default_rng(seed)
+    drift = 1 + 0.05 * rng.standard_normal(rounds)
+    return [{r: 100.0 * drift[r] * (1 + 0.005 * rng.standard_normal()) for r in range(rounds)} for _ in range(cases)]
+
+
+def test_the_geometric_mean_interval_keeps_the_drift_rounds_share():
+    a, b = _drifting_run(seed=1), _drifting_run(seed=2)
+    point, shared, how = stats.geomean_ratio(list(zip(a, b)))
+    assert how == "bootstrap over shared rounds"
+    # The same samples with each case's round ids made distinct: resampled case by case, as if independent.
+    apart = [({i * 1000 + r: v for r, v in ca.items()}, {i * 1000 + r: v for r, v in cb.items()})
+             for i, (ca, cb) in enumerate(zip(a, b))]
+    point_apart, independent, how_apart = stats.geomean_ratio(apart)
+    assert how_apart.startswith("bootstrap per case") and point_apart == pytest.approx(point)
+    # Ten cases moving together are one observation of the drift, not ten: the interval is
+    # about sqrt(10) times wider than the one that treats them as independent.
+    assert (shared[1] - shared[0]) > 2 * (independent[1] - independent[0])
+    assert shared[0] <= point <= shared[1]
+
+
+def test_compare_says_how_the_geometric_mean_interval_was_drawn(tmp_path):
+    a = results.save(_doc({"x": _noisy(seed=1), "y": _noisy(seed=2)}), tmp_path / "a.json")
+    b = results.save(_doc({"x": _noisy(seed=3), "y": _noisy(seed=4)}), tmp_path / "b.json")
+    p = run_cli("compare", str(a), str(b))
+    assert p.returncode == 0, p.stderr
+    assert "geometric mean interval: bootstrap over shared rounds" in p.stdout
+
+
 def test_unmatched_and_failed_cases_are_listed_not_compared():
     a = _doc({"x": _noisy(seed=1), "only-a": _noisy(seed=2)})
     b = _doc({"x": _noisy(seed=1), "only-b": _noisy(seed=2)})

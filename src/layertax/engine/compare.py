@@ -30,8 +30,8 @@ class Row:
     p_value: float | None = None      # Mann-Whitney, before correction
     p_holm: float | None = None
     verdict: str = "no difference"
-    a_values: list[float] = field(default_factory=list, repr=False)   # per-round medians, for the geometric mean
-    b_values: list[float] = field(default_factory=list, repr=False)
+    a_rounds: dict[int, float] = field(default_factory=dict, repr=False)   # round id -> median, for the geometric mean
+    b_rounds: dict[int, float] = field(default_factory=dict, repr=False)
 
 
 @dataclass
@@ -42,6 +42,7 @@ class ExperimentComparison:
     rows: list[Row]
     geomean: Row | None
     not_compared: list[str]           # "case: why"
+    geomean_method: str = ""          # how the geometric mean's interval was drawn
 
 
 @dataclass
@@ -59,11 +60,11 @@ def _method(exp: dict) -> str:
     return "instructions" if exp.get("metric") == "instructions" else "time"
 
 
-def _values(exp: dict, case: dict) -> list[float]:
-    """The per-round medians a timed case is compared on, in round order."""
+def _rounds(exp: dict, case: dict) -> dict[int, float]:
+    """The per-round medians a timed case is compared on, by round id."""
     metric = exp.get("metric")
     rounds = analyze.round_values(case, None if metric in (None, "time") else metric)
-    return [rounds[r] for r in sorted(rounds)]
+    return {r: rounds[r] for r in sorted(rounds)}
 
 
 def _per_op_instructions(case: dict) -> float | None:
@@ -104,7 +105,8 @@ def _compare_experiment(a: dict, b: dict, threshold: float) -> ExperimentCompari
             rows.append(Row(a["name"], case_a["name"], ia, ib, r, (r, r), method,
                             verdict=stats.verdict(r, (r, r), True, threshold)))
             continue
-        va, vb = _values(a, case_a), _values(b, case_b)
+        ra, rb = _rounds(a, case_a), _rounds(b, case_b)
+        va, vb = list(ra.values()), list(rb.values())
         if len(va) < 2 or len(vb) < 2:
             skipped.append(f"{case_a['name']}: not timed" if not va and not vb
                            else f"{case_a['name']}: fewer than 2 rounds")
@@ -113,7 +115,7 @@ def _compare_experiment(a: dict, b: dict, threshold: float) -> ExperimentCompari
         a_median, b_median = float(np.median(va)), float(np.median(vb))
         rows.append(Row(a["name"], case_a["name"], a_median, b_median, b_median / a_median,
                         stats.bootstrap_ratio_ci(va, vb), method, p_value=stats.mann_whitney_p(va, vb),
-                        a_values=va, b_values=vb))
+                        a_rounds=ra, b_rounds=rb))
     names_a = {c["name"] for c in a["cases"]}
     skipped += [f"{c['name']}: not in A" for c in b["cases"] if c["name"] not in names_a]
     return ExperimentComparison(a["name"], a.get("unit", ""), method, rows, None, skipped)
@@ -134,18 +136,19 @@ def _untimed(a: dict, b: dict) -> str:
             + (" ..." if len(changed) > 10 else ""))
 
 
-def _geomean(comparison: ExperimentComparison, threshold: float) -> Row | None:
+def _geomean(comparison: ExperimentComparison, threshold: float) -> tuple[Row | None, str]:
+    """The geometric mean row over an experiment's compared cases, and how its interval was drawn."""
     rows = comparison.rows
     if len(rows) < 2:
-        return None
+        return None, ""
     if comparison.method == "instructions":
         point = float(np.exp(np.mean([np.log(r.ratio) for r in rows])))
-        return Row(comparison.name, "geometric mean", float("nan"), float("nan"), point, (point, point),
-                   comparison.method, verdict=stats.verdict(point, (point, point), True, threshold))
-    point, ci = stats.geomean_ratio([(r.a_values, r.b_values) for r in rows])
+        return (Row(comparison.name, "geometric mean", float("nan"), float("nan"), point, (point, point),
+                    comparison.method, verdict=stats.verdict(point, (point, point), True, threshold)), "exact")
+    point, ci, how = stats.geomean_ratio([(r.a_rounds, r.b_rounds) for r in rows])
     # No single test covers a mean of ratios: the bootstrap interval decides alone.
-    return Row(comparison.name, "geometric mean", float("nan"), float("nan"), point, ci, comparison.method,
-               verdict=stats.verdict(point, ci, True, threshold))
+    return (Row(comparison.name, "geometric mean", float("nan"), float("nan"), point, ci, comparison.method,
+                verdict=stats.verdict(point, ci, True, threshold)), how)
 
 
 def compare_runs(a: dict, b: dict, threshold: float = stats.DEFAULT_THRESHOLD,
@@ -160,7 +163,7 @@ def compare_runs(a: dict, b: dict, threshold: float = stats.DEFAULT_THRESHOLD,
         row.p_holm = p
         row.verdict = stats.verdict(row.ratio, row.ci95, p < alpha, threshold)
     for e in experiments:
-        e.geomean = _geomean(e, threshold)
+        e.geomean, e.geomean_method = _geomean(e, threshold)
     names_a = {e["name"] for e in a["experiments"]}
     return Comparison(a_label, b_label, threshold, machine.differences(a["machine"], b["machine"]), experiments,
                       sorted(names_a - set(names_b)), sorted(set(names_b) - names_a))

@@ -64,6 +64,9 @@ def render(c: Comparison, console: Console) -> None:
             console.print(_table(c, e))
             counts = {v: sum(r.verdict == v for r in e.rows) for v in VERDICT_STYLE}
             console.print("  " + ", ".join(f"{n} {v}" for v, n in counts.items()), style="dim")
+            if e.geomean and e.geomean_method != "exact":
+                console.print(f"  geometric mean interval: {e.geomean_method}", style="dim",
+                              markup=False, highlight=False)
         else:
             console.print(f"[bold]{e.name}[/bold]")
         for line in e.not_compared:
