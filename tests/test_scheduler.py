@@ -35,7 +35,6 @@ def test_runs_cases_in_rounds_and_isolates_bad_ones(cache_root, isolated_dirs):
 
 
 def test_same_seed_gives_same_order(cache_root):
-    exp = probe_experiment()
     orders = []
     for _ in range(2):
         s = Scheduler(Settings(seed=5))
