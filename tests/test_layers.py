@@ -1,5 +1,6 @@
 """Deterministic layer costs: system calls per operation (strace) and instructions per
 operation (callgrind), each by the difference of two runs, and the kernels in other languages."""
+import contextlib
 import os
 import shutil
 from collections import Counter
@@ -219,3 +220,35 @@ def test_a_runtime_kernel_that_fails_verification_fails_its_case(tmp_path):
     run = CaseRun(Case("wrong", "rename-node", "test", "node"), pk)
     sched.invoke(run, tmp_path, 1, 0)
     assert run.status == "failed" and "wrong result" in run.reason
+
+
+# ---- what a counted run sees ------------------------------------------------------------------------------
+
+def test_a_counted_run_sees_a_fixed_environment():
+    caller = {"HOME": "/home/u", "LANG": "C.UTF-8", "LC_NUMERIC": "C", "PATH": "/opt/venv/bin:/usr/bin",
+              "SSH_CLIENT": "10.0.0.1 52044 22", "OLDPWD": "/somewhere/else", "PYTHONPATH": "/x"}
+    env = instructions.counting_environment(caller, {"LAYERTAX_SCAN_FILE": "/tmp/f", "LC_ALL": "C.UTF-8"})
+    assert env == {"HOME": "/home/u", "LANG": "C.UTF-8", "LC_NUMERIC": "C", "PATH": instructions.FIXED_PATH,
+                   "LAYERTAX_SCAN_FILE": "/tmp/f", "LC_ALL": "C.UTF-8"}
+
+
+@needs_valgrind
+def test_python_counts_do_not_follow_the_callers_environment(tmp_path, cache_root):
+    # One more variable in the shell used to move the stack and heap layout, and with it
+    # shutil.move's count by 0.3%; a counted run now sees the same environment either way.
+    exp = experiments.get("callchain")
+    k = kernels.prepare([exp], cache_root / "layertax")[("callchain", exp.case("py-shutil-move").kernel)]
+    argv = [*k.argv, "--case", "py-shutil-move"]
+    counts = [instructions.count(argv, instructions.counting_environment({**os.environ, "PAD": pad}, k.env),
+                                 tmp_path, with_chain=False, iters=(20, 620))["per_op"]
+              for pad in ("", "a" * 35)]
+    assert counts[0] > 0 and abs(counts[1] - counts[0]) / counts[0] < 0.0005, counts
+
+
+def test_a_count_that_shrinks_with_more_iterations_is_an_error(monkeypatch, tmp_path):
+    profiles = iter([callgrind_file.parse(CALLGRIND.replace("5 100", "5 9000")), callgrind_file.parse(CALLGRIND)])
+    monkeypatch.setattr(instructions, "fixed_run", lambda *a, **k: contextlib.nullcontext((None, {})))
+    monkeypatch.setattr(instructions, "_callgrind_run", lambda *a, **k: (next(profiles), 1))
+    with pytest.raises(RuntimeError, match="something done once fell into one run only"):
+        instructions.count(["kernel"], {}, tmp_path, with_chain=False)
+

@@ -20,7 +20,7 @@ from layertax.engine import protocol
 
 @contextmanager
 def fixed_run(tool: Callable[[Path], list[str]], argv: list[str], env: dict, iters: int, workroot: Path,
-              timeout: float, preexec=None) -> Iterator[tuple[Path, dict]]:
+              timeout: float, preexec=None, cwd: str | None = None) -> Iterator[tuple[Path, dict]]:
     """Runs `tool(workdir) + argv` for `iters` iterations; yields (workdir, the kernel's descriptor).
 
     The tool writes its files into workdir, which is removed afterwards. Raises
@@ -31,15 +31,17 @@ def fixed_run(tool: Callable[[Path], list[str]], argv: list[str], env: dict, ite
     run_dir.mkdir()
     try:
         prefix = tool(workdir)
-        proc = subprocess.run([*prefix, *argv, "--samples", "1", "--iters", str(iters), "--dir", str(run_dir)], env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, encoding="utf-8", errors="replace", timeout=timeout,
-                              preexec_fn=preexec)
+        proc = subprocess.run([*prefix, *argv, "--samples", "1", "--iters", str(iters), "--dir", str(run_dir)],
+                              env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, encoding="utf-8",
+                              errors="replace", timeout=timeout,
+                              preexec_fn=preexec, cwd=cwd)
         try:
             parsed = protocol.parse(proc.stdout)
         except protocol.ProtocolError as e:
             raise RuntimeError(f"the kernel broke the protocol: {e}") from None
         if proc.returncode != 0 or parsed.error or parsed.descriptor is None:
             last = (proc.stderr.strip().splitlines() or ["?"])[-1]
-            raise RuntimeError(f"{Path(prefix[0]).name} run exited with {proc.returncode}: "
+            raise RuntimeError(f"{Path((prefix or argv)[0]).name} run exited with {proc.returncode}: "
                                f"{(parsed.error or parsed.skip or last)[:200]}")
         yield workdir, parsed.descriptor
     finally:

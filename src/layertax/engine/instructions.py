@@ -35,6 +35,7 @@ import shutil
 import subprocess
 import tempfile
 from collections import defaultdict
+from collections.abc import Mapping
 from pathlib import Path
 
 from layertax.engine import aslr, callgrind_file, toolchain
@@ -55,6 +56,16 @@ COLLECT_ONLY_IN = {"go": "main.timed"}
 # of times. Not the others: Python's counts repeat with ASLR on (0.004%) and were
 # seen to move by 0.3% with it off (pathlib), so the default layout stays for them.
 FIXED_LAYOUT_KINDS = {"go"}
+# A counted run sees only these of the caller's variables (and the locale's LC_*), a fixed
+# PATH, and "/" as its working directory. The environment's size sets where the stack
+# starts, and the interpreter copies it and the directory onto its heap, so the layout,
+# and with it the instructions glibc's string functions spend on unaligned heads and
+# tails, followed whatever the shell happened to hold: one extra 35-byte variable moved
+# Python shutil.move by 0.3% (30 instructions per operation). What is kept is what a kernel
+# may legitimately depend on (the locale decides Python's file-name encoding).
+INHERITED_VARIABLES = ("HOME", "LANG", "LANGUAGE", "TZ", "TMPDIR")
+FIXED_PATH = "/usr/local/bin:/usr/bin:/bin"   # every kernel is started by its absolute path
+COUNTING_CWD = "/"
 # Arcs below this share of the loop's instructions are left out of the chain.
 CHAIN_MIN_SHARE = 0.02
 CHAIN_MAX_DEPTH = 14
@@ -62,6 +73,13 @@ CHAIN_MAX_DEPTH = 14
 
 def available() -> bool:
     return toolchain.available("valgrind")
+
+
+def counting_environment(inherited: Mapping[str, str], extra: Mapping[str, str]) -> dict[str, str]:
+    """The environment of a counted run: the few inherited variables a kernel may depend on,
+    a fixed PATH, and the experiment's and kernel's own variables (extra)."""
+    kept = {k: v for k, v in inherited.items() if k in INHERITED_VARIABLES or k.startswith("LC_")}
+    return {**kept, "PATH": FIXED_PATH, **extra}
 
 
 def _callgrind_run(argv: list[str], env: dict, iters: int, workroot: Path, timeout: float,
@@ -77,7 +95,8 @@ def _callgrind_run(argv: list[str], env: dict, iters: int, workroot: Path, timeo
     tool = lambda d: [valgrind, "--tool=callgrind", f"--callgrind-out-file={d / 'callgrind.out'}",  # noqa: E731
                       "--compress-strings=yes", "--collect-systime=yes", "--separate-threads=yes", *only]
     with fixed_run(tool, argv, env, iters, workroot, timeout,
-                   preexec=aslr.preexec_without_aslr() if fixed_layout else None) as (workdir, descriptor):
+                   preexec=aslr.preexec_without_aslr() if fixed_layout else None,
+                   cwd=COUNTING_CWD) as (workdir, descriptor):
         files = sorted(workdir.glob("callgrind.out*"))
         if not files:
             raise RuntimeError("callgrind wrote no profile")
@@ -184,6 +203,11 @@ def count(argv: list[str], env: dict, workroot: Path, timeout: float = 600, with
     # so that heap growth, some 60,000 instructions, does not fall at a timing-dependent point.
     env = {**env, "PYTHONHASHSEED": "0", "GOGC": "off", "GOMAXPROCS": "1", "LAYERTAX_FRESH_HEAP": "1",
            "GODEBUG": ",".join(filter(None, [env.get("GODEBUG"), "asyncpreemptoff=1"]))}
+    # One uncounted run first: whatever a kernel's first run does once per installation
+    # (Python compiling and writing a changed module's .pyc, some 20 million instructions)
+    # must not fall into the first counted run only.
+    with fixed_run(lambda d: [], argv, env, iters[0], workroot, timeout, cwd=COUNTING_CWD):
+        pass
     runs: dict[int, list[callgrind_file.Profile]] = {n: [] for n in iters}
     for _ in range(max(1, repeats)):
         for n in iters:
@@ -193,6 +217,9 @@ def count(argv: list[str], env: dict, workroot: Path, timeout: float = 600, with
     # of several runs of one size, the one with the fewest has the least of it.
     small, large = (min(runs[n], key=lambda p: p.total) for n in iters)
     diff = Difference(small, large, (iters[1] - iters[0]) * ops_per_iter)
+    if diff.total <= 0:
+        raise RuntimeError(f"the {iters[0]}-iteration run counted {small.total:,} instructions and the "
+                           f"{iters[1]}-iteration run {large.total:,}: something done once fell into one run only")
     loop = diff.loop_function() if with_chain else None
     chain = diff.chain(loop, max(CHAIN_MIN_SHARE * diff.inclusive(loop), 0.5)) if loop else None
     method = f"callgrind, difference of {iters[1]} and {iters[0]} iterations (user-space instructions)"
@@ -262,7 +289,7 @@ def _measure_cases(exp, kernels: dict, patterns: tuple[str, ...], timeout: float
             chain = run.kernel.kind not in NO_CHAIN_KINDS
             try:
                 run.instructions = count([*run.kernel.argv, "--case", run.case.name],
-                                         {**os.environ, **shared_env, **run.kernel.env},
+                                         counting_environment(os.environ, {**shared_env, **run.kernel.env}),
                                          workroot, timeout=max(timeout, 600), with_chain=chain,
                                          repeats=REPEATS.get(run.kernel.kind, 1),
                                          iters=exp.difference_iters,
