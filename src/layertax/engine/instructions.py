@@ -57,11 +57,11 @@ COLLECT_ONLY_IN = {"go": "main.timed"}
 # seen to move by 0.3% with it off (pathlib), so the default layout stays for them.
 FIXED_LAYOUT_KINDS = {"go"}
 # A counted run sees only these of the caller's variables (and the locale's LC_*), a fixed
-# PATH, and "/" as its working directory. The environment's size sets where the stack
-# starts, and the interpreter copies it and the directory onto its heap, so the layout,
-# and with it the instructions glibc's string functions spend on unaligned heads and
-# tails, followed whatever the shell happened to hold: one extra 35-byte variable moved
-# Python shutil.move by 0.3% (30 instructions per operation). What is kept is what a kernel
+# PATH, and "/" as its working directory. Python copies the environment and the directory
+# onto its heap at start-up, so they set how full each pool of its small-object allocator
+# is when the case starts, and so how often the case's allocations take the allocator's
+# slow path: one extra 35-byte variable moved Python shutil.move by 0.3% (30 instructions
+# per operation, all in _PyObject_Malloc and _PyObject_Free). What is kept is what a kernel
 # may legitimately depend on (the locale decides Python's file-name encoding).
 INHERITED_VARIABLES = ("HOME", "LANG", "LANGUAGE", "TZ", "TMPDIR")
 FIXED_PATH = "/usr/local/bin:/usr/bin:/bin"   # every kernel is started by its absolute path
