@@ -94,6 +94,7 @@ def test_instruction_difference_on_a_kernel_with_a_known_count(probe_binary, tmp
     assert len(small) == len(large) == 3 and again["totals"] == [min(small), min(large)]
     assert "fewest instructions of 3 runs" in again["method"]
     assert abs(first["by_object"]["probe"] - 51.0) <= 0.02   # printf runs in libc, not here
+    assert first["descriptor"]["ops_per_iter"] == 2 and first["ops_per_iter"] == 2   # the kernel's own word
 
 
 @needs_valgrind
@@ -248,7 +249,15 @@ def test_python_counts_do_not_follow_the_callers_environment(tmp_path, cache_roo
 def test_a_count_that_shrinks_with_more_iterations_is_an_error(monkeypatch, tmp_path):
     profiles = iter([callgrind_file.parse(CALLGRIND.replace("5 100", "5 9000")), callgrind_file.parse(CALLGRIND)])
     monkeypatch.setattr(instructions, "fixed_run", lambda *a, **k: contextlib.nullcontext((None, {})))
-    monkeypatch.setattr(instructions, "_callgrind_run", lambda *a, **k: (next(profiles), 1))
+    monkeypatch.setattr(instructions, "_callgrind_run", lambda *a, **k: (next(profiles), {}))
     with pytest.raises(RuntimeError, match="something done once fell into one run only"):
         instructions.count(["kernel"], {}, tmp_path, with_chain=False)
 
+
+
+def test_the_runtimes_each_case_ran_on_are_said_once_each():
+    from layertax.report import format as fmt
+    cases = [{"status": "ok", "descriptor": {"runtime": r}} for r in ("glibc 2.36", "CPython 3.11.7", "glibc 2.36")]
+    cases += [{"status": "skipped", "descriptor": {"runtime": "node v20"}}, {"status": "ok", "descriptor": None}]
+    assert fmt.runtimes_line({"cases": cases}) == "runtimes: glibc 2.36, CPython 3.11.7"
+    assert fmt.runtimes_line({"cases": cases[-1:]}) is None

@@ -83,8 +83,8 @@ def counting_environment(inherited: Mapping[str, str], extra: Mapping[str, str])
 
 
 def _callgrind_run(argv: list[str], env: dict, iters: int, workroot: Path, timeout: float,
-                   fixed_layout: bool = False, collect_in: str | None = None) -> tuple[callgrind_file.Profile, int]:
-    """(the profile of the thread that ran the loop, the case's ops per iteration) of one run.
+                   fixed_layout: bool = False, collect_in: str | None = None) -> tuple[callgrind_file.Profile, dict]:
+    """(the profile of the thread that ran the loop, the kernel's descriptor) of one run.
 
     Threads are recorded apart (--separate-threads) because a runtime's background
     threads (Go's sysmon and scheduler) do timing-dependent work that would make two
@@ -105,7 +105,7 @@ def _callgrind_run(argv: list[str], env: dict, iters: int, workroot: Path, timeo
         if busiest.total <= 0:
             # e.g. the function to count in was renamed or inlined: say so rather than report 0
             raise RuntimeError(f"callgrind counted no instructions{f' inside {collect_in}' if collect_in else ''}")
-        return busiest, descriptor.get("ops_per_iter", 1)
+        return busiest, descriptor
 
 
 class Difference:
@@ -211,8 +211,9 @@ def count(argv: list[str], env: dict, workroot: Path, timeout: float = 600, with
     runs: dict[int, list[callgrind_file.Profile]] = {n: [] for n in iters}
     for _ in range(max(1, repeats)):
         for n in iters:
-            profile, ops_per_iter = _callgrind_run(argv, env, n, workroot, timeout, fixed_layout, collect_in)
+            profile, descriptor = _callgrind_run(argv, env, n, workroot, timeout, fixed_layout, collect_in)
             runs[n].append(profile)
+    ops_per_iter = descriptor.get("ops_per_iter", 1)
     # Timing-dependent runtime work (Go's page allocator) only ever adds instructions:
     # of several runs of one size, the one with the fewest has the least of it.
     small, large = (min(runs[n], key=lambda p: p.total) for n in iters)
@@ -230,7 +231,7 @@ def count(argv: list[str], env: dict, workroot: Path, timeout: float = 600, with
     result = {"per_op": round(diff.total, 2), "by_object": diff.by_object, "chain": chain, "iters": list(iters),
               "totals": [small.total, large.total], "ops_per_iter": ops_per_iter,
               "raw_by_object": [small.by_object(), large.by_object()],
-              "aslr_off": fixed_layout and aslr.can_disable(),
+              "aslr_off": fixed_layout and aslr.can_disable(), "descriptor": descriptor,
               "method": method}
     if collect_in:
         result["collected_in"] = collect_in
@@ -298,6 +299,7 @@ def _measure_cases(exp, kernels: dict, patterns: tuple[str, ...], timeout: float
             except (RuntimeError, OSError, subprocess.SubprocessError) as e:
                 run.status, run.reason = "failed", str(e)
                 continue
+            run.descriptor = run.instructions.pop("descriptor")
             if not chain:
                 run.instructions["chain_note"] = NO_CHAIN
     except KeyboardInterrupt:

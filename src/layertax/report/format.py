@@ -159,6 +159,14 @@ def harness_line(exp: dict) -> str | None:
             f"{h['clock_overhead_ns']} ns, resolution {h['clock_res_ns']} ns; {h['pin']}; priority {h['priority']}")
 
 
+def runtimes_line(exp: dict) -> str | None:
+    """ "runtimes: glibc 2.36, CPython 3.11.7, go1.26.8": what each measured case ran on, as its
+    kernel reported it, in the order the cases come."""
+    seen = dict.fromkeys((c.get("descriptor") or {}).get("runtime") for c in exp["cases"] if c["status"] == "ok")
+    names = [str(r) for r in seen if r]
+    return "runtimes: " + ", ".join(names) if names else None
+
+
 def _baseline_names(exp: dict) -> set[str]:
     return {exp["baseline"], *(g["baseline"] for g in exp.get("groups") or [])}
 

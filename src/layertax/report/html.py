@@ -90,7 +90,7 @@ def headline(exp: dict) -> dict:
 def _experiment(exp: dict) -> dict:
     instructions = exp.get("metric") == "instructions"
     details = [*exp.get("notes", [])]
-    for line in (fmt.own_settings_line(exp), fmt.harness_line(exp)):
+    for line in (fmt.own_settings_line(exp), fmt.harness_line(exp), fmt.runtimes_line(exp)):
         if line:
             details.append(line)
     if exp.get("workdir_fs"):

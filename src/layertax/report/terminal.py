@@ -136,9 +136,7 @@ def render_experiment(exp: dict, console: Console) -> None:
         details.insert(0, own)
     if exp.get("workdir_fs"):
         details.append(f"work directory on {exp['workdir_fs']}")
-    harness = fmt.harness_line(exp)
-    if harness:
-        details.append(harness)
+    details += [line for line in (fmt.harness_line(exp), fmt.runtimes_line(exp)) if line]
     for line in details:
         console.print(f"  note: {line}", style="dim")
     for line in fmt.problems(exp):
