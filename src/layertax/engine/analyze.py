@@ -107,7 +107,7 @@ def analyze_instructions(exp: dict) -> None:
         n, base = per_op.get(case["name"]), per_op.get(baseline_of(exp, case))   # its group's baseline
         case["ratio"] = n / base if n is not None and base else None
     exp["classic_now"] = classic_now(exp, {name: {0: n} for name, n in per_op.items()})
-    exp["warnings"] = [unsettled_floor_warning(c) for c in exp["cases"] if unsettled_floor_warning(c)]
+    exp["warnings"] = [w for w in map(unsettled_floor_warning, exp["cases"]) if w]
 
 
 # A repeated count whose two fewest runs of a size differ by more than this share of the

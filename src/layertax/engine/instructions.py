@@ -240,7 +240,7 @@ def count(argv: list[str], env: dict, workroot: Path, timeout: float = 600, with
         # How far the runs' floor is from settled: the two fewest of each size differ by
         # this, per operation, as a share of the result (0 when each floor was hit twice).
         gaps = [sorted(totals)[1] - sorted(totals)[0] for totals in result["all_totals"]]
-        result["floor_gap"] = round(sum(gaps) / (diff.span * diff.total), 6) if diff.total > 0 else None
+        result["floor_gap"] = round(sum(gaps) / (diff.span * diff.total), 6)   # diff.total > 0: checked above
     return result
 
 

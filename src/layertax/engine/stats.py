@@ -225,10 +225,7 @@ def holm(p_values: list[float]) -> list[float]:
 
 
 def _common_rounds(cases: list[dict[int, float]]) -> list[int]:
-    common = set(cases[0])
-    for c in cases[1:]:
-        common &= set(c)
-    return sorted(common)
+    return sorted(set.intersection(*(set(c) for c in cases)))
 
 
 def _round_clustered_medians(cases: list[dict[int, float]], rounds: list[int], rng,
@@ -237,10 +234,11 @@ def _round_clustered_medians(cases: list[dict[int, float]], rounds: list[int], r
 
     The rounds of one run are shared by all its cases (each round runs every case once,
     in a shuffled order), so a slow round slows them all; drawing the same rounds for
-    every case keeps that correlation, which resampling each case on its own would hide."""
-    table = np.array([[c[r] for r in rounds] for c in cases], dtype=float)
+    every case keeps that correlation, which resampling each case on its own would hide.
+    One case at a time: all at once would hold cases x resamples x rounds values (120 MB
+    for encoding's 248 cases)."""
     picks = rng.integers(0, len(rounds), size=(resamples, len(rounds)))
-    return np.median(table[:, picks], axis=2)
+    return np.array([np.median(np.array([c[r] for r in rounds], dtype=float)[picks], axis=1) for c in cases])
 
 
 def geomean_ratio(pairs: list[tuple[dict[int, float], dict[int, float]]], confidence: float = CONFIDENCE,

@@ -45,9 +45,10 @@ def to_markdown(doc: dict) -> str:
         if exp.get("method"):
             lines += [f"Method: {exp['method']}", ""]
         calls = fmt.has_syscalls(exp)
-        if exp.get("metric") == "instructions":
+        counted = exp.get("metric") == "instructions"
+        if counted:
             lines += _instructions(exp)
-        for i, group in enumerate([] if exp.get("metric") == "instructions" else fmt.case_groups(exp)):
+        for i, group in enumerate([] if counted else fmt.case_groups(exp)):
             if i:
                 lines += ["", f"{group['title']}:", ""]
             lines += _table(
