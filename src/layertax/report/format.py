@@ -209,6 +209,22 @@ def chain_children(node: dict, loop_total: float) -> list[dict]:
             if c.get("syscalls", 0) >= 0.5 or c["instructions"] >= CHAIN_TERMINAL_SHARE * max(loop_total, 1)]
 
 
+def chain_lines(case: dict) -> list[tuple[int, str]]:
+    """A case's layer chain as (depth, label) lines, the loop at depth 0: the terminal's tree,
+    flattened for the exports. Empty if the case has no chain."""
+    chain = (case.get("instructions") or {}).get("chain")
+    if not chain:
+        return []
+    lines = [(0, chain_label(chain, root=True))]
+
+    def walk(node: dict, depth: int) -> None:
+        for child in chain_children(node, chain["instructions"]):
+            lines.append((depth, chain_label(child)))
+            walk(child, depth + 1)
+    walk(chain, 1)
+    return lines
+
+
 def chain_label(node: dict, root: bool = False) -> str:
     calls = node.get("calls")
     times = "" if root or calls is None or round(calls, 2) == 1 else f" x{calls:g}"

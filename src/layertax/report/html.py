@@ -50,18 +50,8 @@ def _extra_table(table: dict) -> dict:
 
 
 def _chain_lines(case: dict) -> list[dict]:
-    """The layer chain as (depth, label) lines: the terminal's tree, as an indented list."""
-    chain = (case.get("instructions") or {}).get("chain")
-    if not chain:
-        return []
-    lines = [{"depth": 0, "label": fmt.chain_label(chain, root=True)}]
-
-    def walk(node: dict, depth: int) -> None:
-        for child in fmt.chain_children(node, chain["instructions"]):
-            lines.append({"depth": depth, "label": fmt.chain_label(child)})
-            walk(child, depth + 1)
-    walk(chain, 1)
-    return lines
+    """The layer chain as an indented list: the terminal's tree."""
+    return [{"depth": depth, "label": label} for depth, label in fmt.chain_lines(case)]
 
 
 def _groups(exp: dict) -> list[dict]:

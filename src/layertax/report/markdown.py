@@ -14,24 +14,15 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     return out
 
 
-def _chain_lines(node: dict, loop_total: float, depth: int) -> list[str]:
-    out = []
-    for child in fmt.chain_children(node, loop_total):
-        out.append("    " * depth + fmt.chain_label(child))
-        out += _chain_lines(child, loop_total, depth + 1)
-    return out
-
-
 def _instructions(exp: dict) -> list[str]:
     """A callgrind-counted experiment: instructions per operation by object, then each case's chain."""
     lines = _table(["case", "layer", "instructions/op", f"ratio to {fmt.baselines_text(exp)}",
                     "where (instructions/op by object)"],
                    [[r["case"], r["layer"], r["per_op"], r["ratio"], r["objects"]] for r in fmt.instruction_rows(exp)])
     for case in exp["cases"]:
-        chain = (case.get("instructions") or {}).get("chain")
+        chain = fmt.chain_lines(case)
         if chain:
-            lines += ["", f"{case['name']}:", "", "```", fmt.chain_label(chain, root=True),
-                      *_chain_lines(chain, chain["instructions"], 1), "```"]
+            lines += ["", f"{case['name']}:", "", "```", *("    " * depth + label for depth, label in chain), "```"]
     return lines
 
 
