@@ -12,11 +12,11 @@ from __future__ import annotations
 import argparse
 
 from layertax import paths
-from layertax.engine import launch
+from layertax.loader import launch
 from layertax.experiments.loadtime import generate, variants
 from layertax.experiments.loadtime.measure import build_variants
 from layertax.inspect.run import inspect
-from layertax.engine.run import NoProgress
+from layertax.progress import NoProgress
 
 NAMES = ["default", "now", "symbolic", "hidden", "relr", "gnu-hash", "sysv-hash", "nopie", "ld-gold", "ld-lld", "ld-mold"]
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from layertax.engine import build, toolchain
-from layertax.experiments.base import CKernel, Case, Classic, ClassicFigure, Experiment
+from layertax.engine.build import ninja, toolchain
+from layertax.experiment import CKernel, Case, Classic, ClassicFigure, Experiment
 
 TESTS = Path(__file__).parent
 
@@ -33,14 +33,14 @@ def isolated_dirs(tmp_path, cache_root, monkeypatch):
     return tmp_path
 
 
-def probe_target(name: str = "probe") -> build.BuildTarget:
+def probe_target(name: str = "probe") -> ninja.BuildTarget:
     cc = toolchain.find("cc")
-    return build.BuildTarget(name, (TESTS / "kernels" / "probe.c",), (TESTS / "kernels",), (), (), cc.path, cc.version)
+    return ninja.BuildTarget(name, (TESTS / "kernels" / "probe.c",), (TESTS / "kernels",), (), (), cc.path, cc.version)
 
 
 @pytest.fixture(scope="session")
 def probe_binary(cache_root) -> Path:
-    result = build.build([probe_target()], cache_root / "layertax")["probe"]
+    result = ninja.build([probe_target()], cache_root / "layertax")["probe"]
     assert isinstance(result, Path), result
     return result
 

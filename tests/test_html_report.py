@@ -4,7 +4,8 @@ import re
 import pytest
 from conftest import run_cli
 
-from layertax.engine import analyze, results
+from layertax.engine.analysis import analyze
+from layertax.engine.store import results
 from layertax.report.html import to_html
 
 HOSTILE = "<script>alert(1)</script>"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from layertax.engine import elfinfo, launch, ldstats, libpath
+from layertax.loader import elfinfo, launch, ldstats, libpath
 from layertax.errors import LayertaxError
 from layertax.experiments.loadtime import generate, variants
 from layertax.experiments.loadtime.measure import build_variants

@@ -2,7 +2,7 @@
 import csv
 import io
 
-from layertax.engine import analyze
+from layertax.engine.analysis import analyze
 from layertax.report.csv import to_csv
 from layertax.report.markdown import to_markdown
 

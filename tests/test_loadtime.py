@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from layertax.engine import elfinfo, launch, ldstats
+from layertax.loader import elfinfo, launch, ldstats
 from layertax.errors import UsageError
 from layertax.experiments.loadtime import generate, variants
 from layertax.experiments.loadtime.measure import build_variants

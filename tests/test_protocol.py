@@ -1,7 +1,7 @@
 """The kernel protocol parser, on recorded kernel output."""
 import pytest
 
-from layertax.engine.protocol import ProtocolError, parse
+from layertax.engine.measure.protocol import ProtocolError, parse
 
 DESCRIPTOR = '{"kernel":"k","case":"c","language":"c","ops_per_iter":2}'
 

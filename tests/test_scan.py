@@ -157,7 +157,7 @@ def test_help_lists_the_scan_options():
 # --- an experiment's own defaults ---
 
 def test_experiment_defaults_yield_to_given_settings_and_quick():
-    from layertax.engine.settings import Settings
+    from layertax.engine.measure.settings import Settings
     from layertax.experiments import get
 
     defaults = get("scan").defaults

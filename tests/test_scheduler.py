@@ -3,8 +3,9 @@ import os
 
 from conftest import probe_experiment
 
-from layertax.engine import kernels
-from layertax.engine.run import Scheduler, Settings, select_cases
+from layertax.engine.build import kernels
+from layertax.engine.measure.scheduler import Scheduler, select_cases
+from layertax.engine.measure.settings import Settings
 
 
 def _prepared(exp, cache_root):

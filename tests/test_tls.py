@@ -8,7 +8,7 @@ import pytest
 
 from conftest import run_cli
 from layertax import experiments
-from layertax.engine import build, toolchain
+from layertax.engine.build import ninja, toolchain
 from layertax.experiments.tls import models
 
 
@@ -20,7 +20,7 @@ def cache(tmp_path_factory):
 
 
 def _lib(cache, model: models.Model, cflags):
-    got = build.build([models.target(model, cflags)], cache)[f"libtls-{model.case}.so"]
+    got = ninja.build([models.target(model, cflags)], cache)[f"libtls-{model.case}.so"]
     assert not isinstance(got, Exception), got
     return got
 
@@ -46,7 +46,7 @@ def test_a_failed_check_fails_its_case_with_the_reason(cache):
     import os
     import subprocess
 
-    from layertax.engine import kernels
+    from layertax.engine.build import kernels
 
     prepared = kernels.prepare([experiments.get("tls")], cache)[("tls", "tls-c")]
     assert prepared.argv, prepared.error or prepared.skip
@@ -71,7 +71,7 @@ def test_every_case_runs_and_checks_its_value(tmp_path):
 
 
 def test_instruction_ratios_are_taken_to_each_groups_baseline():
-    from layertax.engine import analyze
+    from layertax.engine.analysis import analyze
 
     def case(name, n, group=""):
         return {"name": name, "group": group, "instructions": {"per_op": n}}

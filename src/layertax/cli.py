@@ -1,26 +1,33 @@
-"""The command line: parse, call the engine, print. Nothing else lives here."""
+"""The command line: declare the commands and their options, call one function per command.
+
+Each command's work lives in layertax.commands (one module per command); the options
+are declared here and handed over as they are, and the exit code comes back.
+"""
 from __future__ import annotations
 
 import os
 import sys
-import time
 from pathlib import Path
 
 import click
-from rich.table import Table
 
-from layertax import experiments, output, paths
-from layertax.engine.settings import QUICK, Settings
-from layertax.errors import LayertaxError, UsageError
+from layertax import experiments
+from layertax.commands.options import CONTEXT, export_options, export_values
+from layertax.engine.measure.settings import QUICK, Settings
+from layertax.errors import LayertaxError
 from layertax.version import full_version
 
 _D = Settings()   # defaults, shown in --help
-CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
 def _version(f):
     return click.version_option(full_version(), "--version", "-V", prog_name="layertax",
                                 message="%(prog)s %(version)s")(f)
+
+
+def _exit(code: int) -> None:
+    if code:
+        raise click.exceptions.Exit(code)
 
 
 @click.group(context_settings=CONTEXT)
@@ -35,27 +42,9 @@ def cli(debug: bool) -> None:
 @_version
 def list_cmd() -> None:
     """List the experiments: what each asks, and its classic source and figures."""
-    out = output.console()
-    for exp in experiments.registry().values():
-        c = exp.classic
-        out.print(f"[bold]{exp.name}[/bold] - {exp.title}")
-        out.print(f"  asks: {exp.question}")
-        out.print(f"  cases: {', '.join(case.name for case in exp.cases)} (baseline: {exp.baseline})")
-        out.print(f"  classic: {c.source}, {c.year}; {c.machine}")
-        figures = ", ".join(f"{f.label} {f.value:g} ({r:.2f}x)" for f, r in zip(c.figures, c.ratios().values()))
-        out.print(f"  then ({c.unit}): {figures}" if figures else f"  then: {c.conclusion}")
-        out.print()
+    from layertax.commands import listing
 
-
-def _export_options(f):
-    f = click.option("--export-html", type=click.Path(dir_okay=False), help="Also write a self-contained HTML report "
-                     "(charts, the raw tables behind them, the machine and the command) here.")(f)
-    f = click.option("--export-pyperf", type=click.Path(dir_okay=False), help="Also write pyperf's JSON here (one "
-                     "benchmark per timed case, one run per round), for `pyperf compare_to` and `pyperf stats`.")(f)
-    f = click.option("--export-csv", type=click.Path(dir_okay=False), help="Also write one CSV row per case here.")(f)
-    f = click.option("--export-markdown", type=click.Path(dir_okay=False), help="Also write the tables as Markdown here.")(f)
-    f = click.option("--export-json", type=click.Path(dir_okay=False), help="Also write the full result (raw samples) here.")(f)
-    return f
+    _exit(listing.run())
 
 
 @cli.command(context_settings=CONTEXT)
@@ -82,125 +71,27 @@ def _export_options(f):
                    "chain of functions down to the system call; deterministic, independent of machine noise.")
 @click.option("--no-syscalls", is_flag=True, help="Skip the separate strace run that counts each case's system "
               "calls per operation (the timed runs are never traced).")
-@_export_options
+@export_options
 def run(experiment_names, quick, runs, warmup, burst, min_time, case_globs, timeout, seed, cpu, no_pin,
-        no_priority, no_save, metric, no_syscalls, export_json, export_markdown, export_csv, export_pyperf, export_html,
-        **experiment_options) -> None:
+        no_priority, no_save, metric, no_syscalls, **options) -> None:
     """Run experiments (all of them if none is named) and print a table per experiment.
 
     Every run is saved as JSON under $XDG_DATA_HOME/layertax/runs/ with its raw samples,
     and recorded in the history. Ctrl-C keeps the rounds that finished.
     """
-    from layertax.engine import run as engine_run
+    from layertax.commands import run as running
 
-    chosen = [experiments.get(n) for n in dict.fromkeys(experiment_names)] or list(experiments.registry().values())
-    settings = engine_run.Settings(**(engine_run.QUICK if quick else {}), quick=quick, timeout=timeout, seed=seed,
-                                   raise_priority=not no_priority, count_syscalls=not no_syscalls, metric=metric)
-    if metric == "instructions":
-        from layertax.engine import instructions
-
-        if not instructions.available():
-            raise UsageError("--metric instructions needs valgrind: install it (Debian: apt-get install valgrind)")
-    explicit = {"runs": runs, "warmup": warmup, "burst": burst,
-                 "min_sample_ns": None if min_time is None else int(min_time * 1e9)}
-    for name, value in explicit.items():
-        if value is not None:
-            setattr(settings, name, value)
-    settings.runs_given = runs is not None
-    settings.given = tuple(name for name, value in explicit.items() if value is not None)
-    settings.options = _experiment_options(chosen, experiment_options)
-    settings.cpu = None if no_pin else (cpu if cpu is not None else engine_run.default_cpu())
-    if settings.cpu is not None and settings.cpu not in os.sched_getaffinity(0):
-        raise UsageError(f"--cpu {settings.cpu}: this process may only use CPUs {sorted(os.sched_getaffinity(0))}")
-    settings.validate()
-    if metric == "instructions" and all(exp.measure is not None for exp in chosen):
-        raise UsageError(f"--metric instructions does not apply to {', '.join(e.name for e in chosen)}: it counts "
-                         "kernel loops, and these experiments measure their own way (whole process launches, a "
-                         "correctness matrix)")
-    if case_globs:
-        matching = []
-        for exp in chosen:
-            try:
-                engine_run.select_cases(exp, case_globs)
-                matching.append(exp)
-            except UsageError:
-                pass
-        if not matching:
-            raise UsageError(f"no case matches {', '.join(case_globs)} in {', '.join(e.name for e in chosen)}")
-        chosen = matching
-    exports = output.export_paths(export_json, export_markdown, export_csv, export_pyperf, export_html)
-    code = _run(chosen, settings, case_globs, exports, save=not no_save)
-    if code:
-        raise click.exceptions.Exit(code)
-
-
-def _experiment_options(chosen, values: dict) -> dict:
-    """{experiment: {option: value}} from run's experiment-owned options (named "<experiment>__<option>");
-    an option given for an experiment that is not being run is a usage error, not silently ignored."""
-    names = {e.name for e in chosen}
-    by_experiment: dict[str, dict] = {}
-    for key, value in values.items():
-        owner, option = key.split("__", 1)
-        given = value not in (None, False, ())
-        if given and owner not in names:
-            flag = "--" + option.replace("_", "-")
-            raise UsageError(f"{flag} belongs to the {owner} experiment, which is not being run (add it: "
-                             f"`layertax run {owner} {flag} ...`)")
-        by_experiment.setdefault(owner, {})[option] = value
-    return by_experiment
-
-
-def _run(chosen, settings, case_globs, exports, save: bool) -> int:
-    from layertax.engine import instructions, kernels, machine, results
-    from layertax.engine.run import Scheduler, settings_dict
-    from layertax.progress import RichProgress
-    from layertax.report import terminal
-
-    out, err = output.console(), output.console(stderr=True)
-    with output.busy("building kernels"):
-        prepared = kernels.prepare(chosen, paths.cache_dir())
-        fingerprint = machine.fingerprint()
-    doc = output.new_document(None, fingerprint)
-    saved_path = results.default_path(paths.runs_dir(), doc | {"experiments": [{"name": e.name} for e in chosen]})
-    scheduler = Scheduler(settings, RichProgress(err), note=lambda message: err.print(message, style="dim"))
-    doc["settings"] = settings_dict(settings)
-    counting_instructions = settings.metric == "instructions"
-    if counting_instructions:
-        doc["settings"]["method"] = instructions.METHOD
-    interrupted = False
-    for exp in chosen:
-        kmap = {k.name: prepared[(exp.name, k.name)] for k in exp.kernels}
-        if exp.measure is not None:  # measured its own way (e.g. process launches), not by kernels
-            if counting_instructions:
-                err.print(f"{exp.name}: measured its own way, not by kernel loops; --metric instructions does not apply "
-                          f"(see `layertax {exp.name} --help`)", style="yellow")
-                continue
-            result, interrupted = exp.measure(exp, settings, RichProgress(err), paths.cache_dir())
-        elif counting_instructions:
-            result, interrupted = instructions.measure_experiment(exp, kmap, case_globs, settings, RichProgress(err),
-                                                                  note=lambda message: err.print(message, style="dim"))
-        else:
-            result, interrupted = scheduler.run_experiment(exp, kmap, case_globs)
-        doc["experiments"].append(result)
-        if save:  # after every experiment, so an interruption or crash keeps what finished
-            results.save(doc, saved_path)
-        if interrupted:
-            break
-    doc["complete"] = not interrupted
-    output.keep(doc, out, save, exports, saved_path, show=lambda: terminal.render(doc, out))
-    if interrupted:
-        err.print("interrupted: kept the rounds that finished" + ("; saved above" if save else ""))
-        return 130
-    failed = [c["name"] for e in doc["experiments"] for c in e["cases"] if c["status"] == "failed"]
-    if failed:
-        err.print(f"layertax: {len(failed)} case(s) failed: {', '.join(failed)}")
-        return 1
-    return 0
+    exports = export_values(options)
+    own = {key: value for key, value in options.items() if "__" in key}
+    settings = {"quick": quick, "runs": runs, "warmup": warmup, "burst": burst, "min_time": min_time,
+                "timeout": timeout, "seed": seed, "cpu": cpu, "pin": not no_pin, "raise_priority": not no_priority,
+                "count_syscalls": not no_syscalls, "metric": metric}
+    _exit(running.run(experiment_names, case_globs, settings, own, exports, save=not no_save))
 
 
 def _launch_options(f):
     """The options every command built on the launch timer shares."""
-    f = _export_options(f)
+    f = export_options(f)
     f = click.option("--no-save", is_flag=True, help="Do not save the run or record it in the history.")(f)
     f = click.option("--no-priority", is_flag=True, help="Do not try to raise the launches' priority.")(f)
     f = click.option("--no-pin", is_flag=True, help="Do not pin the launches to a CPU.")(f)
@@ -210,35 +101,9 @@ def _launch_options(f):
     return f
 
 
-def _launch_settings(runs, warmup, timeout, seed, no_pin, no_priority):
-    import random
-
-    from layertax.engine import launch as launch_engine
-    from layertax.engine.run import default_cpu
-
-    return launch_engine.LaunchSettings(runs=runs, warmup=warmup, timeout=timeout,
-                                        cpu=None if no_pin else default_cpu(), raise_priority=not no_priority,
-                                        seed=seed or random.SystemRandom().randrange(1, 2**32))
-
-
-def _finish_launch_command(result: dict, settings, what: str, extra: str, save: bool, exports) -> None:
-    """Prints, saves and exports a launch-timer result; exits 130 if interrupted, 1 if a case failed."""
-    from layertax.engine import machine
-    from layertax.report import terminal
-
-    s = settings
-    method = {"runs": s.runs, "warmup": s.warmup, "burst": 1, "min_sample_ns": 0, "seed": s.seed, "cpu": s.cpu,
-              "timeout": s.timeout,
-              "method": f"{s.runs} launches per {what} after {s.warmup} warm-up, {what}s alternating in shuffled "
-                        f"rounds (seed {s.seed}), posix_spawn, cpu {s.cpu if s.cpu is not None else 'not pinned'}"
-                        + extra}
-    out = output.console()
-    doc = output.new_document(method, machine.fingerprint(), [result], complete=not result["interrupted"])
-    output.keep(doc, out, save, exports, show=lambda: terminal.render(doc, out))
-    if result["interrupted"]:
-        raise click.exceptions.Exit(130)
-    if any(c["status"] == "failed" for c in result["cases"]):
-        raise click.exceptions.Exit(1)
+def _timer_options(runs, warmup, timeout, seed, no_pin, no_priority) -> dict:
+    return {"runs": runs, "warmup": warmup, "timeout": timeout, "seed": seed, "pin": not no_pin,
+            "raise_priority": not no_priority}
 
 
 @cli.command(context_settings={**CONTEXT, "ignore_unknown_options": True, "allow_interspersed_args": False})
@@ -252,7 +117,7 @@ def _finish_launch_command(result: dict, settings, what: str, extra: str, save: 
 @_launch_options
 @click.argument("command", nargs=-1, type=click.UNPROCESSED, required=True)
 def launch(command, runs, warmup, timeout, ignore_failure, no_stamp, seed, no_pin, no_priority, no_save,
-           export_json, export_markdown, export_csv, export_pyperf, export_html) -> None:
+           **exports) -> None:
     """Time how long COMMAND takes to start (spawn->main) and to exit.
 
     \b
@@ -263,28 +128,10 @@ def launch(command, runs, warmup, timeout, ignore_failure, no_stamp, seed, no_pi
     cost is measured against an empty program in the same run and reported. Nothing
     runs through a shell.
     """
-    from layertax.engine import launch as launch_engine
-    from layertax.engine import launch_commands
-    from layertax.progress import RichProgress
+    from layertax.commands import launch as launching
 
-    argv = list(command)
-    if argv and argv[0] == "--":
-        argv = argv[1:]
-    groups = [[]]
-    for token in argv:
-        if token == "--vs":
-            groups.append([])
-        else:
-            groups[-1].append(token)
-    if len(groups) > 2:
-        raise UsageError("--vs can be given once (A --vs B)")
-    commands = [launch_commands.resolve(g, "COMMAND" if i == 0 else "--vs") for i, g in enumerate(groups)]
-    exports = output.export_paths(export_json, export_markdown, export_csv, export_pyperf, export_html)
-    settings = _launch_settings(runs, warmup, timeout, seed, no_pin, no_priority)
-    tools = launch_engine.tools(paths.cache_dir())
-    result = launch_commands.measure(commands, settings, tools, ignore_failure, not no_stamp,
-                                     RichProgress(output.console(stderr=True)))
-    _finish_launch_command(result, settings, "command", "", not no_save, exports)
+    timer = _timer_options(runs, warmup, timeout, seed, no_pin, no_priority)
+    _exit(launching.run(list(command), timer, ignore_failure, not no_stamp, not no_save, export_values(exports)))
 
 
 @cli.command(context_settings=CONTEXT)
@@ -301,7 +148,7 @@ def launch(command, runs, warmup, timeout, ignore_failure, no_stamp, seed, no_pi
 @click.argument("binary")
 @click.argument("args", nargs=-1)
 def inspect(binary, args, runs, warmup, timeout, model_file, no_predict, seed, no_pin, no_priority, no_save,
-            export_json, export_markdown, export_csv, export_pyperf, export_html) -> None:
+            **exports) -> None:
     """Why does BINARY take this long to reach main, and what would fix it?
 
     \b
@@ -314,57 +161,20 @@ def inspect(binary, args, runs, warmup, timeout, model_file, no_predict, seed, n
     into exec, loading, relocation and constructors; and prices each fix with the
     `loadtime sweep` cost model. Nothing runs through a shell.
     """
-    from layertax.inspect.measure import STATS_LAUNCHES
-    from layertax.inspect.run import inspect as run_inspect
-    from layertax.progress import RichProgress
+    from layertax.commands import inspect as inspecting
 
-    exports = output.export_paths(export_json, export_markdown, export_csv, export_pyperf, export_html)
-    err = output.console(stderr=True)
-    settings = _launch_settings(runs, warmup, timeout, seed, no_pin, no_priority)
-    result = run_inspect(binary, list(args), settings, model_file, not no_predict, lambda: RichProgress(err),
-                         lambda m: err.print(m, style="dim"))
-    _finish_launch_command(result, settings, "variant", f"; {STATS_LAUNCHES} LD_DEBUG=statistics launches per variant",
-                           not no_save, exports)
+    timer = _timer_options(runs, warmup, timeout, seed, no_pin, no_priority)
+    _exit(inspecting.run(binary, list(args), timer, model_file, not no_predict, not no_save,
+                         export_values(exports)))
 
 
 @cli.command(context_settings=CONTEXT)
 @_version
 def doctor() -> None:
     """Describe this machine and say what would make measurements steadier."""
-    from layertax.engine import machine, toolchain
+    from layertax.commands import doctor as doctoring
 
-    out = output.console()
-    fp = machine.fingerprint()
-    t = Table(title="machine", show_header=False, title_justify="left")
-    t.add_column("key", style="bold")
-    t.add_column("value")
-    for key, value in fp.items():
-        if key in ("mitigations", "tools"):
-            continue
-        t.add_row(key, "-" if value in (None, "", []) else str(value))
-    out.print(t)
-    tools = Table(title="tools", show_header=False, title_justify="left")
-    tools.add_column("tool", style="bold")
-    tools.add_column("version")
-    for name, version in fp["tools"].items():
-        tools.add_row(name, version)
-    out.print(tools)
-    vulnerable = {k: v for k, v in fp["mitigations"].items() if v.lower() != "not affected"}
-    if vulnerable:
-        out.print("[bold]CPU vulnerabilities[/bold] (mitigations tax every system call and context switch):")
-        for k, v in vulnerable.items():
-            out.print(f"  {k}: {v}")
-    before = machine.cpu_times()
-    time.sleep(1.0)
-    activity = machine.cpu_activity(before, machine.cpu_times())
-    out.print("\n[bold]for steadier measurements[/bold]")
-    marks = {"ok": "[green]ok[/green]  ", "warn": "[yellow]warn[/yellow]", "info": "[blue]info[/blue]"}
-    for level, message in machine.advice(fp, activity):
-        out.print(f"  {marks[level]} {message}")
-    missing = [toolchain.hint(n) for n in ("cc", "liburing", "clang", "lld", "mold", "musl-gcc", "valgrind", "strace")
-               if not toolchain.available(n)]
-    for line in missing:
-        out.print(f"  [blue]info[/blue] {line}")
+    _exit(doctoring.run())
 
 
 @cli.command(context_settings=CONTEXT)
@@ -372,20 +182,9 @@ def doctor() -> None:
 @click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True, help="Show at most this many runs.")
 def history(limit: int) -> None:
     """List saved runs, newest first."""
-    from layertax.engine import history as hist
+    from layertax.commands import history as listing_history
 
-    rows = hist.runs(paths.history_db(), limit)
-    out = output.console()
-    if not rows:
-        out.print("no runs yet: `layertax run` saves one")
-        return
-    t = Table(title_justify="left")
-    for col in ("id", "created", "experiments", "complete", "version", "machine", "file"):
-        t.add_column(col)
-    for r in rows:
-        t.add_row(str(r["id"]), r["created"], r["experiments"], "yes" if r["complete"] else "no",
-                  r["version"], r["machine"], r["path"])
-    out.print(t)
+    _exit(listing_history.run(limit))
 
 
 @cli.command(context_settings=CONTEXT)
@@ -408,50 +207,9 @@ def compare(files, vs_history, threshold) -> None:
     over all cases compared, together with the interval and the noise band; a geometric-mean row
     per experiment. Warns, and says how, when the two machines differ.
     """
-    from layertax.engine import compare as comparing
-    from layertax.engine import history as hist
-    from layertax.engine import results
-    from layertax.report import comparison
+    from layertax.commands import compare as comparing
 
-    if vs_history is None and len(files) < 2:
-        raise UsageError("compare needs two result files (A B), or --vs-history N")
-    if vs_history is not None and len(files) > 1:
-        raise UsageError("--vs-history compares one run with its history: give at most one FILE")
-    if vs_history is not None:
-        if files:
-            subject_path = files[0]
-        else:
-            newest = hist.runs(paths.history_db(), 1)
-            if not newest:
-                raise UsageError("no saved runs yet: `layertax run` saves one")
-            subject_path = Path(newest[0]["path"])
-        subject = results.load(subject_path)
-        earlier = hist.previous(paths.history_db(), subject, subject_path, vs_history)
-        if earlier is None:
-            raise UsageError(f"no {_ordinal(vs_history)} earlier run of {', '.join(e['name'] for e in subject['experiments'])} "
-                             "on this machine in the history (see `layertax history`)")
-        pairs = [(Path(earlier["path"]), subject_path)]
-    else:
-        pairs = [(files[0], other) for other in files[1:]]
-    out = output.console()
-    loaded = {p: results.load(p) for pair in pairs for p in pair}
-    for i, (a, b) in enumerate(pairs):
-        if i:
-            out.print()
-        doc_a, doc_b = loaded[a], loaded[b]
-        with output.busy(f"comparing {b.name} with {a.name}"):
-            result = comparing.compare_runs(doc_a, doc_b, threshold, _run_label(a, doc_a), _run_label(b, doc_b))
-        if not result.experiments:
-            raise UsageError(f"{a} and {b} have no experiment in common")
-        comparison.render(result, out)
-
-
-def _ordinal(n: int) -> str:
-    return {1: "1st", 2: "2nd", 3: "3rd"}.get(n, f"{n}th")
-
-
-def _run_label(path: Path, doc: dict) -> str:
-    return f"{path} ({doc.get('created', '?')}, layertax {doc.get('layertax_version', '?')})"
+    _exit(comparing.run(files, vs_history, threshold))
 
 
 @cli.command(context_settings=CONTEXT)
@@ -460,59 +218,33 @@ def _run_label(path: Path, doc: dict) -> str:
 @click.option("--html", "html", type=click.Path(dir_okay=False), metavar="OUT.html",
               help="Write one self-contained HTML report of the run(s) (several FILEs: one after another on the "
                    "page, e.g. a timed run and a --metric instructions run).")
-@_export_options
-def report(files, html, export_json, export_markdown, export_csv, export_pyperf, export_html) -> None:
+@export_options
+def report(files, html, **exports) -> None:
     """Print saved runs' tables again, or turn a run into an HTML report or another format.
 
     \b
       layertax report run.json --html report.html
       layertax report timed.json instructions.json --html report.html
     """
-    from layertax.engine import results
-    from layertax.report import terminal
+    from layertax.commands import report as reporting
 
-    if html and export_html:
-        raise UsageError("--html and --export-html are the same option: give one")
-    html = html or export_html
-    exports = output.export_paths(export_json, export_markdown, export_csv, export_pyperf)
-    if exports and len(files) > 1:
-        raise UsageError(f"{', '.join(exports)} converts one run: give one FILE (only --html takes several)")
-    html_target = output.export_paths(export_html=html).get("--export-html")
-    docs = [results.load(f) for f in files]
-    output.write_exports(docs[0], exports)   # files before printing: a closed stdout must not lose one
-    if html_target:
-        from layertax.report.html import to_html
-
-        with output.busy(f"writing {html_target.name}"):
-            html_target.write_text(to_html(*docs), encoding="utf-8")
-        exports["--export-html"] = html_target
-    out = output.console()
-    for doc in docs:
-        terminal.render(doc, out)
-    for target in exports.values():
-        out.print(f"wrote: {target.resolve()}", markup=False, highlight=False)
+    _exit(reporting.run(files, html, export_values(exports)))
 
 
 @cli.command("import-hyperfine", context_settings=CONTEXT)
 @_version
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-@_export_options
-def import_hyperfine(file: Path, export_json, export_markdown, export_csv, export_pyperf, export_html) -> None:
+@export_options
+def import_hyperfine(file: Path, **exports) -> None:
     """Bring a hyperfine result (`hyperfine --export-json FILE ...`) into the history.
 
     Each command becomes a case of the experiment "hyperfine", each of its runs a sample,
     so `layertax compare` and `compare --vs-history N` judge hyperfine runs the same way
     as layertax's own (Mann-Whitney U, Holm, the noise band).
     """
-    from layertax.engine import hyperfine, machine
-    from layertax.report import terminal
+    from layertax.commands import imports
 
-    exports = output.export_paths(export_json, export_markdown, export_csv, export_pyperf, export_html)
-    exp = hyperfine.experiment(file)
-    settings = {"method": exp["method"]}
-    doc = output.new_document(settings, machine.fingerprint(), [exp], complete=True)
-    out = output.console()
-    output.keep(doc, out, True, exports, show=lambda: terminal.render(doc, out))
+    _exit(imports.import_hyperfine(file, export_values(exports)))
 
 
 def _add_experiment_commands() -> None:
@@ -521,10 +253,14 @@ def _add_experiment_commands() -> None:
     if getattr(_add_experiment_commands, "done", False):
         return
     _add_experiment_commands.done = True
+    from layertax.commands.kit import CliKit
+
     for exp in experiments.registry().values():
-        if exp.commands is not None:
-            cli.add_command(exp.commands())
-        for option in (exp.run_options() if exp.run_options else ()):
+        commands = exp.hook("commands")
+        if commands is not None:
+            cli.add_command(commands(CliKit()))
+        run_options = exp.hook("run_options")
+        for option in (run_options() if run_options else ()):
             option.name = f"{exp.name}__{option.name}"
             option.help = f"[{exp.name}] {option.help or ''}"
             run.params.append(option)

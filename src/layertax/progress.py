@@ -1,8 +1,15 @@
-"""The progress bar the CLI shows while the engine runs (on stderr, only on a terminal)."""
+"""Progress while long work runs: the bar the CLI shows (on stderr, only on a terminal), and
+the sink that shows nothing. Both fit experiment.ProgressSink."""
 from __future__ import annotations
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+
+class NoProgress:
+    def start(self, experiment: str, total: int) -> None: pass
+    def step(self, description: str) -> None: pass
+    def finish(self) -> None: pass
 
 
 class RichProgress:

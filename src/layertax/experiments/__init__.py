@@ -9,7 +9,7 @@ import pkgutil
 from functools import cache
 
 from layertax.errors import UsageError
-from layertax.experiments.base import Experiment
+from layertax.experiment import Experiment
 
 
 @cache

@@ -20,8 +20,11 @@ import os
 import signal
 import statistics
 
-from layertax.engine import analyze, launch, loaderview, machine
-from layertax.engine.launch_commands import EMPTY, EMPTY_STAMPED, preload_cost, preload_env
+from layertax.engine import machine
+from layertax.engine.analysis import analyze
+from layertax.loader import launch, loaderview
+from layertax.loader.launches import launch_cases
+from layertax.loader.stamp import EMPTY, EMPTY_STAMPED, preload_cost, preload_env
 
 LAZY = "lazy"
 NOW = "now (LD_BIND_NOW=1)"
@@ -62,39 +65,29 @@ def measure(argv: list[str], dynamic: bool, settings: launch.LaunchSettings, too
             progress=None, reference: str | None = None) -> dict:
     chosen = targets(argv, dynamic, tools, reference)
     stats_targets = [t for t in chosen if t.name not in (EMPTY, EMPTY_STATIC, REFERENCE)] if dynamic else []
-    if progress:
-        progress.start("inspect", (settings.runs + settings.warmup) * len(chosen) + 2)
-    cpu_before = machine.cpu_times()
-    run = launch.LaunchRun()
-    stats, order = {}, {"status": "none", "order": []}
-    try:
-        run = launch.run(chosen, settings, tools,
-                         on_launch=(lambda line: progress.step(f"{line['variant']} round {line['round'] + 1}"))
-                         if progress else None)
+    views: dict = {"statistics": {}, "order": {"status": "none", "order": []}}
+
+    def glibc_views(run: launch.LaunchRun) -> None:
         live = [t for t in stats_targets if t.name not in run.failures]
-        if live and not run.interrupted:
-            if progress:
-                progress.step("LD_DEBUG=statistics")
-            tsc = launch.tsc_per_ns(tools)
-            stats = loaderview.statistics(live, tools, settings, tsc, machine.libc_version(),
-                                          launches=STATS_LAUNCHES, wall_key="first_init_ns")
-            if progress:
-                progress.step("LD_DEBUG=files")
-            if LAZY not in run.failures:
-                order = loaderview.init_order(chosen[0], tools, settings)
-    except KeyboardInterrupt:  # keep the launches that finished; glibc's views are simply missing
-        run.interrupted = True
-    finally:
+        if not live:
+            return
         if progress:
-            progress.finish()
+            progress.step("LD_DEBUG=statistics")
+        tsc = launch.tsc_per_ns(tools)
+        views["statistics"] = loaderview.statistics(live, tools, settings, tsc, machine.libc_version(),
+                                                    launches=STATS_LAUNCHES, wall_key="first_init_ns")
+        if progress:
+            progress.step("LD_DEBUG=files")
+        if LAZY not in run.failures:
+            views["order"] = loaderview.init_order(chosen[0], tools, settings)
+
+    # Interrupted during glibc's views: the launches that finished are kept, the views are missing.
+    launched = launch_cases(chosen, settings, tools, progress, "inspect", extra_steps=2, then=glibc_views,
+                            describe_failure=describe_failure)
     cases, controls = [], []
     for t in chosen:
-        samples = [launch.sample(x) for x in run.of(t.name)]
-        failed = run.failures.get(t.name)
-        case = {"name": t.name, "kernel": "launch", "language": "-", "descriptor": None, "argv": list(t.argv),
-                "env": dict(t.env), "status": "failed" if failed else "ok",
-                "reason": describe_failure(failed) if failed else None, "samples": samples,
-                "loader": stats.get(t.name, [])}
+        case = launched.cases[t.name]
+        case["loader"] = views["statistics"].get(t.name, [])
         if t.name in CONTROLS:
             case["layer"] = "control"
             controls.append(case)
@@ -107,9 +100,9 @@ def measure(argv: list[str], dynamic: bool, settings: launch.LaunchSettings, too
     result = {"name": "inspect", "title": "start-up of " + os.path.basename(argv[0]), "metric": "main_ns" if stamped else "exit_ns",
               "unit": "spawn->main" if stamped else "spawn->exit", "baseline": LAZY, "classic": None,
               "question": f"Why does {os.path.basename(argv[0])} take this long to reach main, and what would fix it?",
-              "cases": cases, "controls": controls, "interrupted": run.interrupted,
-              "launch": {"descriptor": run.descriptor, "stamp": "native/stamp.c (preloaded) and native/first.c"},
-              "init_order": order, "cpu_activity": machine.cpu_activity(cpu_before, machine.cpu_times()), "notes": []}
+              "cases": cases, "controls": controls, "interrupted": launched.interrupted,
+              "launch": {"descriptor": launched.run.descriptor, "stamp": "native/stamp.c (preloaded) and native/first.c"},
+              "init_order": views["order"], "cpu_activity": launched.cpu_activity, "notes": []}
     analyze.analyze(result)
     result["preload_cost"] = preload_cost(result) if dynamic else None
     return result

@@ -20,8 +20,10 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from layertax.engine import costmodel
 from layertax.errors import LayertaxError
+from layertax.experiments.loadtime import api as loadtime
+from layertax.experiments.loadtime.api import SWEEP_NAME
+from layertax.loader import costmodel
 
 CORE_REGRESSORS = ("relative_relocations", "symbol_lookups", "libraries")
 # Priced only when the sweep had a SysV-hash variant (older saved sweeps did not);
@@ -33,10 +35,10 @@ STATIC_REGRESSORS = CORE_REGRESSORS + OPTIONAL_REGRESSORS
 def saved_sweep(machine_id: str | None) -> tuple[dict, str] | None:
     """The newest complete loadtime sweep run on this machine: (document, path)."""
     from layertax import paths
-    from layertax.engine import history, results
+    from layertax.engine.store import history, results
 
     for row in history.runs(paths.history_db()):
-        if "loadtime-sweep" not in row["experiments"].split(",") or not row["complete"]:
+        if SWEEP_NAME not in row["experiments"].split(",") or not row["complete"]:
             continue
         if machine_id and row["machine_id"] != machine_id:
             continue
@@ -48,16 +50,16 @@ def saved_sweep(machine_id: str | None) -> tuple[dict, str] | None:
 
 
 def load_sweep(path: Path) -> dict:
-    from layertax.engine import results
+    from layertax.engine.store import results
 
     doc = results.load(path)
-    if not any(e.get("name") == "loadtime-sweep" for e in doc.get("experiments", [])):
+    if not any(e.get("name") == SWEEP_NAME for e in doc.get("experiments", [])):
         raise LayertaxError(f"{path}: not a `layertax loadtime sweep` result")
     return doc
 
 
 def fit(doc: dict, source: str) -> dict:
-    exp = next(e for e in doc["experiments"] if e.get("name") == "loadtime-sweep")
+    exp = next(e for e in doc["experiments"] if e.get("name") == SWEEP_NAME)
     model = costmodel.fit(exp["points"], regressors=STATIC_REGRESSORS)
     model["source"] = source
     model["sweep_created"] = doc.get("created")
@@ -91,20 +93,11 @@ REFERENCE_VARIANT = {"gold": "ld-gold", "lld": "ld-lld", "mold": "ld-mold"}
 def reference_program(cache_root: Path, linker: str = "GNU ld") -> tuple[Path, str]:
     """Builds (or finds in the cache) the reference program: (path, its variant). Built by the
     same linker when that linker is installed, else by GNU ld. Raises LayertaxError."""
-    from layertax.engine.build import BuildFailed
-    from layertax.experiments.loadtime import generate, variants
-    from layertax.experiments.loadtime.measure import build_variants
-
-    shape = generate.Shape(**REFERENCE_SHAPE)
     for name in dict.fromkeys((REFERENCE_VARIANT.get(linker, "default"), "default")):
-        variant = variants.by_name(name)
-        try:
-            tree, _ = build_variants(shape, [variant], cache_root)
-        except BuildFailed:
-            continue
-        if (tree / variant.program()).is_file():
-            return tree / variant.program(), name
-    raise BuildFailed("the reference program could not be built")
+        program = loadtime.build_program(REFERENCE_SHAPE, name, cache_root)
+        if program is not None:
+            return program, name
+    raise LayertaxError("the reference program could not be built")
 
 
 def scaled(model: dict, factor: float) -> dict:

@@ -5,10 +5,14 @@ import os
 import statistics
 from pathlib import Path
 
-from layertax.engine import analyze, launch
-from layertax.engine.launch_commands import EMPTY, EMPTY_STAMPED
+from layertax import paths
+from layertax.engine import machine
+from layertax.engine.analysis import analyze
+from layertax.engine.store import runs
 from layertax.errors import LayertaxError, UsageError
 from layertax.inspect import measure, model, split, static, tables
+from layertax.loader import launch
+from layertax.loader.stamp import EMPTY, EMPTY_STAMPED
 
 
 def resolve_binary(name: str) -> Path:
@@ -57,9 +61,6 @@ def lookup_check(result: dict, pic, empty_pic) -> list[dict]:
 
 def inspect(binary: str, args: list[str], lsettings: launch.LaunchSettings, model_file: Path | None,
             predict: bool, progress_factory, say) -> dict:
-    from layertax import paths
-    from layertax.engine import machine
-
     path = resolve_binary(binary)
     program = static.elfinfo.read(path)
     why_not = static.runnable_here(program)
@@ -90,16 +91,16 @@ def inspect(binary: str, args: list[str], lsettings: launch.LaunchSettings, mode
             result["lookup_check"] = lookup_check(result, pic, empty_pic)
             if predict and not result["interrupted"]:
                 ref = (static.picture(Path(reference), preload=preload), reference_variant) if reference else None
-                result["prediction"] = _predict(result, pic, empty_pic, ref, stamp_paths, model_file, machine, say)
+                result["prediction"] = _predict(result, pic, empty_pic, ref, stamp_paths, model_file, progress_factory, say)
     result["tables"] = tables.all_tables(result, pic.without(stamp_paths))
     result["notes"] += tables.notes(result)
     return result
 
 
-def _model(model_file: Path | None, machine_mod, say) -> dict:
+def _model(model_file: Path | None, progress_factory, say) -> dict:
     if model_file is not None:
         return model.fit(model.load_sweep(model_file), str(model_file))
-    fingerprint = machine_mod.fingerprint()
+    fingerprint = machine.fingerprint()
     saved = model.saved_sweep(fingerprint.get("machine_id"))
     if saved is not None:
         doc, where = saved
@@ -108,14 +109,11 @@ def _model(model_file: Path | None, machine_mod, say) -> dict:
             return fitted
     say("no usable loadtime sweep saved for this machine: running a quick calibration "
         "(`layertax loadtime sweep` runs a fuller one)")
-    from layertax import output
-    from layertax.experiments.loadtime import sweep
-    from layertax.progress import RichProgress
+    from layertax.experiments.loadtime import api as loadtime
 
-    doc = sweep.run(sweep.QUICK_CALIBRATION, sweep.QUICK_VARIANTS, 15,
-                    lambda: RichProgress(output.console(stderr=True)), say)
+    doc = loadtime.calibration_sweep(progress_factory, say)
     if doc["complete"]:
-        output.keep(doc, output.console(stderr=True), True, {})
+        say(f"saved: {runs.save_run(doc)}")
     return model.fit(doc, "a quick calibration sweep run now")
 
 
@@ -135,8 +133,8 @@ def _calibration(fitted: dict, by_name: dict, reference, pic, empty_pic) -> dict
             "factor": measured / predicted}
 
 
-def _predict(result, pic, empty_pic, reference, stamp_paths, model_file, machine_mod, say) -> dict:
-    fitted = _model(model_file, machine_mod, say)
+def _predict(result, pic, empty_pic, reference, stamp_paths, model_file, progress_factory, say) -> dict:
+    fitted = _model(model_file, progress_factory, say)
     problem = model.usable(fitted)
     out = {"model": fitted, "status": "ok" if problem is None else "unusable", "reason": problem}
     if problem is not None:

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import statistics
 
-from layertax.engine import analyze
-from layertax.engine.launch_commands import EMPTY_STAMPED
+from layertax.engine.analysis import analyze
+from layertax.loader.launch_command import EMPTY_STAMPED
 from layertax.inspect.measure import median_reading
 
 

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from layertax.engine import analyze
+from layertax.engine.analysis import analyze
 from layertax.inspect import measure, split as split_mod
-from layertax.report.format import duration
+from layertax.units import duration
 
 
 def _n(v) -> str:

@@ -7,8 +7,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from layertax.engine.compare import Comparison, ExperimentComparison, Row
-from layertax.report import format as fmt
+from layertax.engine.analysis.compare import Comparison, ExperimentComparison, Row
+from layertax import units
 
 VERDICT_STYLE = {"slower": "bold red", "faster": "bold green", "no difference": "dim"}
 
@@ -16,7 +16,7 @@ VERDICT_STYLE = {"slower": "bold red", "faster": "bold green", "no difference": 
 def _figure(value: float, method: str) -> str:
     if math.isnan(value):
         return ""
-    return f"{value:,.1f}" if method == "instructions" else fmt.duration(value)
+    return f"{value:,.1f}" if method == "instructions" else units.duration(value)
 
 
 def _ratio(row: Row) -> str:

@@ -14,6 +14,7 @@ import shlex
 
 import jinja2
 
+from layertax import units
 from layertax.report import format as fmt
 from layertax.report import plots
 
@@ -72,8 +73,8 @@ def headline(exp: dict) -> dict:
     if not rows:
         return {"then": classic.get("conclusion", ""), "now": "", "label": ""}
     top = max(rows, key=lambda r: abs(math.log(r["then_ratio"])) if r["then_ratio"] > 0 else 0)   # farthest from 1x
-    return {"label": top["label"], "then": fmt.ratio(top["then_ratio"]),
-            "now": fmt.ratio_with_ci(top["now_ratio"]) if top["now_ratio"] else "no counterpart measured",
+    return {"label": top["label"], "then": units.ratio(top["then_ratio"]),
+            "now": units.ratio_with_ci(top["now_ratio"]) if top["now_ratio"] else "no counterpart measured",
             "counterpart": top["counterpart"] or "-"}
 
 
@@ -97,8 +98,8 @@ def _experiment(exp: dict) -> dict:
         "sweep": _chart(plots.sweep(exp)),
         "tables": [_extra_table(t) for t in exp.get("tables", []) if t["rows"]],
         "classic": exp.get("classic") or {}, "conclusion": (exp.get("classic") or {}).get("conclusion"),
-        "classic_now": [{"label": r["label"], "then_value": f"{r['then_value']:g}", "then": fmt.ratio(r["then_ratio"]),
-                         "counterpart": r["counterpart"] or "-", "now": fmt.ratio_with_ci(r["now_ratio"]),
+        "classic_now": [{"label": r["label"], "then_value": f"{r['then_value']:g}", "then": units.ratio(r["then_ratio"]),
+                         "counterpart": r["counterpart"] or "-", "now": units.ratio_with_ci(r["now_ratio"]),
                          "why": r["why"]} for r in exp.get("classic_now") or []],
         "details": details, "problems": fmt.problems(exp), "noise": fmt.noise_lines(exp),
         "interrupted": exp.get("interrupted", False),
@@ -114,7 +115,7 @@ def noise_floor(doc: dict) -> list[str]:
             lines.append(f"{exp['name']}: {h}")
         empty = next((c for c in exp["cases"] if c["name"] == "empty" and c.get("stats")), None)
         if empty and exp.get("metric") == "main_ns":
-            lines.append(f"{exp['name']}: an empty program reaches main in {fmt.duration(empty['stats']['median'])} "
+            lines.append(f"{exp['name']}: an empty program reaches main in {units.duration(empty['stats']['median'])} "
                          f"(median of {empty['stats']['n']} launches)")
     return lines
 

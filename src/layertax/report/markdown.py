@@ -1,6 +1,7 @@
 """The Markdown export: the same tables as the terminal, pasteable into an issue or docs/."""
 from __future__ import annotations
 
+from layertax import units
 from layertax.report import format as fmt
 
 
@@ -52,8 +53,8 @@ def to_markdown(doc: dict) -> str:
             c = exp["classic"]
             lines += ["", f"Then: {c['source']} ({c['year']}), {c['machine']}.", ""]
             lines += _table(["classic layer", f"then ({c['unit']})", "then ratio", "today", "now ratio"],
-                            [[r["label"], f"{r['then_value']:g}", fmt.ratio(r["then_ratio"]),
-                              r["counterpart"] or "-", fmt.ratio_with_ci(r["now_ratio"])]
+                            [[r["label"], f"{r['then_value']:g}", units.ratio(r["then_ratio"]),
+                              r["counterpart"] or "-", units.ratio_with_ci(r["now_ratio"])]
                              for r in exp["classic_now"]])
         for table in exp.get("tables", []):
             if table["rows"]:

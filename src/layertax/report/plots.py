@@ -13,8 +13,8 @@ import numpy as np
 from matplotlib import rcParams
 from matplotlib.figure import Figure
 
-from layertax.engine import analyze
-from layertax.report import format as fmt
+from layertax.engine.analysis import analyze
+from layertax import units
 
 BAR = "#4c72b0"          # the bars (the Chromium test looks for this colour)
 THEN = "#dd8452"         # the classic's ratio, placed where today's case would be if it still held
@@ -61,7 +61,7 @@ def throughput(exp: dict, cases: list[dict]) -> bool:
 
 def _time_scale(values) -> tuple[float, str]:
     """(divisor, unit) that keeps axis numbers readable: the unit of the largest value."""
-    unit, scale = fmt.time_unit(max((v for v in values if v), default=0))
+    unit, scale = units.time_unit(max((v for v in values if v), default=0))
     return scale, unit
 
 

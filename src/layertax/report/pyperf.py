@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 
-from layertax.engine import analyze
+from layertax.engine.analysis import analyze
 
 FORMAT_VERSION = "1.0"
 

@@ -9,6 +9,7 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
+from layertax import units
 from layertax.report import format as fmt
 
 
@@ -76,8 +77,8 @@ def _classic_table(exp: dict) -> Table | None:
     t.add_column("nearest case today")
     t.add_column("now ratio [95% CI]", justify="right")
     for r in rows:
-        t.add_row(r["label"], f"{r['then_value']:g}", fmt.ratio(r["then_ratio"]), r["counterpart"] or "-",
-                  fmt.ratio_with_ci(r["now_ratio"]))
+        t.add_row(r["label"], f"{r['then_value']:g}", units.ratio(r["then_ratio"]), r["counterpart"] or "-",
+                  units.ratio_with_ci(r["now_ratio"]))
     return t
 
 

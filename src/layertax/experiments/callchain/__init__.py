@@ -9,7 +9,7 @@ Java and Node.js. The baseline is the bare system call.
 """
 from pathlib import Path
 
-from layertax.experiments.base import CKernel, Case, Classic, ClassicFigure, Experiment, PythonKernel, RuntimeKernel
+from layertax.experiment import CKernel, Case, Classic, ClassicFigure, Experiment, PythonKernel, RuntimeKernel
 
 KERNELS = (
     CKernel("rename-c", ("kernels/file_pair.c", "kernels/rename.c")),

@@ -12,7 +12,7 @@ against memcpy.
 """
 from pathlib import Path
 
-from layertax.experiments.base import (CKernel, Case, CaseGroup, Classic, ClassicFigure, Experiment,
+from layertax.experiment import (CKernel, Case, CaseGroup, Classic, ClassicFigure, Experiment,
                                        PythonKernel, RuntimeKernel)
 from layertax.experiments.encoding.tables import throughput_table
 

@@ -9,14 +9,8 @@ static-pie, four linkers), timed from posix_spawn to the top of main.
 """
 from pathlib import Path
 
-from layertax.experiments.base import Case, Classic, ClassicFigure, Experiment
+from layertax.experiment import Case, Classic, ClassicFigure, Experiment
 from layertax.experiments.loadtime import variants
-
-
-def _measure(*args, **kwargs):
-    """The measurement, imported on use: the registry loads every experiment at start-up."""
-    from layertax.experiments.loadtime.measure import measure
-    return measure(*args, **kwargs)
 
 CLASSIC = Classic(
     source='Matt Pietrek, "Under the Hood", MSDN Magazine',
@@ -44,12 +38,6 @@ CLASSIC = Classic(
 
 
 
-def _commands():
-    """`layertax loadtime gen|sweep`, imported only when the CLI starts."""
-    from layertax.experiments.loadtime.commands import loadtime_group
-    return loadtime_group
-
-
 CASES = tuple(Case(v.name, "launch", v.what, "c") for v in (*variants.VARIANTS, variants.EMPTY))
 
 EXPERIMENT = Experiment(
@@ -66,6 +54,6 @@ EXPERIMENT = Experiment(
     notes=("spawn->main: posix_spawn until the generated main() stamps CLOCK_MONOTONIC (its first act), "
            "then _exit(0); one launch per variant per round, variants shuffled each round",
            "min is Pietrek's statistic (fastest of N); the median and its CI are layertax's"),
-    measure=_measure,
-    commands=_commands,
+    measure="layertax.experiments.loadtime.measure:measure",
+    commands="layertax.experiments.loadtime.commands:loadtime_commands",
 )

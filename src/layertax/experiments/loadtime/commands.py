@@ -1,4 +1,7 @@
-"""`layertax loadtime gen` and `layertax loadtime sweep`: the loadtime lab's own commands."""
+"""`layertax loadtime gen` and `layertax loadtime sweep`: the loadtime lab's own commands.
+
+The command line lends them what every command shares (experiment.CommandKit), so
+nothing here imports the command line itself."""
 from __future__ import annotations
 
 import os
@@ -11,9 +14,8 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from layertax.cli import CONTEXT
 from layertax.errors import UsageError
-from layertax.output import console as _console
+from layertax.experiment import CommandKit
 
 
 def _shape_options(f):
@@ -38,9 +40,16 @@ def _variant_list(text: str | None) -> list[str] | None:
     return names
 
 
-@click.group("loadtime", context_settings=CONTEXT)
-def loadtime_group() -> None:
-    """Pietrek's load-time program: generate and build it, or sweep its size to fit a cost model."""
+def loadtime_commands(kit: CommandKit) -> click.Group:
+    """The `loadtime` command group (the experiment's commands hook)."""
+
+    @click.group("loadtime", context_settings=kit.context_settings)
+    def loadtime_group() -> None:
+        """Pietrek's load-time program: generate and build it, or sweep its size to fit a cost model."""
+
+    loadtime_group.add_command(_gen_command(kit))
+    loadtime_group.add_command(_sweep_command(kit))
+    return loadtime_group
 
 
 class _NinjaProgress:
@@ -72,74 +81,77 @@ class _NinjaProgress:
         self.progress.update(self.task, completed=done, total=total, description=what[-60:])
 
 
-@loadtime_group.command("gen", context_settings=CONTEXT)
-@_shape_options
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path),
-              help="Directory to create (must not exist). [default: ./loadtime-NxMxK]")
-@click.option("--variants", "variant_names", metavar="LIST",
-              help="Comma-separated variants to build (default: all this machine can build).")
-@click.option("--no-build", is_flag=True, help="Only write the sources and build.ninja.")
-def gen(libs, exports, relocs, name_len, out, variant_names, no_build) -> None:
-    """Write N libraries x M exports x K relocations, a main that references every export,
-    and a build.ninja that builds every variant (`ninja -C DIR VARIANT` rebuilds one)."""
-    from layertax.engine import build, toolchain
-    from layertax.experiments.loadtime import generate, variants
-    from layertax.experiments.loadtime.measure import split_available
+def _gen_command(kit: CommandKit) -> click.Command:
+    @click.command("gen", context_settings=kit.context_settings)
+    @_shape_options
+    @click.option("--out", type=click.Path(file_okay=False, path_type=Path),
+                  help="Directory to create (must not exist). [default: ./loadtime-NxMxK]")
+    @click.option("--variants", "variant_names", metavar="LIST",
+                  help="Comma-separated variants to build (default: all this machine can build).")
+    @click.option("--no-build", is_flag=True, help="Only write the sources and build.ninja.")
+    def gen(libs, exports, relocs, name_len, out, variant_names, no_build) -> None:
+        """Write N libraries x M exports x K relocations, a main that references every export,
+        and a build.ninja that builds every variant (`ninja -C DIR VARIANT` rebuilds one)."""
+        from layertax.engine.build import ninja, toolchain
+        from layertax.experiments.loadtime import generate, variants
+        from layertax.experiments.loadtime.measure import split_available
 
-    shape = generate.Shape(libs, exports, relocs, name_len)
-    shape.validate()
-    names = _variant_list(variant_names)
-    out = out or Path(f"loadtime-{libs}x{exports}x{relocs}" + (f"-n{name_len}" if name_len else ""))
-    out = out.absolute()
-    if out.exists():
-        raise UsageError(f"--out {out}: already exists; name a new directory")
-    parent = out.parent
-    if not parent.is_dir():
-        raise UsageError(f"--out {out}: the parent directory does not exist")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise UsageError(f"--out {out}: cannot write in {parent}")
-    cc = toolchain.find("cc")
-    if cc is None:
-        raise UsageError(toolchain.hint("cc"))
-    chosen, skipped = split_available(names)
-    console, err = _console(), _console(stderr=True)
-    # Everything is written to a temporary sibling and renamed into place at the end,
-    # so a failure or Ctrl-C leaves nothing half-written behind.
-    try:
-        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=parent))
-    except OSError as e:
-        raise UsageError(f"--out {out}: cannot create a directory in {parent}: {e.strerror}") from None
-    try:
-        t0 = time.perf_counter()
-        generate.write_sources(shape, staging)
-        variants.write_ninja(shape, staging, [*chosen, variants.EMPTY], cc.path)
-        t_gen = time.perf_counter() - t0
-        t_build, failed = None, []
-        if not no_build:
-            t1 = time.perf_counter()
-            with _NinjaProgress(err) as bar:
-                ok, log = build.run_ninja(staging, on_line=bar.line)
-            t_build = time.perf_counter() - t1
-            failed = [v.name for v in [*chosen, variants.EMPTY] if not (staging / v.program()).is_file()]
-            if failed:
-                (staging / "build.log").write_text(log)
-        os.rename(staging, out)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    console.print(f"wrote {shape.label()} to {out} in {t_gen:.3f} s")
-    if t_build is not None:
-        built = len(chosen) + 1 - len(failed)
-        console.print(f"built {built} program(s) in {t_build:.2f} s with ninja ({os.cpu_count()} CPUs): "
-                      f"{', '.join(v.name for v in chosen if v.name not in failed)}, empty")
-    for name in failed:
-        console.print(f"failed: {name} (see {out / 'build.log'})", style="bold red")
-    for name, hint in skipped.items():
-        console.print(f"skipped: {name}: {hint}", style="yellow")
-    console.print(f"run one: LAYERTAX_STAMP_FD=1 {out}/out/default/prog | od -An -tu8   "
-                  f"(or time them all: layertax run loadtime)")
-    if failed:
-        raise click.exceptions.Exit(1)
+        shape = generate.Shape(libs, exports, relocs, name_len)
+        shape.validate()
+        names = _variant_list(variant_names)
+        out = out or Path(f"loadtime-{libs}x{exports}x{relocs}" + (f"-n{name_len}" if name_len else ""))
+        out = out.absolute()
+        if out.exists():
+            raise UsageError(f"--out {out}: already exists; name a new directory")
+        parent = out.parent
+        if not parent.is_dir():
+            raise UsageError(f"--out {out}: the parent directory does not exist")
+        if not os.access(parent, os.W_OK | os.X_OK):
+            raise UsageError(f"--out {out}: cannot write in {parent}")
+        cc = toolchain.find("cc")
+        if cc is None:
+            raise UsageError(toolchain.hint("cc"))
+        chosen, skipped = split_available(names)
+        console, err = kit.console(), kit.console(stderr=True)
+        # Everything is written to a temporary sibling and renamed into place at the end,
+        # so a failure or Ctrl-C leaves nothing half-written behind.
+        try:
+            staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=parent))
+        except OSError as e:
+            raise UsageError(f"--out {out}: cannot create a directory in {parent}: {e.strerror}") from None
+        try:
+            t0 = time.perf_counter()
+            generate.write_sources(shape, staging)
+            variants.write_ninja(shape, staging, [*chosen, variants.EMPTY], cc.path)
+            t_gen = time.perf_counter() - t0
+            t_build, failed = None, []
+            if not no_build:
+                t1 = time.perf_counter()
+                with _NinjaProgress(err) as bar:
+                    ok, log = ninja.run_ninja(staging, on_line=bar.line)
+                t_build = time.perf_counter() - t1
+                failed = [v.name for v in [*chosen, variants.EMPTY] if not (staging / v.program()).is_file()]
+                if failed:
+                    (staging / "build.log").write_text(log)
+            os.rename(staging, out)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        console.print(f"wrote {shape.label()} to {out} in {t_gen:.3f} s")
+        if t_build is not None:
+            built = len(chosen) + 1 - len(failed)
+            console.print(f"built {built} program(s) in {t_build:.2f} s with ninja ({os.cpu_count()} CPUs): "
+                          f"{', '.join(v.name for v in chosen if v.name not in failed)}, empty")
+        for name in failed:
+            console.print(f"failed: {name} (see {out / 'build.log'})", style="bold red")
+        for name, hint in skipped.items():
+            console.print(f"skipped: {name}: {hint}", style="yellow")
+        console.print(f"run one: LAYERTAX_STAMP_FD=1 {out}/out/default/prog | od -An -tu8   "
+                      f"(or time them all: layertax run loadtime)")
+        if failed:
+            raise click.exceptions.Exit(1)
+
+    return gen
 
 
 def _parse_vary(items: tuple[str, ...]) -> dict[str, list[int]]:
@@ -160,60 +172,32 @@ def _parse_vary(items: tuple[str, ...]) -> dict[str, list[int]]:
     return dims
 
 
-@loadtime_group.command("sweep", context_settings=CONTEXT)
-@click.option("--vary", "vary", multiple=True, metavar="DIM=V1,V2,...",
-              help="A dimension and its values: libs, exports, relocs or name-len (repeatable; points are the product).")
-@click.option("--variants", "variant_names", default="default,symbolic,hidden,sysv-hash", show_default=True,
-              metavar="LIST", help="Variants measured at every point (several variants separate lookups from "
-                                   "relocations; sysv-hash prices a SysV hash table's search).")
-@click.option("--runs", type=click.IntRange(min=1), default=15, show_default=True, help="Launches per variant per point.")
-@click.option("--no-save", is_flag=True, help="Do not save the result or record it in the history.")
-@click.option("--export-json", type=click.Path(dir_okay=False), help="Also write the result (points, model) here.")
-def sweep(vary, variant_names, runs, no_save, export_json) -> None:
-    """Measure the program at several sizes and fit ns per relative relocation, per symbol
-    lookup, per library, per page fault and per SysV-hashed object searched (least squares
-    on median spawn->main)."""
-    from rich.table import Table
+def _sweep_command(kit: CommandKit) -> click.Command:
+    @click.command("sweep", context_settings=kit.context_settings)
+    @click.option("--vary", "vary", multiple=True, metavar="DIM=V1,V2,...",
+                  help="A dimension and its values: libs, exports, relocs or name-len (repeatable; points are the "
+                       "product).")
+    @click.option("--variants", "variant_names", default="default,symbolic,hidden,sysv-hash", show_default=True,
+                  metavar="LIST", help="Variants measured at every point (several variants separate lookups from "
+                                       "relocations; sysv-hash prices a SysV hash table's search).")
+    @click.option("--runs", type=click.IntRange(min=1), default=15, show_default=True,
+                  help="Launches per variant per point.")
+    @click.option("--no-save", is_flag=True, help="Do not save the result or record it in the history.")
+    @kit.export_options
+    def sweep(vary, variant_names, runs, no_save, **export_options) -> None:
+        """Measure the program at several sizes and fit ns per relative relocation, per symbol
+        lookup, per library, per page fault and per SysV-hashed object searched (least squares
+        on median spawn->main)."""
+        from layertax.experiments.loadtime import sweep as sweep_lib
 
-    from layertax import output
-    from layertax.experiments.loadtime import sweep as sweep_lib
-    from layertax.progress import RichProgress
-    from layertax.report.format import duration
+        dims = _parse_vary(vary)
+        names = _variant_list(variant_names)
+        sweep_lib.shapes_of(dims)  # validates every point before anything is built
+        exports = kit.export_paths(export_options)
+        err = kit.console(stderr=True)
+        doc = sweep_lib.run(dims, names, runs, kit.progress, say=lambda m: err.print(m, style="dim"))
+        kit.keep(doc, not no_save, exports)
+        if doc["experiments"][0]["interrupted"]:
+            raise click.exceptions.Exit(130)
 
-    dims = _parse_vary(vary)
-    names = _variant_list(variant_names)
-    sweep_lib.shapes_of(dims)  # validates every point before anything is built
-    exports = output.export_paths(export_json)
-    console, err = _console(), _console(stderr=True)
-    doc = sweep_lib.run(dims, names, runs, lambda: RichProgress(err), say=lambda m: err.print(m, style="dim"))
-    result = doc["experiments"][0]
-    points, model, interrupted = result["points"], result["model"], result["interrupted"]
-
-    t = Table(title="points (median spawn->main; counts from the files; faults from rusage)", title_justify="left")
-    for col in ("variant", "libs", "exports", "relocs", "spawn->main", "relative", "lookups", "SysV searches",
-                "libraries", "faults"):
-        t.add_column(col, justify="left" if col == "variant" else "right")
-    for p in points:
-        t.add_row(p["variant"], str(p["libs"]), str(p["exports"]), str(p["relocs"]), duration(p["spawn_to_main_ns"]),
-                  f"{p['relative_relocations']:,}", f"{p['symbol_lookups']:,}", f"{p.get('sysv_probes', 0):,}",
-                  str(p["libraries"]),
-                  f"{p['page_faults']:,.0f}")
-    m = Table(title=f"cost model: spawn->main = intercept + sum(slope x count); {model['n_points']} points"
-                    + (f", R^2 {model['r2']:.3f}" if model.get("r2") is not None else ""), title_justify="left")
-    for col in ("term", "ns per unit", "95% CI"):
-        m.add_column(col, justify="left" if col == "term" else "right")
-    for term, c in model.get("coefficients", {}).items():
-        if c is None:
-            m.add_row(term, "not varied", "-")
-        else:
-            m.add_row(term, f"{c['ns_per_unit']:,.1f}", f"{c['ci95'][0]:,.1f} .. {c['ci95'][1]:,.1f}")
-
-    def show() -> None:
-        console.print(t)
-        console.print(m)
-        if model.get("status") != "ok":
-            console.print(f"model: {model.get('reason')}", style="yellow")
-
-    output.keep(doc, console, not no_save, exports, show=show)
-    if interrupted:
-        raise click.exceptions.Exit(130)
+    return sweep

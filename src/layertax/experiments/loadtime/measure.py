@@ -11,11 +11,16 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from layertax.engine import analyze, build, callgrind, elfinfo, launch, loaderview, machine, toolchain
+from layertax.engine import machine
+from layertax.engine.analysis import analyze
+from layertax.engine.build import ninja, toolchain
+from layertax.engine.measure.settings import Settings
 from layertax.errors import LayertaxError
-from layertax.engine.run import NoProgress, Settings
 from layertax.experiments.loadtime import generate, variants
 from layertax.experiments.loadtime.tables import loader_table, views_table
+from layertax.loader import callgrind, elfinfo, launch, loaderview
+from layertax.loader.launches import launch_cases
+from layertax.progress import NoProgress
 
 LAUNCH_TIMEOUT_S = 10.0
 # A launch takes about a millisecond, so even --quick affords Pietrek's 30 rounds
@@ -60,7 +65,7 @@ def build_variants(shape: generate.Shape, chosen: list[variants.Variant], cache_
         generate.write_sources(shape, root)
         variants.write_ninja(shape, root, all_variants, cc.path)
 
-    return build.build_tree("loadtime", tree_key(shape, all_variants, cc), write, cache_root, on_line=on_line)
+    return ninja.build_tree("loadtime", tree_key(shape, all_variants, cc), write, cache_root, on_line=on_line)
 
 
 def loader_statistics(targets: list[launch.Target], tools: launch.LaunchTools, lsettings: launch.LaunchSettings,
@@ -99,7 +104,7 @@ def measure_shape(shape: generate.Shape, names: list[str] | None, settings: Sett
         case = {"name": v.name, "kernel": "launch", "layer": v.what, "language": "c", "status": "ok",
                 "reason": None, "descriptor": None, "samples": [], "program": str(program)}
         if not program.is_file():
-            case["status"], case["reason"] = "failed", f"the build failed: {build.first_error(log)}"
+            case["status"], case["reason"] = "failed", f"the build failed: {ninja.first_error(log)}"
         else:
             case["elf"] = elfinfo.describe_tree(program)
             targets.append(launch.Target(v.name, (str(program),)))
@@ -112,40 +117,33 @@ def measure_shape(shape: generate.Shape, names: list[str] | None, settings: Sett
     lsettings = launch.LaunchSettings(runs=runs, warmup=settings.warmup, seed=settings.seed or 1,
                                       timeout=min(settings.timeout, LAUNCH_TIMEOUT_S), cpu=settings.cpu,
                                       raise_priority=settings.raise_priority)
-    extra = (len(targets) if views else 0) * 2
-    progress.start("loadtime", (lsettings.runs + lsettings.warmup) * len(targets) + extra)
-    cpu_before = machine.cpu_times()
-    interrupted, run = False, None
-    try:
-        run = launch.run(targets, lsettings, tools,
-                         on_launch=lambda line: progress.step(f"{line['variant']} round {line['round'] + 1}"))
-        interrupted = run.interrupted
-        by_name = {c["name"]: c for c in cases}
-        for line in run.launches:
-            by_name[line["variant"]]["samples"].append(launch.sample(line))
-        for name, status in run.failures.items():
-            by_name[name]["status"], by_name[name]["reason"] = "failed", status
-        if views and not interrupted:
-            live = [t for t in targets if by_name[t.name]["status"] == "ok"]
-            progress.step("LD_DEBUG=statistics")
-            for name, stats in loader_statistics(live, tools, lsettings, tsc, machine.libc_version()).items():
-                by_name[name]["loader"] = stats
-            if callgrind.available():
-                for t in live:
-                    if callgrind_for is None or t.name in callgrind_for:
-                        progress.step(f"callgrind {t.name}")
-                        try:
-                            by_name[t.name]["callgrind"] = callgrind.count(list(t.argv), {})
-                        except Exception as e:  # a view that fails is reported, the run goes on
-                            by_name[t.name]["callgrind"] = {"error": str(e)}
-    except KeyboardInterrupt:
-        interrupted = True
-    finally:
-        progress.finish()
+    by_name = {c["name"]: c for c in cases}
+
+    def loader_views(run: launch.LaunchRun) -> None:
+        """glibc's statistics and callgrind's phases of every variant that launched."""
+        live = [t for t in targets if t.name not in run.failures]
+        progress.step("LD_DEBUG=statistics")
+        for name, stats in loader_statistics(live, tools, lsettings, tsc, machine.libc_version()).items():
+            by_name[name]["loader"] = stats
+        if callgrind.available():
+            for t in live:
+                if callgrind_for is None or t.name in callgrind_for:
+                    progress.step(f"callgrind {t.name}")
+                    try:
+                        by_name[t.name]["callgrind"] = callgrind.count(list(t.argv), {})
+                    except Exception as e:  # a view that fails is reported, the run goes on
+                        by_name[t.name]["callgrind"] = {"error": str(e)}
+
+    launched = launch_cases(targets, lsettings, tools, progress, "loadtime",
+                            extra_steps=(len(targets) if views else 0) * 2, then=loader_views if views else None)
+    for name, launched_case in launched.cases.items():
+        by_name[name].update(samples=launched_case["samples"], status=launched_case["status"],
+                             reason=launched_case["reason"])
+    interrupted = launched.interrupted
     result = {"shape": shape.to_dict(), "tree": str(tree), "metric": "main_ns", "cases": cases,
-              "launch": {"descriptor": run.descriptor if run else None, "tsc_per_ns": tsc,
+              "launch": {"descriptor": launched.run.descriptor, "tsc_per_ns": tsc,
                          "stamp": "the generated main() writes CLOCK_MONOTONIC to a pipe as its first act"},
-              "cpu_activity": machine.cpu_activity(cpu_before, machine.cpu_times()), "interrupted": interrupted,
+              "cpu_activity": launched.cpu_activity, "interrupted": interrupted,
               "callgrind": "valgrind --tool=callgrind" if callgrind.available() else toolchain.hint("valgrind")}
     return result, interrupted
 

@@ -8,12 +8,15 @@ from __future__ import annotations
 import itertools
 import random
 
-from layertax.engine import costmodel, machine
-from layertax.engine.analyze import field_median
-from layertax.engine.run import Settings, default_cpu
+from layertax.loader import costmodel
+from layertax.engine import machine
+from layertax.engine.store import results
+from layertax.engine.analysis.analyze import field_median
+from layertax.engine.measure.settings import Settings, default_cpu
 from layertax.experiments.loadtime import generate
 from layertax.experiments.loadtime.measure import measure_shape
-from layertax import output, paths
+from layertax.experiments.loadtime.tables import sweep_model_table, sweep_points_table
+from layertax import paths
 
 NAME = "loadtime-sweep"
 # Enough to separate lookups, relative relocations and libraries (three variants
@@ -71,8 +74,9 @@ def run(dims: dict[str, list[int]], names: list[str] | None, runs: int, progress
     result = {"name": NAME, "title": "cost model of the loader", "question": "What does each "
               "relocation, lookup, library and fault cost?", "unit": "spawn->main", "baseline": None,
               "classic": None, "cases": [], "points": points, "model": model, "dims": dims,
-              "variants": names, "interrupted": interrupted}
+              "variants": names, "interrupted": interrupted, "show_cases": False}
+    result["tables"] = [sweep_points_table(result), sweep_model_table(result)]
     sweep_settings = {"runs": runs, "warmup": 1, "burst": 1, "min_sample_ns": 0, "seed": settings.seed,
                       "cpu": settings.cpu, "method": f"{runs} launches per variant per point, variants shuffled "
                                                     f"in rounds (seed {settings.seed}); OLS on the medians"}
-    return output.new_document(sweep_settings, machine.fingerprint(), [result], complete=not interrupted)
+    return results.new_document(sweep_settings, machine.fingerprint(), [result], complete=not interrupted)

@@ -1,8 +1,8 @@
 """The loadtime result's extra tables, as plain rows every report format prints."""
 from __future__ import annotations
 
-from layertax.engine.analyze import field_median
-from layertax.report.format import duration, ratio_with_ci
+from layertax.engine.analysis.analyze import field_median
+from layertax.units import duration, ratio_with_ci
 
 
 def _int(x) -> str:
@@ -72,3 +72,28 @@ def views_table(result: dict) -> dict:
             "rows": rows,
             "notes": ["glibc 2.36 prints its tick counts with the last digit cut off (a NUL written over it), "
                       "so as printed they are 10x too small; see docs/loadtime.md"]}
+
+
+def sweep_points_table(result: dict) -> dict:
+    """The sweep's points: each variant at each size, its median start-up and the counts that explain it."""
+    rows = [[p["variant"], str(p["libs"]), str(p["exports"]), str(p["relocs"]), duration(p["spawn_to_main_ns"]),
+             f"{p['relative_relocations']:,}", f"{p['symbol_lookups']:,}", f"{p.get('sysv_probes', 0):,}",
+             str(p["libraries"]), f"{p['page_faults']:,.0f}"] for p in result["points"]]
+    return {"title": "points (median spawn->main; counts from the files; faults from rusage)",
+            "columns": ["variant", "libs", "exports", "relocs", "spawn->main", "relative", "lookups",
+                        "SysV searches", "libraries", "faults"], "rows": rows}
+
+
+def sweep_model_table(result: dict) -> dict:
+    """The cost model fitted on the points: ns per unit of each term, with its interval."""
+    model = result["model"]
+    rows = []
+    for term, c in model.get("coefficients", {}).items():
+        if c is None:
+            rows.append([term, "not varied", "-"])
+        else:
+            rows.append([term, f"{c['ns_per_unit']:,.1f}", f"{c['ci95'][0]:,.1f} .. {c['ci95'][1]:,.1f}"])
+    r2 = f", R^2 {model['r2']:.3f}" if model.get("r2") is not None else ""
+    notes = [] if model.get("status") == "ok" else [f"model: {model.get('reason')}"]
+    return {"title": f"cost model: spawn->main = intercept + sum(slope x count); {model['n_points']} points{r2}",
+            "columns": ["term", "ns per unit", "95% CI"], "rows": rows, "notes": notes}

@@ -11,7 +11,7 @@ reading RAM, and read(2) from the page cache with no work on the bytes.
 """
 from pathlib import Path
 
-from layertax.experiments.base import CKernel, Case, Classic, ClassicFigure, Experiment, PythonKernel, RuntimeKernel
+from layertax.experiment import CKernel, Case, Classic, ClassicFigure, Experiment, PythonKernel, RuntimeKernel
 
 KERNELS = (
     CKernel("scan-c", ("kernels/scan.c", "kernels/count.c"), libs=("-pthread",), cflags=("-pthread",)),
@@ -77,34 +77,6 @@ CLASSIC = Classic(
                "mmap loop was faster still; a string_view line reader beat the copying one",
 )
 
-# The article's finding beside each of its rows (it gave no figures for most).
-FINDINGS = {
-    "getc": "~2x Perl's time (Linux); ~10x on macOS",
-    "getc-unlocked": "beat Perl on Linux",
-    "perl-tr": "the challenger",
-    "mmap-loop": "faster than Perl and getc_unlocked",
-    "mmap-mask": "what GCC made of the four compares (mmap-loop compiles to the same code today)",
-    "cpp-lines-copy": "on par with Perl",
-    "cpp-lines-view": "faster than the copying reader",
-    "mmap-simd": "\"SIMD can approach the ceiling\"",
-}
-
-
-def _tables(result: dict) -> list[dict]:
-    from layertax.experiments.scan.tables import throughput
-    return [throughput(result, FINDINGS)]
-
-
-def _run_options():
-    from layertax.experiments.scan.options import run_options
-    return run_options()
-
-
-def _shared_input(*args):
-    from layertax.experiments.scan.shared import scan_input
-    return scan_input(*args)
-
-
 EXPERIMENT = Experiment(
     name="scan",
     title="counting C/G bytes through every I/O layer, up to the memory ceiling",
@@ -121,9 +93,9 @@ EXPERIMENT = Experiment(
            "mmap cases map the file once, populated (mmap-simd-fresh maps it every pass); stdio cases rewind, "
            "which refills their buffer with read(2)",
            "byte loops are kept scalar (no auto-vectorization), as the article's were"),
-    tables=_tables,
-    run_options=_run_options,
-    shared_input=_shared_input,
+    tables="layertax.experiments.scan.tables:experiment_tables",
+    run_options="layertax.experiments.scan.options:run_options",
+    shared_input="layertax.experiments.scan.shared:scan_input",
     # One pass reads the whole file (256 MiB): fewer, single-sample rounds keep a run to minutes.
     defaults={"runs": 10, "burst": 1},
     difference_iters=(1, 2),

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from layertax.errors import UsageError
-from layertax.experiments.base import SharedInput
+from layertax.experiment import SharedInput
 from layertax.experiments.scan import inputfile, sizes
 from layertax.experiments.scan.options import DEFAULT_SIZE, QUICK_SIZE
 from layertax.experiments.scan.tables import MEMORY

@@ -11,7 +11,7 @@ constructor, against a plain global; each built dynamically and statically.
 """
 from pathlib import Path
 
-from layertax.experiments.base import CKernel, Case, CaseGroup, Classic, ClassicFigure, Experiment
+from layertax.experiment import CKernel, Case, CaseGroup, Classic, ClassicFigure, Experiment
 
 SOURCES = ("kernels/tls.c", "kernels/tl_ctor.cpp", "kernels/tl_use.cpp")
 
@@ -69,16 +69,6 @@ CLASSIC = Classic(
 )
 
 
-def _tables(result: dict) -> list[dict]:
-    from layertax.experiments.tls.tables import tables
-    return tables(result)
-
-
-def _shared(*args, **kwargs):
-    from layertax.experiments.tls.shared import model_libraries
-    return model_libraries(*args, **kwargs)
-
-
 EXPERIMENT = Experiment(
     name="tls",
     title="reaching per-thread runtime state",
@@ -95,8 +85,8 @@ EXPERIMENT = Experiment(
            "thread sees it (under --quick's 2 ms samples, starting the threads inflates it)",
            "tls-ie, tls-gd and tls-desc are one library built three ways and dlopened; its relocations are "
            "checked before it is timed (see the access-model table)"),
-    tables=_tables,
-    shared_input=_shared,
+    tables="layertax.experiments.tls.tables:tables",
+    shared_input="layertax.experiments.tls.shared:model_libraries",
     # Samples of 20 ms: a -threads case starts its workers in every sample, and waking an
     # idle virtual CPU takes long enough to inflate a 5 ms sample by several percent.
     defaults={"min_sample_ns": 20_000_000, "runs": 20},

@@ -17,7 +17,7 @@ from elftools.elf.descriptions import describe_reloc_type
 from elftools.elf.elffile import ELFFile
 from elftools.elf.relocation import RelocationSection
 
-from layertax.engine import build, toolchain
+from layertax.engine.build import ninja, toolchain
 from layertax.errors import LayertaxError
 
 KERNEL_DIR = Path(__file__).resolve().parent / "kernels"
@@ -44,12 +44,12 @@ MODELS = (
 )
 
 
-def target(model: Model, cflags: tuple[str, ...] | None = None) -> build.BuildTarget:
+def target(model: Model, cflags: tuple[str, ...] | None = None) -> ninja.BuildTarget:
     cc = toolchain.find("cc")
     if cc is None:
         raise LayertaxError(toolchain.hint("cc"))
     flags = model.cflags if cflags is None else cflags
-    return build.BuildTarget(f"libtls-{model.case}.so", (KERNEL_DIR / "lib_model.c",), (), flags, (),
+    return ninja.BuildTarget(f"libtls-{model.case}.so", (KERNEL_DIR / "lib_model.c",), (), flags, (),
                              cc.path, cc.version, kind="shared")
 
 
@@ -82,7 +82,7 @@ def check(model: Model, path: Path) -> str | None:
 
 def build_and_check(cache_root: Path) -> dict[str, dict]:
     """Every model library built (cached) and checked: {case: {path, relocations, error}}."""
-    built = build.build([target(m) for m in MODELS], cache_root)
+    built = ninja.build([target(m) for m in MODELS], cache_root)
     out = {}
     for m in MODELS:
         result = built[f"libtls-{m.case}.so"]

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from layertax import paths
-from layertax.experiments.base import SharedInput
+from layertax.experiment import SharedInput
 from layertax.experiments.tls import models
 
 

@@ -11,14 +11,8 @@ of the output compared with the message meant.
 """
 from pathlib import Path
 
-from layertax.experiments.base import Case, Classic, Experiment, RuntimeKernel
+from layertax.experiment import Case, Classic, Experiment, RuntimeKernel
 from layertax.experiments.unicode_io.programs import PROGRAMS
-
-
-def _measure(*args, **kwargs):
-    """Imported on use: the registry loads every experiment at start-up."""
-    from layertax.experiments.unicode_io.measure import measure
-    return measure(*args, **kwargs)
 
 
 # Built by the engine's runtime machinery (with their protocol harness beside them,
@@ -55,5 +49,5 @@ EXPERIMENT = Experiment(
     notes=("the message: ASCII, accented Latin, Chinese and an emoji, then an ASCII last line that is lost if the "
            "output stops after a failure",
            "the JSON keeps every cell's exact bytes (base64), its stderr and exit status, and the expected bytes"),
-    measure=_measure,
+    measure="layertax.experiments.unicode_io.measure:measure",
 )

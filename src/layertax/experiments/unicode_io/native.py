@@ -11,7 +11,7 @@ import hashlib
 import shutil
 from pathlib import Path
 
-from layertax.engine import build, toolchain
+from layertax.engine.build import ninja, toolchain
 from layertax.experiments.unicode_io import message
 from layertax.experiments.unicode_io.programs import Program
 
@@ -69,13 +69,13 @@ def build_all(chosen: list[Program], cache_root: Path) -> tuple[dict[str, Path],
         (src / "message.h").write_text(message.c_header())
         lines = ["ninja_required_version = 1.10", "rule build", "  command = $cmd", "  description = BUILD $out", ""]
         for p in buildable:
-            cmd = " ".join(build.shell_quote(a) for a in command(p, tools[compiler_tool(p)].path))
+            cmd = " ".join(ninja.shell_quote(a) for a in command(p, tools[compiler_tool(p)].path))
             lines += [f"build out/{p.name}: build src/{p.source} | src/message.h", f"  cmd = {cmd}", ""]
         (tree / "build.ninja").write_text("\n".join(lines))
 
     # A program that fails to build is absent from the published tree (the others stay
     # usable); the failure is kept until a compiler's version or a source changes.
-    tree, log = build.build_tree("unicode-io", _key(buildable, tools), write, cache_root)
+    tree, log = ninja.build_tree("unicode-io", _key(buildable, tools), write, cache_root)
     built, failed = {}, {}
     for p in buildable:
         exe = tree / "out" / p.name
@@ -89,4 +89,4 @@ def build_all(chosen: list[Program], cache_root: Path) -> tuple[dict[str, Path],
 def _error_for(p: Program, log: str) -> str:
     """The first error line of this program's part of the ninja log."""
     mine = log.split(f"out/{p.name}", 1)[-1]
-    return build.first_error(mine)
+    return ninja.first_error(mine)

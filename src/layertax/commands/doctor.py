@@ -1,0 +1,47 @@
+"""`layertax doctor`: describe this machine and say what would make measurements steadier."""
+from __future__ import annotations
+
+import time
+
+from rich.table import Table
+
+from layertax import console as consoles
+from layertax.engine import machine
+from layertax.engine.build import toolchain
+
+OPTIONAL_TOOLS = ("cc", "liburing", "clang", "lld", "mold", "musl-gcc", "valgrind", "strace")
+
+
+def run() -> int:
+    out = consoles.console()
+    fp = machine.fingerprint()
+    t = Table(title="machine", show_header=False, title_justify="left")
+    t.add_column("key", style="bold")
+    t.add_column("value")
+    for key, value in fp.items():
+        if key in ("mitigations", "tools"):
+            continue
+        t.add_row(key, "-" if value in (None, "", []) else str(value))
+    out.print(t)
+    tools = Table(title="tools", show_header=False, title_justify="left")
+    tools.add_column("tool", style="bold")
+    tools.add_column("version")
+    for name, version in fp["tools"].items():
+        tools.add_row(name, version)
+    out.print(tools)
+    vulnerable = {k: v for k, v in fp["mitigations"].items() if v.lower() != "not affected"}
+    if vulnerable:
+        out.print("[bold]CPU vulnerabilities[/bold] (mitigations tax every system call and context switch):")
+        for k, v in vulnerable.items():
+            out.print(f"  {k}: {v}")
+    before = machine.cpu_times()
+    time.sleep(1.0)
+    activity = machine.cpu_activity(before, machine.cpu_times())
+    out.print("\n[bold]for steadier measurements[/bold]")
+    marks = {"ok": "[green]ok[/green]  ", "warn": "[yellow]warn[/yellow]", "info": "[blue]info[/blue]"}
+    for level, message in machine.advice(fp, activity):
+        out.print(f"  {marks[level]} {message}")
+    for name in OPTIONAL_TOOLS:
+        if not toolchain.available(name):
+            out.print(f"  [blue]info[/blue] {toolchain.hint(name)}")
+    return 0

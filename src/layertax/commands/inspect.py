@@ -1,0 +1,23 @@
+"""`layertax inspect`: why does a program take this long to reach main, and what would fix it?"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from layertax import console as consoles
+from layertax.commands import keeping
+from layertax.inspect.measure import STATS_LAUNCHES
+from layertax.inspect.run import inspect as inspect_program
+from layertax.loader import launch
+from layertax.progress import RichProgress
+from layertax.report import exporters
+
+
+def run(binary: str, args: list[str], timer_options: dict, model_file: Path | None, predict: bool,
+        save: bool, export_options: dict) -> int:
+    settings = launch.LaunchSettings.from_options(**timer_options)
+    exports = exporters.export_paths(export_options)
+    err = consoles.console(stderr=True)
+    result = inspect_program(binary, args, settings, model_file, predict, lambda: RichProgress(err),
+                             lambda m: err.print(m, style="dim"))
+    method = settings.method("variant", f"; {STATS_LAUNCHES} LD_DEBUG=statistics launches per variant")
+    return keeping.finish_launch_command(result, method, save, exports)

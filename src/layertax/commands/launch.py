@@ -1,0 +1,36 @@
+"""`layertax launch`: time how long one command, or two against each other, take to start."""
+from __future__ import annotations
+
+from layertax import console as consoles
+from layertax import paths
+from layertax.commands import keeping
+from layertax.errors import UsageError
+from layertax.loader import launch, launch_command
+from layertax.progress import RichProgress
+from layertax.report import exporters
+
+
+def split_vs(argv: list[str]) -> list[list[str]]:
+    """COMMAND [--vs OTHER]: the one or two commands, as given (a leading -- dropped)."""
+    if argv and argv[0] == "--":
+        argv = argv[1:]
+    groups: list[list[str]] = [[]]
+    for token in argv:
+        if token == "--vs":
+            groups.append([])
+        else:
+            groups[-1].append(token)
+    if len(groups) > 2:
+        raise UsageError("--vs can be given once (A --vs B)")
+    return groups
+
+
+def run(argv: list[str], timer_options: dict, ignore_failure: bool, stamp: bool, save: bool,
+        export_options: dict) -> int:
+    settings = launch.LaunchSettings.from_options(**timer_options)
+    commands = [launch_command.resolve(g, "COMMAND" if i == 0 else "--vs") for i, g in enumerate(split_vs(argv))]
+    exports = exporters.export_paths(export_options)
+    tools = launch.tools(paths.cache_dir())
+    result = launch_command.measure(commands, settings, tools, ignore_failure, stamp,
+                                    RichProgress(consoles.console(stderr=True)))
+    return keeping.finish_launch_command(result, settings.method("command"), save, exports)

@@ -1,0 +1,77 @@
+"""`layertax run`: choose the experiments and cases, build the settings, run the session,
+show and keep the result."""
+from __future__ import annotations
+
+from layertax import console as consoles
+from layertax import experiments
+from layertax.commands import keeping
+from layertax.engine.measure.settings import Settings
+from layertax.errors import UsageError
+from layertax.progress import RichProgress
+from layertax.report import exporters
+
+
+def experiment_options(chosen, values: dict) -> dict:
+    """{experiment: {option: value}} from run's experiment-owned options (named "<experiment>__<option>");
+    an option given for an experiment that is not being run is a usage error, not silently ignored."""
+    names = {e.name for e in chosen}
+    by_experiment: dict[str, dict] = {}
+    for key, value in values.items():
+        owner, option = key.split("__", 1)
+        given = value not in (None, False, ())
+        if given and owner not in names:
+            flag = "--" + option.replace("_", "-")
+            raise UsageError(f"{flag} belongs to the {owner} experiment, which is not being run (add it: "
+                             f"`layertax run {owner} {flag} ...`)")
+        by_experiment.setdefault(owner, {})[option] = value
+    return by_experiment
+
+
+def _with_cases(chosen: list, case_globs: tuple[str, ...]) -> list:
+    """The experiments that have a case matching one of the globs (all of them if none given)."""
+    from layertax.engine.measure.scheduler import select_cases
+
+    if not case_globs:
+        return chosen
+    matching = []
+    for exp in chosen:
+        try:
+            select_cases(exp, case_globs)
+            matching.append(exp)
+        except UsageError:
+            pass
+    if not matching:
+        raise UsageError(f"no case matches {', '.join(case_globs)} in {', '.join(e.name for e in chosen)}")
+    return matching
+
+
+def run(experiment_names: tuple[str, ...], case_globs: tuple[str, ...], settings_options: dict,
+        own_options: dict, export_options: dict, save: bool) -> int:
+    """The whole command; returns its exit code (130 interrupted, 1 a case failed)."""
+    from layertax.engine.measure import instructions
+    from layertax.engine.session import run_session
+
+    chosen = [experiments.get(n) for n in dict.fromkeys(experiment_names)] or list(experiments.registry().values())
+    metric = settings_options.get("metric", "time")
+    if metric == "instructions" and not instructions.available():
+        raise UsageError("--metric instructions needs valgrind: install it (Debian: apt-get install valgrind)")
+    settings = Settings.from_options(**settings_options, options=experiment_options(chosen, own_options))
+    if metric == "instructions" and all(exp.measure is not None for exp in chosen):
+        raise UsageError(f"--metric instructions does not apply to {', '.join(e.name for e in chosen)}: it counts "
+                         "kernel loops, and these experiments measure their own way (whole process launches, a "
+                         "correctness matrix)")
+    chosen = _with_cases(chosen, case_globs)
+    exports = exporters.export_paths(export_options)
+    out, err = consoles.console(), consoles.console(stderr=True)
+    session = run_session(chosen, settings, case_globs, save, progress=lambda: RichProgress(err),
+                          note=lambda message: err.print(message, style="dim"),
+                          warn=lambda message: err.print(message, style="yellow"), busy=consoles.busy)
+    keeping.keep(session.doc, out, save, exports, session.path)
+    if session.interrupted:
+        err.print("interrupted: kept the rounds that finished" + ("; saved above" if save else ""))
+        return 130
+    failed = session.failed_cases
+    if failed:
+        err.print(f"layertax: {len(failed)} case(s) failed: {', '.join(failed)}")
+        return 1
+    return 0

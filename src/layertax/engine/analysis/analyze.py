@@ -1,0 +1,124 @@
+"""Turns an experiment's raw samples into the statistics a report prints.
+
+Works on the plain result data, so it can be re-run on any saved result.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+
+from layertax.engine.analysis import stats
+
+
+def ns_per_op(sample: dict) -> float:
+    return sample["ns"] / sample["ops"]
+
+
+def value(sample: dict, metric: str | None = None) -> float | None:
+    """The figure a sample contributes: ns/op for kernels, or the named field (e.g. a launch's main_ns)."""
+    return ns_per_op(sample) if metric is None else sample.get(metric)
+
+
+def field_median(case: dict, key: str) -> float | None:
+    """The median of one field over a case's samples (e.g. a launch's minflt), None if it has none."""
+    values = [s[key] for s in case["samples"] if s.get(key) is not None]
+    return float(np.median(values)) if values else None
+
+
+def round_samples(case: dict, metric: str | None = None) -> dict[int, list[float]]:
+    by_round: dict[int, list[float]] = defaultdict(list)
+    for s in case["samples"]:
+        v = value(s, metric)
+        if v is not None:
+            by_round[s["round"]].append(v)
+    return dict(by_round)
+
+
+def round_values(case: dict, metric: str | None = None) -> dict[int, float]:
+    """The median of each round's burst: one paired observation per round."""
+    return _medians(round_samples(case, metric))
+
+
+def _medians(rounds: dict[int, list[float]]) -> dict[int, float]:
+    return {r: float(np.median(v)) for r, v in rounds.items()}
+
+
+def case_stats(case: dict, base_values: dict[int, float] | None, metric: str | None = None) -> dict | None:
+    """base_values: the baseline's round medians (None if the baseline has no samples)."""
+    rounds = round_samples(case, metric)
+    if not rounds:
+        return None
+    summary = stats.summarize_rounds(list(rounds.values()))
+    with_csw = [s for s in case["samples"] if "csw_invol" in s and value(s, metric) is not None]
+    share, slowdown = stats.disturbance([value(s, metric) for s in with_csw], [s["csw_invol"] > 0 for s in with_csw])
+    summary["disturbed_share"] = share
+    summary["disturbed_slowdown"] = slowdown
+    summary["ratio"] = None
+    if base_values:
+        summary["ratio"] = stats.ratio_summary(stats.paired_ratios(_medians(rounds), base_values))
+    summary["warnings"] = stats.noise_warnings(summary, share, slowdown)
+    return summary
+
+
+def classic_now(exp: dict, values: dict[str, dict[int, float]]) -> list[dict]:
+    """Each classic figure beside today's ratio of its counterpart, paired per round.
+
+    values: each case's round medians, by case name (empty for a case without samples).
+    """
+    classic = exp.get("classic")
+    if not classic:
+        return []
+    base_name = next((f["counterpart"] for f in classic["figures"] if f["label"] == classic["baseline"]), None)
+    base_values = values.get(base_name)
+    rows = []
+    for fig in classic["figures"]:
+        case_values = values.get(fig["counterpart"])
+        now = None
+        if case_values and base_values:
+            now = stats.ratio_summary(stats.paired_ratios(case_values, base_values))
+        rows.append({"label": fig["label"], "then_value": fig["value"], "then_ratio": classic["ratios"][fig["label"]],
+                     "counterpart": fig["counterpart"], "why": fig["why"], "now_ratio": now})
+    return rows
+
+
+def baseline_of(exp: dict, case: dict) -> str:
+    """The case a case's ratio is taken to: its group's baseline, or the experiment's."""
+    group = case.get("group") or ""
+    return next((g["baseline"] for g in exp.get("groups") or [] if g["name"] == group), exp["baseline"])
+
+
+def analyze(exp: dict) -> None:
+    """Fills in stats for every case, the classic comparison and the experiment's warnings, in place."""
+    metric = exp.get("metric")
+    values = {c["name"]: round_values(c, metric) for c in exp["cases"]}
+    for case in exp["cases"]:
+        case["stats"] = case_stats(case, values.get(baseline_of(exp, case)), metric)
+    exp["classic_now"] = classic_now(exp, values)
+    exp["warnings"] = stats.experiment_warnings(exp.get("cpu_activity"))
+
+
+def analyze_instructions(exp: dict) -> None:
+    """For a callgrind-counted experiment: each case's ratio to the baseline and the classic
+    comparison. Counts are deterministic: one value per case, so each interval is [x, x]."""
+    per_op = {c["name"]: c["instructions"]["per_op"] for c in exp["cases"] if c.get("instructions")}
+    for case in exp["cases"]:
+        case["stats"] = None
+        n, base = per_op.get(case["name"]), per_op.get(baseline_of(exp, case))   # its group's baseline
+        case["ratio"] = n / base if n is not None and base else None
+    exp["classic_now"] = classic_now(exp, {name: {0: n} for name, n in per_op.items()})
+    exp["warnings"] = [w for w in map(unsettled_floor_warning, exp["cases"]) if w]
+
+
+# A repeated count whose two fewest runs of a size differ by more than this share of the
+# result may be off by about as much: said, not hidden.
+FLOOR_GAP_WARNING = 0.001
+
+
+def unsettled_floor_warning(case: dict) -> str | None:
+    counted = case.get("instructions") or {}
+    gap, totals = counted.get("floor_gap"), counted.get("all_totals")
+    if gap is None or gap <= FLOOR_GAP_WARNING:
+        return None
+    return (f"{case['name']}: the fewest instructions of {len(totals[0])} runs did not settle (the two fewest "
+            f"of each size differ by {100 * gap:.2f}% of the result); it may be off by as much")

@@ -1,0 +1,111 @@
+"""Turns an experiment's kernel declarations into commands the scheduler can run.
+
+C kernels are built (through ninja.py's cache); Python kernels run as modules
+of this package with the same interpreter. A kernel whose toolchain or library
+is missing is skipped with a one-line hint, never an error.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from layertax.engine.build import ninja, runtimes, toolchain
+from layertax.experiment import CKernel, Experiment, Kernel, PythonKernel, RuntimeKernel
+
+PACKAGE_ROOT = Path(__file__).resolve().parents[3]  # the directory holding the layertax package
+
+
+@dataclass
+class PreparedKernel:
+    name: str
+    kind: str
+    argv: list[str] | None = None           # None if skipped or failed
+    env: dict[str, str] = field(default_factory=dict)
+    skip: str | None = None
+    error: str | None = None
+    info: dict = field(default_factory=dict)  # how it was built, for the result
+    engine_pins: bool = False               # the engine sets CPU and priority before exec (JIT runtimes)
+
+    def to_dict(self) -> dict:
+        status = "ok" if self.argv else ("skipped" if self.skip else "failed")
+        return {"kind": self.kind, "status": status, "reason": self.skip or self.error, **self.info}
+
+
+def _missing(kernel: Kernel) -> str | None:
+    if isinstance(kernel, RuntimeKernel):
+        tool = runtimes.missing_tool(kernel.kind)
+        if tool:
+            return toolchain.hint(tool)
+    for req in kernel.requires:
+        if not toolchain.available(req):
+            return toolchain.hint(req)
+    return None
+
+
+def _needs_cxx(k: CKernel) -> bool:
+    return any(s.endswith(ninja.CXX_SUFFIXES) for s in k.sources)
+
+
+def _c_target(exp: Experiment, k: CKernel, cc: toolchain.Tool) -> ninja.BuildTarget:
+    sources = tuple((exp.package_dir / s).resolve() for s in k.sources)
+    include_dirs = tuple(sorted({s.parent for s in sources}))
+    cxx = toolchain.find("c++") if _needs_cxx(k) else None
+    return ninja.BuildTarget(f"{exp.name}-{k.name}", sources, include_dirs, k.cflags, k.libs, cc.path, cc.version,
+                             cxx=cxx.path if cxx else "", cxx_version=cxx.version if cxx else "")
+
+
+def python_env() -> dict[str, str]:
+    path = os.environ.get("PYTHONPATH")
+    return {"PYTHONPATH": str(PACKAGE_ROOT) + (os.pathsep + path if path else "")}
+
+
+def prepare(experiments: list[Experiment], cache_root: Path) -> dict[tuple[str, str], PreparedKernel]:
+    """Every kernel of every experiment, ready to run or with the reason it is not."""
+    out: dict[tuple[str, str], PreparedKernel] = {}
+    targets: dict[tuple[str, str], ninja.BuildTarget] = {}
+    cc = toolchain.find("cc")
+    for exp in experiments:
+        for k in exp.kernels:
+            pk = PreparedKernel(k.name, k.kind)
+            out[(exp.name, k.name)] = pk
+            missing = _missing(k)
+            if missing:
+                pk.skip = missing
+            elif isinstance(k, CKernel):
+                if cc is None:
+                    pk.skip = toolchain.hint("cc")
+                elif _needs_cxx(k) and not toolchain.available("c++"):
+                    pk.skip = toolchain.hint("c++")
+                else:
+                    targets[(exp.name, k.name)] = _c_target(exp, k, cc)
+            elif isinstance(k, RuntimeKernel):
+                try:
+                    built = runtimes.prepare(exp, k, cache_root)
+                    pk.argv, pk.info = built.argv, built.info
+                    pk.engine_pins = k.kind in runtimes.ENGINE_PINS
+                    pk.env = dict(runtimes.KIND_ENV.get(k.kind, {}))
+                    if pk.env:
+                        pk.info["env"] = dict(pk.env)
+                except ninja.BuildFailed as e:
+                    pk.error = str(e)
+            elif isinstance(k, PythonKernel):
+                pk.argv = [sys.executable, "-m", k.module]
+                pk.env = python_env()
+                pk.info = {"module": k.module, "interpreter": sys.executable}
+            else:
+                pk.error = f"unknown kernel kind {k.kind!r}"
+    if targets:
+        built = ninja.build(list(targets.values()), cache_root)
+        for key, target in targets.items():
+            pk = out[key]
+            result = built[target.name]
+            pk.info = {"compiler": target.cc, "compiler_version": target.cc_version,
+                       **({"cxx": target.cxx, "cxx_version": target.cxx_version} if target.cxx else {}),
+                       "cflags": list(target.flags()), "libs": list(target.libs), "build_key": target.key()}
+            if isinstance(result, Exception):
+                pk.error = str(result)
+            else:
+                pk.argv = [str(result)]
+    return out

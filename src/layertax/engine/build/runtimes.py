@@ -1,0 +1,134 @@
+"""Builds kernels written in Go, Rust, Java and JavaScript, each with its language's harness.
+
+Each kernel becomes a small generated tree: its sources, the harness of its
+language (layertax/harnesses/<kind>/), the project file the toolchain wants
+(go.mod, Cargo.toml) and a build.ninja that calls the toolchain. The tree is
+built with ninja into the cache under a key made of everything that goes into
+it (sources, harness, the toolchain's version), so a second run reuses it.
+"""
+from __future__ import annotations
+
+import hashlib
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from layertax.engine.build import ninja, toolchain
+from layertax.experiment import Experiment, RuntimeKernel
+
+HARNESS_DIR = Path(__file__).resolve().parents[2] / "harnesses"
+FORMAT = "layertax-runtime/1"  # bump to invalidate every cached build
+
+# What each kind needs: the tools that must be installed to build and run it.
+REQUIRES = {"go": ("go",), "rust": ("cargo", "rustc"), "java": ("javac", "java"), "node": ("node",),
+            "perl": ("perl",)}
+HARNESS_FILES = {"go": ("harness.go",), "rust": ("harness.rs",), "java": ("Harness.java",), "node": ("harness.js",),
+                 "perl": ("LayertaxHarness.pm",)}
+# Runtimes that cannot pin themselves (a JVM, Node, Perl without CPAN modules): the engine does it before exec.
+ENGINE_PINS = {"java", "node", "perl"}
+# Script runtimes: nothing to compile; the tree is the program and its first source the script run.
+SCRIPT_KINDS = {"node", "perl"}
+JAVA_FLAGS = ("-Xms64m", "-Xmx256m", "-XX:+UseSerialGC")
+# The JVM takes its path encoding (sun.jnu.encoding) from the locale and cannot be told
+# otherwise: under the C locale it would turn every non-ASCII path into '?'. The C
+# kernels convert in C.UTF-8 too, so every converter works in the same encoding.
+KIND_ENV = {"java": {"LC_ALL": "C.UTF-8"}}
+
+
+@dataclass
+class Built:
+    argv: list[str]
+    info: dict
+
+
+def missing_tool(kind: str) -> str | None:
+    for tool in REQUIRES[kind]:
+        if not toolchain.available(tool):
+            return tool
+    return None
+
+
+def _inputs(exp: Experiment, k: RuntimeKernel) -> list[tuple[str, Path]]:
+    """(name in the tree, source file) for the kernel's sources and its harness."""
+    sources = [(Path(s).name, (exp.package_dir / s).resolve()) for s in k.sources]
+    harness = [(name, HARNESS_DIR / k.kind / name) for name in HARNESS_FILES[k.kind]]
+    return sources + harness
+
+
+def _key(exp: Experiment, k: RuntimeKernel, versions: list[str]) -> str:
+    h = hashlib.sha256()
+    for part in (FORMAT, exp.name, k.name, k.kind, k.main_class, *versions):
+        h.update(part.encode() + b"\0")
+    for name, path in _inputs(exp, k):
+        h.update(name.encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()[:24]
+
+
+def _q(text: str) -> str:
+    return ninja.shell_quote(text).replace("$", "$$")  # ninja's escape, inside the shell quoting
+
+
+def _ninja(kind: str, k: RuntimeKernel, tools: dict[str, toolchain.Tool], names: list[str]) -> tuple[str, str]:
+    """(build.ninja text, the output it produces) for one kernel tree."""
+    ins = " ".join(f"src/{n}" if kind == "rust" else n for n in names)
+    if kind == "go":
+        # GOTOOLCHAIN=local: never download another Go; -trimpath keeps the cache path out of the binary.
+        cmd = f"env GOTOOLCHAIN=local GOFLAGS=-mod=mod {_q(tools['go'].path)} build -trimpath -o kernel ."
+        out = "kernel"
+    elif kind == "rust":
+        cmd = (f"env LAYERTAX_RUSTC_VERSION={_q(tools['rustc'].version)} CARGO_TARGET_DIR=target "
+               f"{_q(tools['cargo'].path)} build --release --offline --quiet && cp target/release/kernel kernel")
+        out = "kernel"
+    elif kind == "java":
+        cmd = f"{_q(tools['javac'].path)} -encoding UTF-8 -d classes {ins}"
+        out = f"classes/{k.main_class}.class"
+    else:  # node, perl: nothing to compile; the tree is the program
+        return "ninja_required_version = 1.10\n", names[0]
+    text = "\n".join(["ninja_required_version = 1.10", "rule tool", f"  command = {cmd}",
+                      f"  description = {kind.upper()} {k.name}", f"build {out}: tool {ins}", ""])
+    return text, out
+
+
+_CARGO_TOML = """[package]
+name = "kernel"
+version = "0.1.0"
+edition = "2021"
+
+[profile.release]
+debug = 1   # symbols for callgrind's call chains
+"""
+
+
+def prepare(exp: Experiment, k: RuntimeKernel, cache_root: Path) -> Built:
+    """Builds (or finds cached) one kernel; raises ninja.BuildFailed with the first error line."""
+    tools = {name: toolchain.find(name) for name in REQUIRES[k.kind]}
+    versions = [t.version for t in tools.values()]
+    inputs = _inputs(exp, k)
+    names = [n for n, _ in inputs]
+    text, out = _ninja(k.kind, k, tools, names)
+
+    def write(tree: Path) -> None:
+        dest = tree / "src" if k.kind == "rust" else tree
+        dest.mkdir(exist_ok=True)
+        for name, path in inputs:
+            shutil.copyfile(path, dest / name)
+        if k.kind == "go":
+            (tree / "go.mod").write_text("module layertax/kernel\n\ngo 1.21\n")
+        elif k.kind == "rust":
+            (tree / "Cargo.toml").write_text(_CARGO_TOML)
+        (tree / "build.ninja").write_text(text)
+
+    tree, log = ninja.build_tree(f"kernels-{k.kind}", _key(exp, k, versions), write, cache_root, required=(out,))
+    if not (tree / out).is_file():
+        raise ninja.BuildFailed(f"build of kernel {k.name} ({k.kind}) failed: {ninja.first_error(log)}")
+    info = {"toolchain": {n: t.version for n, t in tools.items()}, "tree": str(tree)}
+    if k.kind == "java":
+        # A small fixed heap and the serial collector: a kernel needs little, and the JVM then
+        # neither reserves a quarter of the machine's memory nor starts GC threads per CPU.
+        argv = [tools["java"].path, *JAVA_FLAGS, "-cp", str(tree / "classes"), k.main_class]
+        info["jvm_flags"] = list(JAVA_FLAGS)
+    elif k.kind in SCRIPT_KINDS:
+        argv = [tools[k.kind].path, str(tree / out)]
+    else:
+        argv = [str(tree / out)]
+    return Built(argv, info)

@@ -1,0 +1,319 @@
+"""The scheduler: warm-up, then interleaved rounds of short bursts.
+
+In each round every case runs one burst of samples, in a freshly shuffled
+order, so that drift in the machine (frequency, a neighbour's load, the page
+cache) hits all cases alike; ratios are then taken per round. The first
+invocation of each case calibrates its iteration count; every later one reuses
+it, so all samples of a case do the same work.
+
+Each invocation gets a fresh empty subdirectory of one private temporary
+directory, which is removed when the experiment ends, however it ends.
+"""
+from __future__ import annotations
+
+import contextlib
+import fnmatch
+import os
+import random
+import shutil
+import subprocess
+import tempfile
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+import numpy as np
+
+from layertax.engine.analysis import analyze
+from layertax.engine import machine
+from layertax.engine.measure import protocol, syscalls
+from layertax.engine.processes import kill_group
+from layertax.engine.build.kernels import PreparedKernel
+from layertax.errors import UsageError
+from layertax.experiment import Case, Experiment, ProgressSink, SharedInput
+from layertax.progress import NoProgress
+from layertax.engine.measure.settings import Settings
+
+
+@dataclass
+class CaseRun:
+    case: Case
+    kernel: PreparedKernel
+    status: str = "ok"              # ok | skipped | failed
+    reason: str | None = None
+    iters: int | None = None
+    descriptor: dict | None = None
+    samples: list[dict] = field(default_factory=list)
+    syscalls: dict | None = None    # system calls per operation (a separate traced run)
+    instructions: dict | None = None  # instructions per operation (--metric instructions)
+
+    @classmethod
+    def of(cls, case: Case, kernel: PreparedKernel) -> CaseRun:
+        """A case of a kernel that may not have built or may be skipped here."""
+        run = cls(case, kernel)
+        if not kernel.argv:
+            run.status = "skipped" if kernel.skip else "failed"
+            run.reason = kernel.skip or kernel.error
+        return run
+
+    @property
+    def active(self) -> bool:
+        return self.status == "ok"
+
+    def to_dict(self) -> dict:
+        return {"name": self.case.name, "kernel": self.case.kernel, "layer": self.case.layer,
+                "language": self.case.language, "group": self.case.group, "status": self.status, "reason": self.reason,
+                "descriptor": self.descriptor, "samples": self.samples, "syscalls": self.syscalls,
+                "instructions": self.instructions}
+
+
+def experiment_result(exp: Experiment, kernels: dict[str, PreparedKernel], runs: list[CaseRun],
+                      interrupted: bool, **measured) -> dict:
+    """An experiment's result: what it is, its kernels and cases, and what the method measured."""
+    return {"name": exp.name, "title": exp.title, "question": exp.question, "unit": exp.unit,
+            "baseline": exp.baseline, "notes": list(exp.notes), "classic": exp.classic.to_dict(),
+            "groups": [g.to_dict() for g in exp.groups], "interrupted": interrupted,
+            "kernels": {name: k.to_dict() for name, k in kernels.items()},
+            "cases": [r.to_dict() for r in runs], **measured}
+
+
+def select_cases(exp: Experiment, patterns: tuple[str, ...]) -> list[Case]:
+    """Cases matching any glob; the baselines they are compared with are always kept, since every ratio needs them."""
+    if not patterns:
+        return list(exp.cases)
+    chosen = [c for c in exp.cases if any(fnmatch.fnmatchcase(c.name, p) for p in patterns)]
+    if not chosen:
+        raise UsageError(f"no case of {exp.name} matches {', '.join(patterns)} "
+                         f"(cases: {', '.join(c.name for c in exp.cases)})")
+    names = {c.name for c in chosen}
+    bases = dict.fromkeys([exp.baseline, *(exp.group_baseline(c.group) for c in chosen)])
+    return [exp.case(b) for b in bases if b not in names] + chosen
+
+
+class _ParentAwayFrom:
+    """Keeps this (parent) process off the kernels' CPU while they run, so that
+    reading their output never preempts them; restores the old affinity after."""
+
+    def __init__(self, cpu: int | None):
+        self.cpu = cpu
+        self.saved: set[int] | None = None
+        self.moved = False
+
+    def __enter__(self):
+        if self.cpu is None:
+            return self
+        try:
+            self.saved = os.sched_getaffinity(0)
+            others = self.saved - {self.cpu}
+            if others:
+                os.sched_setaffinity(0, others)
+                self.moved = True
+        except OSError:
+            pass
+        return self
+
+    def __exit__(self, *exc):
+        if self.moved and self.saved:
+            os.sched_setaffinity(0, self.saved)
+        return False
+
+
+def pin_before_exec(kernel: PreparedKernel, settings: Settings):
+    """For runtimes that cannot pin themselves (a JVM, Node): a preexec function that sets
+    the CPU and priority in the child between fork and exec, so every thread the runtime
+    starts inherits them; None for kernels that pin themselves. Failures are ignored here:
+    the kernel reports the affinity and priority it found."""
+    if not kernel.engine_pins:
+        return None
+    cpu, raise_it = settings.cpu, settings.raise_priority
+
+    def preexec() -> None:
+        if cpu is not None:
+            try:
+                os.sched_setaffinity(0, {cpu})
+            except OSError:
+                pass
+        if raise_it:
+            try:
+                os.setpriority(os.PRIO_PROCESS, 0, -10)
+            except OSError:
+                pass
+    return preexec
+
+
+def open_shared_input(exp: Experiment, settings: Settings, workroot: Path, note=lambda message: None,
+                      progress: ProgressSink | None = None):
+    """The experiment's shared input as a context manager (yielding None if it has none)."""
+    shared_input = exp.hook("shared_input")
+    if shared_input is None:
+        return contextlib.nullcontext(None)
+    return shared_input(settings.options.get(exp.name, {}), settings, workroot, note, progress or NoProgress())
+
+
+class Scheduler:
+    def __init__(self, settings: Settings, progress: ProgressSink | None = None, note=lambda message: None):
+        settings.validate()
+        self.settings = settings
+        self.progress = progress or NoProgress()
+        self.note = note
+        self.shared: SharedInput | None = None   # the running experiment's shared input
+        if settings.seed is None:
+            settings.seed = random.SystemRandom().randrange(2**32)
+        self.rng = random.Random(settings.seed)
+
+    # -- one invocation of one kernel --
+
+    def _argv(self, run: CaseRun, workdir: Path, samples: int) -> list[str]:
+        s = self.settings
+        argv = [*run.kernel.argv, "--case", run.case.name, "--samples", str(samples),
+                "--min-sample-ns", str(s.min_sample_ns), "--dir", str(workdir)]
+        if s.cpu is not None:
+            argv += ["--cpu", str(s.cpu)]
+        if s.raise_priority:
+            argv.append("--raise-priority")
+        if run.iters:
+            argv += ["--iters", str(run.iters)]
+        return argv
+
+    def invoke(self, run: CaseRun, workroot: Path, samples: int, round_no: int | None) -> None:
+        """Runs one burst; appends its samples (unless warm-up) or marks the case skipped/failed."""
+        workdir = Path(tempfile.mkdtemp(prefix=f"{run.case.name}-", dir=workroot))
+        env = self._env(run)
+        if self.shared and self.shared.before_each:
+            self.shared.before_each()
+        try:
+            proc = subprocess.Popen(self._argv(run, workdir, samples), stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8", errors="replace",
+                                    env=env, start_new_session=True,
+                                    preexec_fn=pin_before_exec(run.kernel, self.settings))
+            try:
+                out, err = proc.communicate(timeout=self.settings.timeout)
+            except subprocess.TimeoutExpired:
+                kill_group(proc)
+                run.status, run.reason = "failed", f"timed out after {self.settings.timeout:g} s"
+                return
+            except BaseException:  # Ctrl-C: the kernel is in its own session, so end it ourselves
+                kill_group(proc)
+                raise
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+        self._absorb(run, proc.returncode, out, err, round_no)
+
+    def _env(self, run: CaseRun) -> dict[str, str]:
+        return {**os.environ, **(self.shared.env if self.shared else {}), **run.kernel.env}
+
+    def _absorb(self, run: CaseRun, code: int, out: str, err: str, round_no: int | None) -> None:
+        try:
+            parsed = protocol.parse(out, expected_case=run.case.name)
+        except protocol.ProtocolError as e:
+            run.status, run.reason = "failed", f"kernel broke the protocol: {e}"
+            return
+        if code == 3 or parsed.skip:
+            run.status, run.reason = "skipped", parsed.skip or "the kernel cannot run here"
+            return
+        if code != 0 or parsed.error:
+            last_err = (err.strip().splitlines() or [""])[-1]
+            run.status = "failed"
+            run.reason = parsed.error or last_err or f"exited with code {code}"
+            return
+        if not parsed.samples:
+            run.status, run.reason = "failed", "the kernel printed no samples"
+            return
+        if run.descriptor is None:
+            run.descriptor = parsed.descriptor
+        if run.iters is None:
+            run.iters = parsed.samples[0]["iters"]
+        if round_no is not None:
+            run.samples.extend({"round": round_no, **s} for s in parsed.samples)
+
+    # -- a whole experiment --
+
+    def _harness_floor(self, runs: list[CaseRun], workroot: Path) -> dict | None:
+        """The empty case of the first C kernel: the harness's own cost per iteration."""
+        c_run = next((r for r in runs if r.kernel.kind == "c" and r.kernel.argv), None)
+        if c_run is None:
+            return None
+        probe = CaseRun(Case("empty", c_run.case.kernel, "harness", "c"), c_run.kernel)
+        self.invoke(probe, workroot, self.settings.burst, round_no=0)
+        if probe.status != "ok":
+            return {"status": probe.status, "reason": probe.reason}
+        values = [analyze.ns_per_op(s) for s in probe.samples]
+        d = probe.descriptor or {}
+        return {"kernel": c_run.case.kernel, "empty_ns_per_iter": float(np.median(values)),
+                "samples": probe.samples, "clock": d.get("clock"), "clock_res_ns": d.get("clock_res_ns"),
+                "clock_overhead_ns": d.get("clock_overhead_ns"), "pin": d.get("pin"), "priority": d.get("priority")}
+
+    def _count_syscalls(self, exp: Experiment, runs: list[CaseRun], workroot: Path) -> None:
+        """System calls per operation of every case that ran, each in its own traced runs."""
+        for run in runs:
+            if not run.active:
+                continue
+            self.progress.step(f"counting system calls {run.case.name}")
+            try:
+                run.syscalls = syscalls.count([*run.kernel.argv, "--case", run.case.name],
+                                              self._env(run), workroot, timeout=self.settings.timeout,
+                                              preexec=pin_before_exec(run.kernel, self.settings),
+                                              iters=exp.difference_iters)
+            except (RuntimeError, OSError, subprocess.SubprocessError) as e:
+                run.syscalls = {"error": str(e)}
+
+    def run_experiment(self, exp: Experiment, kernels: dict[str, PreparedKernel],
+                       patterns: tuple[str, ...] = ()) -> tuple[dict, bool]:
+        """Runs one experiment; returns its result and whether it was interrupted (Ctrl-C)."""
+        base = self.settings
+        self.settings = base.for_experiment(exp.defaults)
+        workroot = Path(tempfile.mkdtemp(prefix=f"layertax-{exp.name}-"))
+        try:
+            with open_shared_input(exp, self.settings, workroot, self.note, self.progress) as shared:
+                self.shared = shared
+                if shared and shared.burst:
+                    self.settings = replace(self.settings, burst=shared.burst)
+                return self._run_rounds(exp, kernels, patterns, workroot, base)
+        finally:
+            self.settings, self.shared = base, None
+            shutil.rmtree(workroot, ignore_errors=True)
+
+    def _run_rounds(self, exp: Experiment, kernels: dict[str, PreparedKernel], patterns: tuple[str, ...],
+                    workroot: Path, run_settings: Settings) -> tuple[dict, bool]:
+        runs = [CaseRun.of(case, kernels[case.kernel]) for case in select_cases(exp, patterns)]
+        s = self.settings
+        interrupted = False
+        harness = None
+        workdir_fs = machine.filesystem_of(workroot)
+        active = [r for r in runs if r.active]
+        if self.shared and self.shared.fixed_iters:
+            for r in active:
+                r.iters = self.shared.fixed_iters
+        cpu_before = machine.cpu_times()
+        counting = s.count_syscalls and syscalls.available()
+        self.progress.start(exp.name, (s.warmup + s.runs) * len(active) + 1 + (len(active) if counting else 0))
+        parent = _ParentAwayFrom(s.cpu)
+        try:
+            with parent:
+                harness = self._harness_floor(runs, workroot)
+                self.progress.step("harness floor")
+                for round_no in range(-s.warmup, s.runs):
+                    order = [r for r in runs if r.active]
+                    self.rng.shuffle(order)
+                    for run in order:
+                        label = "warm-up" if round_no < 0 else f"round {round_no + 1}/{s.runs}"
+                        self.progress.step(f"{label} {run.case.name}")
+                        self.invoke(run, workroot, 1 if round_no < 0 else s.burst,
+                                    None if round_no < 0 else round_no)
+            if counting:
+                self._count_syscalls(exp, runs, workroot)
+        except KeyboardInterrupt:
+            interrupted = True
+        finally:
+            self.progress.finish()
+        measured = {"workdir_fs": workdir_fs, "cpu_activity": machine.cpu_activity(cpu_before, machine.cpu_times()),
+                    "parent_kept_off_kernel_cpu": parent.moved, "harness": harness}
+        if s != run_settings:  # what this experiment ran with apart from the run's settings
+            measured["settings"] = {k: v for k, v in asdict(s).items() if getattr(run_settings, k) != v}
+        if self.shared:
+            measured["input"] = self.shared.info
+        result = experiment_result(exp, kernels, runs, interrupted, **measured)
+        analyze.analyze(result)
+        tables = exp.hook("tables")
+        if tables is not None:
+            result["tables"] = tables(result)
+        return result, interrupted
+

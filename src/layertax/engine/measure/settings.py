@@ -1,0 +1,87 @@
+"""How a run is measured: rounds, bursts, sample time, pinning; built from the command line's
+options in one place (Settings.from_options), as hyperfine builds its Options.
+
+Kept apart from the scheduler (and its numpy/scipy imports) so the CLI can show
+the defaults in --help without loading the statistics stack at start-up.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass, field, replace
+
+from layertax.errors import UsageError
+
+
+@dataclass
+class Settings:
+    # Rounds are the unit of replication (one fresh kernel process each), so many
+    # short rounds beat a few long ones; see stats.summarize_rounds.
+    runs: int = 40                 # measured rounds
+    warmup: int = 1                # discarded rounds
+    burst: int = 3                 # samples per case per round
+    min_sample_ns: int = 5_000_000
+    timeout: float = 60.0          # seconds, per invocation of a kernel
+    seed: int | None = None        # of the shuffles; drawn and recorded if not given
+    cpu: int | None = None         # pin kernels to this CPU; None: do not pin
+    raise_priority: bool = True
+    quick: bool = False
+    runs_given: bool = False       # --runs was given explicitly (experiments with cheap rounds respect it)
+    count_syscalls: bool = True    # a separate strace run per case, after the timed rounds
+    metric: str = "time"           # "time" (interleaved rounds) or "instructions" (callgrind)
+    given: tuple[str, ...] = ()    # settings the user gave explicitly (they beat an experiment's defaults)
+    options: dict = field(default_factory=dict)  # experiment name -> its own run options (Experiment.run_options)
+
+    @classmethod
+    def from_options(cls, *, quick: bool = False, runs: int | None = None, warmup: int | None = None,
+                     burst: int | None = None, min_time: float | None = None, timeout: float = 60.0,
+                     seed: int | None = None, cpu: int | None = None, pin: bool = True,
+                     raise_priority: bool = True, count_syscalls: bool = True, metric: str = "time",
+                     options: dict | None = None) -> Settings:
+        """The settings of one `layertax run`: --quick's values, then every flag given explicitly
+        over them (and recorded as given, so they also beat an experiment's own defaults)."""
+        settings = cls(**(QUICK if quick else {}), quick=quick, timeout=timeout, seed=seed,
+                       raise_priority=raise_priority, count_syscalls=count_syscalls, metric=metric)
+        explicit = {"runs": runs, "warmup": warmup, "burst": burst,
+                    "min_sample_ns": None if min_time is None else int(min_time * 1e9)}
+        for name, value in explicit.items():
+            if value is not None:
+                setattr(settings, name, value)
+        settings.runs_given = runs is not None
+        settings.given = tuple(name for name, value in explicit.items() if value is not None)
+        settings.options = options or {}
+        settings.cpu = None if not pin else (cpu if cpu is not None else default_cpu())
+        if settings.cpu is not None and settings.cpu not in os.sched_getaffinity(0):
+            raise UsageError(f"--cpu {settings.cpu}: this process may only use CPUs {sorted(os.sched_getaffinity(0))}")
+        settings.validate()
+        return settings
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def for_experiment(self, defaults: dict) -> Settings:
+        """These settings with an experiment's defaults for what the user did not give;
+        --quick's values stand (its experiments shrink their own work instead)."""
+        if self.quick:
+            return self
+        return replace(self, **{k: v for k, v in defaults.items() if k not in self.given})
+
+    def validate(self) -> None:
+        if self.runs < 1:
+            raise UsageError("--runs must be at least 1")
+        if self.warmup < 0:
+            raise UsageError("--warmup cannot be negative")
+        if self.burst < 1 or self.min_sample_ns < 1 or self.timeout <= 0:
+            raise UsageError("burst, minimum sample time and timeout must be positive")
+
+
+def default_cpu() -> int | None:
+    """The last CPU we may use: away from CPU 0, which takes most interrupts."""
+    try:
+        cpus = sorted(os.sched_getaffinity(0))
+    except OSError:
+        return None
+    return cpus[-1] if len(cpus) > 1 else None
+
+
+# Six rounds is the fewest for which [min, max] of the round medians is a 95% interval.
+QUICK = {"runs": 6, "warmup": 1, "burst": 2, "min_sample_ns": 2_000_000}

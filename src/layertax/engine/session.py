@@ -1,0 +1,73 @@
+"""One `layertax run`: build every kernel, describe the machine, measure each experiment the
+way it asks (its kernels interleaved by the scheduler, counted under callgrind, or its own
+way), and save after every experiment so that an interruption or a crash keeps what finished.
+
+The session prints nothing: it tells the caller what happens through note(message) and a
+progress sink per experiment, and hands back the document."""
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from layertax import paths
+from layertax.engine import machine
+from layertax.engine.build import kernels
+from layertax.engine.measure import instructions
+from layertax.engine.measure.scheduler import Scheduler
+from layertax.engine.measure.settings import Settings
+from layertax.engine.store import results, runs
+from layertax.experiment import Experiment, ProgressSink
+
+
+@dataclass
+class Session:
+    doc: dict                  # the run's result document
+    interrupted: bool
+    path: Path | None          # where it was saved (None: not saved)
+
+    @property
+    def failed_cases(self) -> list[str]:
+        return [c["name"] for e in self.doc["experiments"] for c in e["cases"] if c["status"] == "failed"]
+
+
+def run_session(chosen: list[Experiment], settings: Settings, case_globs: tuple[str, ...], save: bool,
+                progress: Callable[[], ProgressSink], note: Callable[[str], None],
+                warn: Callable[[str], None] | None = None,
+                busy: Callable[[str], contextlib.AbstractContextManager] = lambda message: contextlib.nullcontext()
+                ) -> Session:
+    """Measures the chosen experiments; the document is saved after each one when save is set
+    (the caller records it in the history and exports it once the run ends)."""
+    with busy("building kernels"):
+        prepared = kernels.prepare(chosen, paths.cache_dir())
+        fingerprint = machine.fingerprint()
+    doc = results.new_document(None, fingerprint)
+    path = runs.new_path(doc | {"experiments": [{"name": e.name} for e in chosen]}) if save else None
+    scheduler = Scheduler(settings, progress(), note=note)
+    doc["settings"] = settings.to_dict()
+    counting_instructions = settings.metric == "instructions"
+    if counting_instructions:
+        doc["settings"]["method"] = instructions.METHOD
+    interrupted = False
+    for exp in chosen:
+        kmap = {k.name: prepared[(exp.name, k.name)] for k in exp.kernels}
+        own_way = exp.hook("measure")
+        if own_way is not None:  # measured its own way (e.g. process launches), not by kernels
+            if counting_instructions:
+                (warn or note)(f"{exp.name}: measured its own way, not by kernel loops; --metric instructions does not "
+                     f"apply (see `layertax {exp.name} --help`)")
+                continue
+            result, interrupted = own_way(exp, settings, progress(), paths.cache_dir())
+        elif counting_instructions:
+            result, interrupted = instructions.measure_experiment(exp, kmap, case_globs, settings, progress(),
+                                                                  note=note)
+        else:
+            result, interrupted = scheduler.run_experiment(exp, kmap, case_globs)
+        doc["experiments"].append(result)
+        if path is not None:  # after every experiment, so an interruption or crash keeps what finished
+            results.save(doc, path)
+        if interrupted:
+            break
+    doc["complete"] = not interrupted
+    return Session(doc, interrupted, path)

@@ -1,0 +1,66 @@
+"""Bringing hyperfine's JSON export (`hyperfine --export-json`) into layertax's history, so
+`layertax compare` and `--vs-history` can judge hyperfine runs like our own.
+
+Every command becomes a case of an experiment named "hyperfine"; every timed run of it
+is one sample and one round (hyperfine runs each command in its own process, so the
+runs are the independent replicates). Ratios are taken to the first command, which
+hyperfine also lists first. hyperfine records no machine: the import is filed under
+the machine that imports it, and its method line says so.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from layertax.engine.analysis import analyze
+from layertax.engine.store.results import ResultError
+
+EXPERIMENT = "hyperfine"
+
+
+def _read(path: Path) -> dict:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ResultError(f"no such file: {path}") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ResultError(f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from None
+    except json.JSONDecodeError as e:
+        raise ResultError(f"{path} is not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from None
+    results = data.get("results") if isinstance(data, dict) else None
+    if not isinstance(results, list) or not results:
+        raise ResultError(f"{path} is not a hyperfine export: no 'results' list (make one with `hyperfine --export-json`)")
+    for r in results:
+        if not isinstance(r, dict) or not isinstance(r.get("command"), str) or not isinstance(r.get("times"), list):
+            raise ResultError(f"{path} is not a hyperfine export: a result lacks 'command' or 'times' "
+                              "(hyperfine 1.10 or newer writes them)")
+        if not all(isinstance(t, (int, float)) and t >= 0 for t in r["times"]):
+            raise ResultError(f"{path}: the times of {r['command']!r} are not all non-negative numbers")
+    return data
+
+
+def _case(result: dict, names: dict[str, int]) -> dict:
+    name = result["command"]
+    names[name] = names.get(name, 0) + 1
+    if names[name] > 1:                      # the same command twice (hyperfine allows it)
+        name = f"{name} #{names[name]}"
+    codes = result.get("exit_codes") or [None] * len(result["times"])
+    samples = [{"round": i, "iters": 1, "ops": 1, "ns": round(t * 1e9), "exit_code": code}
+               for i, (t, code) in enumerate(zip(result["times"], codes))]
+    return {"name": name, "kernel": "hyperfine", "layer": "command", "language": "-", "group": "",
+            "status": "ok" if samples else "failed", "reason": None if samples else "hyperfine recorded no runs",
+            "parameters": result.get("parameters"), "samples": samples}
+
+
+def experiment(path: Path) -> dict:
+    """The hyperfine export at path as one layertax experiment (stats filled in)."""
+    data = _read(path)
+    names: dict[str, int] = {}
+    cases = [_case(r, names) for r in data["results"]]
+    exp = {"name": EXPERIMENT, "title": "commands timed by hyperfine", "question": "How long does each command take?",
+           "unit": "wall time per run", "baseline": cases[0]["name"], "classic": None, "groups": [],
+           "interrupted": False, "kernels": {}, "cases": cases, "source": str(path),
+           "method": f"imported from hyperfine's JSON ({path.name}): each run of a command is one sample and one "
+                     "round; hyperfine records no machine, so this one is the importing machine"}
+    analyze.analyze(exp)
+    return exp

@@ -1,0 +1,188 @@
+"""Drives the C launch timer (native/launch.c): process start-up measurements.
+
+The timer launches every target once per round, in a shuffled order, and
+streams one JSON line per launch; this module writes its spec, reads the lines
+as they come (for the progress bar, and so Ctrl-C keeps every finished launch)
+and hands back the raw launches. The stamp library and an empty program are
+built beside it, so a binary that does not stamp itself can be timed too.
+"""
+from __future__ import annotations
+
+import json
+import random
+import signal
+import subprocess
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from layertax.engine.build import ninja, toolchain
+from layertax.engine.measure.settings import default_cpu
+from layertax.engine.processes import kill_group
+from layertax.errors import LayertaxError, UsageError
+
+NATIVE = ninja.NATIVE_DIR
+
+
+@dataclass(frozen=True)
+class LaunchTools:
+    timer: Path        # native/launch.c
+    stamp_lib: Path    # native/stamp.c as a shared library, for LD_PRELOAD
+    empty: Path        # native/empty.c: does nothing, stamps nothing
+    first_lib: Path    # native/first.c: the stamp library's dependency, initialised first
+    empty_static: Path | None = None  # native/empty.c linked -static (None: no static libc here)
+
+
+def tools(cache_root: Path) -> LaunchTools:
+    cc = toolchain.find("cc")
+    if cc is None:
+        raise LayertaxError(toolchain.hint("cc"))
+    common = ninja.COMMON_SOURCES
+    # The first-constructor library links nothing, not even libc (first.c says why).
+    freestanding = ("-nostdlib", "-ffreestanding", "-fno-stack-protector", "-fno-builtin")
+    built = _build_all([
+        ninja.BuildTarget("launch", (NATIVE / "launch.c", *common), (), (), (), cc.path, cc.version, kind="program"),
+        ninja.BuildTarget("liblayertax-first.so", (NATIVE / "first.c",), (), freestanding, ("-nostdlib",),
+                          cc.path, cc.version, kind="shared"),
+        ninja.BuildTarget("empty", (NATIVE / "empty.c",), (), (), (), cc.path, cc.version, kind="program"),
+    ], cache_root)
+    # The static empty program: what start-up costs with no loader at all. Optional
+    # (it needs libc.a); without it, inspect does not price static linking.
+    static = ninja.build([ninja.BuildTarget("empty-static", (NATIVE / "empty.c",), (), (), ("-static",), cc.path,
+                                            cc.version, kind="program")], cache_root)["empty-static"]
+    # The stamp library names the first one by its absolute path (DT_NEEDED with a
+    # slash: loaded from there, no search), so it needs no RPATH and no LD_LIBRARY_PATH.
+    first = built["liblayertax-first.so"]
+    stamp = _build_all([ninja.BuildTarget("liblayertax-stamp.so", (NATIVE / "stamp.c",), (), (),
+                                          ("-Wl,--no-as-needed", str(first), "-ldl"), cc.path, cc.version,
+                                          kind="shared")], cache_root)
+    return LaunchTools(built["launch"], stamp["liblayertax-stamp.so"], built["empty"], first,
+                       static if isinstance(static, Path) else None)
+
+
+def _build_all(targets: list[ninja.BuildTarget], cache_root: Path) -> dict[str, Path]:
+    built = ninja.build(targets, cache_root)
+    for result in built.values():
+        if isinstance(result, Exception):
+            raise LayertaxError(str(result))
+    return built
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    argv: tuple[str, ...]
+    env: tuple[tuple[str, str], ...] = ()
+    ignore_status: bool = False
+
+
+@dataclass
+class LaunchSettings:
+    runs: int = 30
+    warmup: int = 1
+    seed: int = 1
+    timeout: float = 10.0          # seconds per launch
+    cpu: int | None = None
+    raise_priority: bool = True
+
+    @classmethod
+    def from_options(cls, runs: int, warmup: int, timeout: float, seed: int | None, pin: bool = True,
+                     raise_priority: bool = True) -> LaunchSettings:
+        """The settings of a command built on the launch timer (`launch`, `inspect`); a seed is
+        drawn (and recorded) when none is given."""
+        return cls(runs=runs, warmup=warmup, timeout=timeout, cpu=default_cpu() if pin else None,
+                   raise_priority=raise_priority, seed=seed or random.SystemRandom().randrange(1, 2**32))
+
+    def method(self, what: str, extra: str = "") -> dict:
+        """The run's settings record, with the sentence that says how it was measured."""
+        cpu = self.cpu if self.cpu is not None else "not pinned"
+        return {"runs": self.runs, "warmup": self.warmup, "burst": 1, "min_sample_ns": 0, "seed": self.seed,
+                "cpu": self.cpu, "timeout": self.timeout,
+                "method": f"{self.runs} launches per {what} after {self.warmup} warm-up, {what}s alternating in "
+                          f"shuffled rounds (seed {self.seed}), posix_spawn, cpu {cpu}" + extra}
+
+
+@dataclass
+class LaunchRun:
+    descriptor: dict | None = None
+    launches: list[dict] = field(default_factory=list)      # measured rounds only
+    failures: dict[str, str] = field(default_factory=dict)  # target -> what went wrong
+    interrupted: bool = False
+
+    def of(self, name: str) -> list[dict]:
+        return [x for x in self.launches if x["variant"] == name]
+
+
+def sample(line: dict) -> dict:
+    """One launch as a result sample: the timer's line with the context switches named as the analysis expects."""
+    return {"round": line["round"], "main_ns": line["main_ns"], "exit_ns": line["exit_ns"],
+            "first_init_ns": line.get("first_init_ns"), "preload_init_ns": line.get("preload_init_ns"),
+            "libc_start_main_ns": line.get("libc_start_main_ns"), "minflt": line["minflt"], "majflt": line["majflt"],
+            "utime_ns": line["utime_ns"], "stime_ns": line["stime_ns"], "csw_vol": line["nvcsw"],
+            "csw_invol": line["nivcsw"], "maxrss_kb": line["maxrss_kb"], "exit_status": line["exit_status"]}
+
+
+def write_spec(targets: list[Target], path: Path) -> None:
+    lines = []
+    for t in targets:
+        for text in (t.name, *t.argv, *(f"{k}={v}" for k, v in t.env)):
+            if "\n" in text or "\0" in text:
+                raise UsageError(f"{text!r}: an argument with a newline cannot be launched")
+        lines.append(f"variant {t.name}")
+        lines += [f"arg {a}" for a in t.argv]
+        lines += [f"env {k}={v}" for k, v in t.env]
+        if t.ignore_status:
+            lines.append("ignore-status 1")
+    path.write_text("\n".join(lines) + "\n")
+
+
+def run(targets: list[Target], settings: LaunchSettings, launch_tools: LaunchTools,
+        on_launch: Callable[[dict], None] | None = None) -> LaunchRun:
+    """Runs the timer over targets; Ctrl-C stops it and keeps the launches that finished."""
+    if len({t.name for t in targets}) != len(targets):
+        raise UsageError("two launch targets have the same name")
+    result = LaunchRun()
+    with tempfile.TemporaryDirectory(prefix="layertax-launch-") as tmp:
+        spec = Path(tmp) / "spec"
+        write_spec(targets, spec)
+        argv = [str(launch_tools.timer), "--spec", str(spec), "--runs", str(settings.runs),
+                "--warmup", str(settings.warmup), "--seed", str(settings.seed),
+                "--timeout-ms", str(max(1, int(settings.timeout * 1000)))]
+        if settings.cpu is not None:
+            argv += ["--cpu", str(settings.cpu)]
+        if settings.raise_priority:
+            argv.append("--raise-priority")
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8", errors="replace",
+                                stdin=subprocess.DEVNULL, start_new_session=True, cwd=tmp)
+        try:
+            for line in proc.stdout:
+                _absorb(result, json.loads(line), on_launch)
+            proc.wait()
+        except KeyboardInterrupt:
+            result.interrupted = True
+        finally:
+            if proc.poll() is None:
+                kill_group(proc)
+        err = proc.stderr.read().strip()
+        if proc.returncode not in (0, -signal.SIGKILL) and not result.interrupted:
+            raise LayertaxError(f"the launch timer failed: {err or f'exit status {proc.returncode}'}")
+    return result
+
+
+def _absorb(result: LaunchRun, line: dict, on_launch) -> None:
+    if "timer" in line:
+        result.descriptor = line
+        return
+    if line["status"] != "ok":
+        result.failures[line["variant"]] = line["status"]
+    elif line["round"] >= 0:
+        result.launches.append(line)
+    if on_launch:
+        on_launch(line)
+
+
+def tsc_per_ns(launch_tools: LaunchTools) -> float | None:
+    """TSC ticks per ns, measured: glibc's loader statistics are in these ticks."""
+    out = subprocess.run([str(launch_tools.timer), "--tsc-rate"], capture_output=True, text=True, encoding="utf-8", errors="replace", check=True)
+    return json.loads(out.stdout)["tsc_per_ns"]

@@ -1,0 +1,110 @@
+"""`layertax launch`: the launch timer turned on any command, alone or against another.
+
+A command that does not stamp itself gets the stamp library preloaded (loader/stamp.py),
+with the empty-program controls that price the preload. A static binary ignores
+LD_PRELOAD: then only spawn->exit is known and the comparison uses it.
+"""
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+from pathlib import Path
+
+from layertax.engine.analysis import analyze
+from layertax.errors import UsageError
+from layertax.loader import launch
+from layertax.loader.launches import launch_cases
+from layertax.loader.stamp import EMPTY, EMPTY_STAMPED, preload_cost, preload_env
+from layertax.units import duration
+
+
+def resolve(argv: list[str], flag: str) -> list[str]:
+    """argv with its program resolved on PATH; one string with spaces is split like a shell would (no shell runs)."""
+    if not argv:
+        raise UsageError(f"{flag}: no command given")
+    if len(argv) == 1 and any(c.isspace() for c in argv[0]) and not Path(argv[0]).exists():
+        argv = shlex.split(argv[0])
+    program = argv[0]
+    found = program if "/" in program else shutil.which(program)
+    if not found or not Path(found).is_file():
+        raise UsageError(f"command not found: {program}")
+    if not os.access(found, os.X_OK):
+        raise UsageError(f"not executable: {found}")
+    return [str(Path(found).absolute()), *argv[1:]]
+
+
+def _label(argv: list[str]) -> str:
+    text = " ".join([Path(argv[0]).name, *argv[1:]])
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _describe_failure(status: str) -> str:
+    if status.startswith("exit status"):
+        return status + " (-i ignores a non-zero exit status)"
+    return status
+
+
+def measure(commands: list[list[str]], settings: launch.LaunchSettings, tools: launch.LaunchTools,
+            ignore_failure: bool, stamp: bool, progress=None) -> dict:
+    """Launches the commands (the first is the baseline) and the preload controls; returns an analyzed result."""
+    names = []
+    for argv in commands:
+        name = _label(argv)
+        while name in names:
+            name += "'"
+        names.append(name)
+    env = preload_env(tools) if stamp else ()
+    targets = [launch.Target(n, tuple(a), env, ignore_failure) for n, a in zip(names, commands)]
+    if stamp:
+        targets += [launch.Target(EMPTY, (str(tools.empty),)), launch.Target(EMPTY_STAMPED, (str(tools.empty),), env)]
+    launched = launch_cases(targets, settings, tools, progress, "launch", describe_failure=_describe_failure)
+    cases, controls = [], []
+    for t in targets:
+        case = launched.cases[t.name]
+        is_control = t.name in (EMPTY, EMPTY_STAMPED)
+        case["layer"] = "control" if is_control else ("baseline" if not cases else "compared")
+        (controls if is_control else cases).append(case)
+    measured = [c for c in cases if c["samples"]]
+    stamped = bool(measured) and all(all(s["main_ns"] is not None for s in c["samples"]) for c in measured)
+    metric = "main_ns" if stamped else "exit_ns"
+    result = {"name": "launch", "title": "process start-up", "metric": metric,
+              "question": "How long do these commands take to start?",
+              "unit": "spawn->main" if stamped else "spawn->exit", "baseline": names[0], "classic": None,
+              "cases": cases, "controls": controls, "interrupted": launched.interrupted,
+              "launch": {"descriptor": launched.run.descriptor}, "cpu_activity": launched.cpu_activity, "notes": []}
+    analyze.analyze(result)
+    result["notes"] = _notes(result, stamp, stamped)
+    result["tables"] = [_detail_table(result)]
+    return result
+
+
+def _detail_table(result: dict) -> dict:
+    rows = []
+    for c in result["cases"]:
+        if not c["samples"]:
+            continue
+        mins = [s["main_ns"] for s in c["samples"] if s["main_ns"] is not None]
+        rows.append([c["name"], duration(min(mins) if mins else None), duration(analyze.field_median(c, "main_ns")),
+                     duration(analyze.field_median(c, "exit_ns")), f"{analyze.field_median(c, 'minflt'):,}", f"{analyze.field_median(c, 'majflt'):,}",
+                     duration(analyze.field_median(c, "utime_ns")), duration(analyze.field_median(c, "stime_ns"))])
+    return {"title": "per launch (medians; user and system time from rusage, at the kernel's tick resolution)",
+            "columns": ["command", "min spawn->main", "spawn->main", "spawn->exit", "minor faults", "major faults",
+                        "user", "system"], "rows": rows}
+
+
+def _notes(result: dict, stamp: bool, stamped: bool) -> list[str]:
+    notes = []
+    if stamp:
+        cost = preload_cost(result)
+        result["preload_cost"] = cost
+        if cost:
+            notes.append(f"the stamp preload adds {duration(cost['median_ns'])} [{duration(cost['ci95'][0])}, "
+                         f"{duration(cost['ci95'][1])}] to an empty program's spawn->exit (paired per round); "
+                         "spawn->main of the commands includes it")
+        notes.append("spawn->main: posix_spawn until main is called (the preloaded stamp library interposes "
+                     "__libc_start_main; every constructor included)")
+    if not stamped:
+        notes.append("not every command stamped (a static binary ignores LD_PRELOAD; or --no-stamp): "
+                     "figures are spawn->exit")
+    return notes

@@ -1,0 +1,54 @@
+"""The one launch-run assembly every start-up measurement goes through (`launch`, `inspect`,
+the loadtime experiment and its sweep): start and step the progress, read the CPU times
+around the run, call the launch timer, run any follow-up views while the run is still
+interruptible, and fold each target's launches and failure into a case of the result."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from layertax.engine import machine
+from layertax.experiment import ProgressSink
+from layertax.loader import launch
+from layertax.progress import NoProgress
+
+
+@dataclass
+class Launched:
+    run: launch.LaunchRun
+    cases: dict[str, dict]    # target name -> its case, in the targets' order
+    cpu_activity: dict        # what the whole machine did meanwhile (machine.cpu_activity)
+
+    @property
+    def interrupted(self) -> bool:
+        return self.run.interrupted
+
+
+def launch_cases(targets: list[launch.Target], settings: launch.LaunchSettings, tools: launch.LaunchTools,
+                 progress: ProgressSink | None = None, title: str = "launch", extra_steps: int = 0,
+                 then: Callable[[launch.LaunchRun], None] | None = None,
+                 describe_failure: Callable[[str], str] = lambda status: status) -> Launched:
+    """Launches every target round by round; then(run), if given and not interrupted, adds
+    views of its own (it may step the progress extra_steps times). Ctrl-C keeps every
+    launch that finished and skips what is left."""
+    progress = progress or NoProgress()
+    progress.start(title, (settings.runs + settings.warmup) * len(targets) + extra_steps)
+    cpu_before = machine.cpu_times()
+    run = launch.LaunchRun()
+    try:
+        run = launch.run(targets, settings, tools,
+                         on_launch=lambda line: progress.step(f"{line['variant']} round {line['round'] + 1}"))
+        if then is not None and not run.interrupted:
+            then(run)
+    except KeyboardInterrupt:
+        run.interrupted = True
+    finally:
+        progress.finish()
+    cases = {}
+    for t in targets:
+        failed = run.failures.get(t.name)
+        cases[t.name] = {"name": t.name, "kernel": "launch", "language": "-", "descriptor": None,
+                         "argv": list(t.argv), "env": dict(t.env), "status": "failed" if failed else "ok",
+                         "reason": describe_failure(failed) if failed else None,
+                         "samples": [launch.sample(x) for x in run.of(t.name)]}
+    return Launched(run, cases, machine.cpu_activity(cpu_before, machine.cpu_times()))

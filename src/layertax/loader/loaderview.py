@@ -1,0 +1,84 @@
+"""glibc's own view of a launch: LD_DEBUG=statistics and LD_DEBUG=files, run through the launch timer.
+
+Each debugged launch is timed like any other, so every statistics reading can
+be checked against the wall clock of the same process (ldstats.tick_scale).
+The debug output goes to files in a private directory, one per process
+(glibc appends the pid), matched to the launch by the pid the timer reports.
+"""
+from __future__ import annotations
+
+import re
+import tempfile
+from pathlib import Path
+
+from layertax.loader import launch, ldstats
+
+
+def _debug_run(targets: list[launch.Target], what: str, tools: launch.LaunchTools,
+               lsettings: launch.LaunchSettings, launches: int, tmp: Path) -> launch.LaunchRun:
+    debug_targets = [launch.Target(t.name, t.argv, (*t.env, ("LD_DEBUG", what),
+                                                    ("LD_DEBUG_OUTPUT", f"{tmp}/{i}")), t.ignore_status)
+                     for i, t in enumerate(targets)]
+    settings = launch.LaunchSettings(runs=launches, warmup=0, seed=lsettings.seed, timeout=lsettings.timeout,
+                                     cpu=lsettings.cpu, raise_priority=lsettings.raise_priority)
+    return launch.run(debug_targets, settings, tools)
+
+
+def _output_of(tmp: Path, index: int, line: dict) -> str | None:
+    path = tmp / f"{index}.{line.get('pid')}"
+    return path.read_text(errors="replace") if path.is_file() else None
+
+
+def statistics(targets: list[launch.Target], tools: launch.LaunchTools, lsettings: launch.LaunchSettings,
+               tsc: float | None, glibc: str | None, launches: int = 1, wall_key: str = "main_ns") -> dict[str, list[dict]]:
+    """LD_DEBUG=statistics readings, `launches` per target, in ns where the TSC rate is known.
+
+    wall_key: the launch field the loader's total must fit in (the stamp taken
+    when loading and relocation are over).
+    """
+    out: dict[str, list[dict]] = {t.name: [] for t in targets}
+    with tempfile.TemporaryDirectory(prefix="layertax-ldstats-") as tmp_name:
+        tmp = Path(tmp_name)
+        run = _debug_run(targets, "statistics", tools, lsettings, launches, tmp)
+        for i, t in enumerate(targets):
+            for line in run.of(t.name):
+                text = _output_of(tmp, i, line)
+                if text is None:
+                    out[t.name].append({"status": "none", "reason": "no statistics printed (no dynamic loader?)"})
+                    continue
+                try:
+                    parsed = ldstats.parse(text)
+                except ldstats.ParseError as e:
+                    out[t.name].append({"status": "failed", "reason": str(e)})
+                    continue
+                wall = line.get(wall_key)
+                scale, why = ldstats.tick_scale(parsed, glibc, tsc, wall)
+                ns = (lambda ticks: None if ticks is None or not tsc else ticks * scale / tsc)
+                out[t.name].append({
+                    "status": "ok", "printed": parsed.to_dict(), "tick_scale": scale, "tick_scale_why": why,
+                    "tsc_per_ns": tsc, "wall_ns_same_run": wall, "wall_key": wall_key,
+                    "total_ns": ns(parsed.total_ticks), "relocation_ns": ns(parsed.relocation_ticks),
+                    "load_ns": ns(parsed.load_ticks), "lookups": parsed.lookups,
+                    "cache_lookups": parsed.cache_lookups, "relative_relocations": parsed.relative_relocations,
+                    "final_lookups": parsed.final_lookups, "final_cache_lookups": parsed.final_cache_lookups})
+            if t.name in run.failures and not out[t.name]:
+                out[t.name].append({"status": "failed", "reason": run.failures[t.name]})
+    return out
+
+
+_INIT = re.compile(r"^\s*\d+:\s+calling init: (.+?)\s*$", re.M)
+_PROGRAM_INIT = re.compile(r"^\s*\d+:\s+initialize program: (.+?)\s*$", re.M)
+
+
+def init_order(target: launch.Target, tools: launch.LaunchTools, lsettings: launch.LaunchSettings) -> dict:
+    """The order glibc runs the initialisers in (LD_DEBUG=files), one launch."""
+    with tempfile.TemporaryDirectory(prefix="layertax-ldfiles-") as tmp_name:
+        tmp = Path(tmp_name)
+        run = _debug_run([target], "files", tools, lsettings, 1, tmp)
+        lines = run.of(target.name)
+        text = _output_of(tmp, 0, lines[0]) if lines else None
+    if text is None:
+        return {"status": "none", "order": []}
+    order = _INIT.findall(text)
+    program = _PROGRAM_INIT.findall(text)
+    return {"status": "ok", "order": order + [f"(program) {p}" for p in program[:1]]}

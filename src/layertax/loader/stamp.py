@@ -1,0 +1,37 @@
+"""The stamp preload: how a program that does not stamp itself reports when main is called,
+and the controls that measure what the preload itself costs.
+
+The stamp library (native/stamp.c) interposes __libc_start_main. It has a cost of its own,
+so every run that preloads it also launches an empty program with and without it,
+interleaved with the programs, and reports the difference, paired per round.
+"""
+from __future__ import annotations
+
+import os
+
+from layertax.engine.analysis import analyze, stats
+from layertax.loader import launch
+
+EMPTY = "empty (no preload)"
+EMPTY_STAMPED = "empty + stamp preload"
+
+
+def preload_env(tools: launch.LaunchTools) -> tuple[tuple[str, str], ...]:
+    """LD_PRELOAD with the stamp library first, and the user's own preloads kept after it."""
+    existing = os.environ.get("LD_PRELOAD")
+    value = f"{tools.stamp_lib}:{existing}" if existing else str(tools.stamp_lib)
+    return (("LD_PRELOAD", value),)
+
+
+def preload_cost(result: dict) -> dict | None:
+    """What the stamp preload adds to an empty program's spawn->exit, paired per round."""
+    by = {c["name"]: c for c in result.get("controls", [])}
+    if EMPTY not in by or EMPTY_STAMPED not in by:
+        return None
+    plain = analyze.round_values(by[EMPTY], "exit_ns")
+    loaded = analyze.round_values(by[EMPTY_STAMPED], "exit_ns")
+    diffs = [loaded[r] - plain[r] for r in plain if r in loaded]
+    if not diffs:
+        return None
+    lo, hi, _ = stats.median_ci(diffs)
+    return {"median_ns": float(sorted(diffs)[len(diffs) // 2]), "ci95": [lo, hi], "rounds": len(diffs)}

@@ -1,0 +1,66 @@
+"""The exporter registry: every format a result can be written in, by name.
+
+Each format is one module of this package with a function from a result document
+to text; it is named here once, with its flag and help, and imported only when
+that export is wanted (the HTML one loads matplotlib). The command line builds
+its --export-* options from this table, so a new format is one module and one row.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from layertax.console import busy
+from layertax.engine.store import results
+
+
+@dataclass(frozen=True)
+class Exporter:
+    name: str      # --export-NAME
+    render: str    # "module:function", doc -> text
+    help: str
+
+    @property
+    def flag(self) -> str:
+        return f"--export-{self.name}"
+
+    @property
+    def option(self) -> str:
+        """The keyword the CLI hands the value in."""
+        return f"export_{self.name}"
+
+    def to_text(self, doc: dict) -> str:
+        module, _, function = self.render.partition(":")
+        return getattr(importlib.import_module(module), function)(doc)
+
+
+# In the order --help lists them.
+EXPORTERS: dict[str, Exporter] = {e.name: e for e in (
+    Exporter("json", "layertax.report.json:to_json", "Also write the full result (raw samples) here."),
+    Exporter("markdown", "layertax.report.markdown:to_markdown", "Also write the tables as Markdown here."),
+    Exporter("csv", "layertax.report.csv:to_csv", "Also write one CSV row per case here."),
+    Exporter("pyperf", "layertax.report.pyperf:to_pyperf", "Also write pyperf's JSON here (one benchmark per "
+             "timed case, one run per round), for `pyperf compare_to` and `pyperf stats`."),
+    Exporter("html", "layertax.report.html:to_html", "Also write a self-contained HTML report (charts, the raw "
+             "tables behind them, the machine and the command) here."),
+)}
+
+
+def export_paths(options: dict[str, str | None]) -> dict[str, Path]:
+    """{flag: path} of the exports asked for ({"export_csv": "x.csv", ...} as the CLI passes them),
+    each checked writable before anything is measured."""
+    return {e.flag: results.check_writable(options[e.option], e.flag)
+            for e in EXPORTERS.values() if options.get(e.option)}
+
+
+def by_flag(flag: str) -> Exporter:
+    return next(e for e in EXPORTERS.values() if e.flag == flag)
+
+
+def write_exports(doc: dict, targets: dict[str, Path]) -> None:
+    """Writes each export (atomically, like a saved run)."""
+    for flag, path in targets.items():
+        exporter = by_flag(flag)
+        with busy(f"writing {path.name}"):
+            results.write_text(exporter.to_text(doc), path)

@@ -1,0 +1,188 @@
+"""compare on synthetic samples: verdicts, Holm, the geometric mean, machines; hyperfine imports."""
+import json
+
+import numpy as np
+import pytest
+from conftest import run_cli
+
+from layertax.engine.analysis import compare, stats
+from layertax.engine.store import hyperfine, results
+from layertax.engine import machine
+
+
+def _doc(cases: dict[str, list[float]], created: str = "2026-01-01T00:00:00+00:00", kernel: str = "6.1") -> dict:
+    """A run whose cases have one sample per round, ns/op as given."""
+    exp = {"name": "demo", "title": "demo", "question": "?", "unit": "ns/op", "baseline": next(iter(cases)),
+           "groups": [], "cases": [{"name": n, "kernel": "k", "layer": "l", "language": "c", "status": "ok",
+                                    "reason": None,
+                                    "samples": [{"round": r, "iters": 10, "ops": 10, "ns": v * 10}
+                                                for r, v in enumerate(vs)]} for n, vs in cases.items()]}
+    return {"schema": results.SCHEMA, "layertax_version": "t", "created": created, "command": ["layertax"],
+            "complete": True, "settings": {}, "experiments": [exp],
+            "machine": {"cpu_model": "cpu", "kernel": kernel, "machine_id": "m", "loadavg": "0.1", "tools": {"cc": "1"}}}
+
+
+def _noisy(n: int = 30, seed: int = 1, scale: float = 1.0) -> list[float]:
+    rng = np.random.default_rng(seed)
+    return list(100.0 * scale * (1 + 0.01 * rng.standard_normal(n)))
+
+
+def test_a_5_percent_shift_of_30_samples_is_slower():
+    a = _doc({"x": _noisy(seed=1)})
+    b = _doc({"x": _noisy(seed=2, scale=1.05)})
+    row = compare.compare_runs(a, b).experiments[0].rows[0]
+    assert row.verdict == "slower" and row.ratio == pytest.approx(1.05, abs=0.01)
+    assert row.ci95[0] > 1.02 and row.p_holm < 0.05
+    faster = compare.compare_runs(b, a).experiments[0].rows[0]
+    assert faster.verdict == "faster"
+
+
+def test_a_run_compared_with_itself_is_no_difference():
+    a = _doc({"x": _noisy(seed=1), "y": _noisy(seed=3, scale=2)})
+    c = compare.compare_runs(a, a)
+    e = c.experiments[0]
+    assert {r.verdict for r in e.rows} == {"no difference"} and e.geomean.verdict == "no difference"
+    assert all(r.ratio == 1.0 and r.p_value == 1.0 for r in e.rows)
+    assert c.machine_differences == []
+
+
+def test_a_shift_inside_the_noise_band_is_no_difference():
+    a = _doc({"x": _noisy(seed=1)})
+    b = _doc({"x": _noisy(seed=2, scale=1.01)})
+    assert compare.compare_runs(a, b, threshold=0.02).experiments[0].rows[0].verdict == "no difference"
+    assert compare.compare_runs(a, b, threshold=0.0).experiments[0].rows[0].ratio > 1
+
+
+def test_holm_adjusts_step_down_and_stays_monotone():
+    assert stats.holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
+    assert stats.holm([0.5]) == [0.5]
+    assert stats.holm([0.9, 0.9]) == [1.0, 1.0]
+
+
+def test_holm_keeps_one_lucky_case_among_many_from_being_called_a_change():
+    # 40 cases with no change, one of which drew p < 0.05 by chance: after Holm it is not significant.
+    names = {f"c{i}": _noisy(seed=i) for i in range(40)}
+    a = _doc(names)
+    b = _doc({n: _noisy(seed=1000 + i) for i, n in enumerate(names)})
+    rows = compare.compare_runs(a, b).experiments[0].rows
+    assert all(r.p_holm >= r.p_value for r in rows)
+    assert all(r.verdict == "no difference" for r in rows)
+
+
+def test_geometric_mean_row():
+    a = _doc({"x": _noisy(seed=1), "y": _noisy(seed=2)})
+    b = _doc({"x": _noisy(seed=3, scale=1.10), "y": _noisy(seed=4, scale=1.10)})
+    g = compare.compare_runs(a, b).experiments[0].geomean
+    assert g.ratio == pytest.approx(1.10, abs=0.01) and g.ci95[0] > 1.05 and g.verdict == "slower"
+
+
+def _drifting_run(seed: int, cases: int = 10, rounds: int = 20) -> list[dict[int, float]]:
+    """Cases of one run whose rounds share a drift (5%) much larger than each case's own noise (0.5%)."""
+    rng = np.random.default_rng(seed)
+    drift = 1 + 0.05 * rng.standard_normal(rounds)
+    return [{r: 100.0 * drift[r] * (1 + 0.005 * rng.standard_normal()) for r in range(rounds)} for _ in range(cases)]
+
+
+def test_the_geometric_mean_interval_keeps_the_drift_rounds_share():
+    a, b = _drifting_run(seed=1), _drifting_run(seed=2)
+    point, shared, how = stats.geomean_ratio(list(zip(a, b)))
+    assert how == "bootstrap over shared rounds"
+    # The same samples with each case's round ids made distinct: resampled case by case, as if independent.
+    apart = [({i * 1000 + r: v for r, v in ca.items()}, {i * 1000 + r: v for r, v in cb.items()})
+             for i, (ca, cb) in enumerate(zip(a, b))]
+    point_apart, independent, how_apart = stats.geomean_ratio(apart)
+    assert how_apart.startswith("bootstrap per case") and point_apart == pytest.approx(point)
+    # Ten cases moving together are one observation of the drift, not ten: the interval is
+    # about sqrt(10) times wider than the one that treats them as independent.
+    assert (shared[1] - shared[0]) > 2 * (independent[1] - independent[0])
+    assert shared[0] <= point <= shared[1]
+
+
+def test_compare_says_how_the_geometric_mean_interval_was_drawn(tmp_path):
+    a = results.save(_doc({"x": _noisy(seed=1), "y": _noisy(seed=2)}), tmp_path / "a.json")
+    b = results.save(_doc({"x": _noisy(seed=3), "y": _noisy(seed=4)}), tmp_path / "b.json")
+    p = run_cli("compare", str(a), str(b))
+    assert p.returncode == 0, p.stderr
+    assert "geometric mean interval: bootstrap over shared rounds" in p.stdout
+
+
+def test_unmatched_and_failed_cases_are_listed_not_compared():
+    a = _doc({"x": _noisy(seed=1), "only-a": _noisy(seed=2)})
+    b = _doc({"x": _noisy(seed=1), "only-b": _noisy(seed=2)})
+    b["experiments"][0]["cases"][0]["status"] = "failed"
+    b["experiments"][0]["cases"][0]["reason"] = "boom"
+    e = compare.compare_runs(a, b).experiments[0]
+    assert e.rows == [] and "x: failed in B (boom)" in e.not_compared
+    assert "only-a: not in B" in e.not_compared and "only-b: not in A" in e.not_compared
+
+
+def test_machine_differences_say_how():
+    a, b = _doc({"x": [1, 2]}, kernel="6.1"), _doc({"x": [1, 2]}, kernel="6.5")
+    b["machine"]["tools"]["cc"] = "2"
+    b["machine"]["loadavg"] = "3.0"          # the moment's load is not a different machine
+    assert machine.differences(a["machine"], b["machine"]) == ["kernel: 6.1 vs 6.5", "tools.cc: 1 vs 2"]
+
+
+def test_compare_cli_warns_about_machines_and_rejects_bad_input(tmp_path):
+    a = results.save(_doc({"x": _noisy(seed=1)}), tmp_path / "a.json")
+    b = results.save(_doc({"x": _noisy(seed=2, scale=1.05)}, kernel="6.5"), tmp_path / "b.json")
+    p = run_cli("compare", str(a), str(b))
+    assert p.returncode == 0, p.stderr
+    assert "machines differ" in p.stdout and "kernel: 6.1 vs 6.5" in p.stdout and "slower" in p.stdout
+    one = run_cli("compare", str(a))
+    assert one.returncode == 2 and "needs two result files" in one.stderr
+    missing = run_cli("compare", str(a), str(tmp_path / "nope.json"))
+    assert missing.returncode == 2 and "no such file" in missing.stderr
+    (tmp_path / "junk.json").write_text("{")
+    junk = run_cli("compare", str(a), str(tmp_path / "junk.json"))
+    assert junk.returncode == 2 and "not valid JSON" in junk.stderr and "Traceback" not in junk.stderr
+
+
+def _history_experiments(table: str) -> list[str]:
+    return [line.split("│")[3].strip() for line in table.splitlines() if line.startswith("│")]
+
+
+HYPERFINE = {"results": [
+    {"command": "true", "mean": 0.001, "stddev": 0.0001, "median": 0.001, "user": 0.0, "system": 0.0, "min": 0.0009,
+     "max": 0.0012, "times": [0.0010, 0.0009, 0.0011, 0.0010, 0.0012], "exit_codes": [0, 0, 0, 0, 0]},
+    {"command": "sleep 0.002", "mean": 0.003, "stddev": 0.0001, "median": 0.003, "user": 0.0, "system": 0.0,
+     "min": 0.0029, "max": 0.0032, "times": [0.0030, 0.0029, 0.0031, 0.0030, 0.0032], "exit_codes": [0, 0, 0, 0, 0]}]}
+
+
+def test_hyperfine_import_becomes_an_experiment():
+    import pathlib
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        path = pathlib.Path(d) / "h.json"
+        path.write_text(json.dumps(HYPERFINE))
+        exp = hyperfine.experiment(path)
+    assert [c["name"] for c in exp["cases"]] == ["true", "sleep 0.002"] and exp["baseline"] == "true"
+    slow = exp["cases"][1]
+    assert [s["ns"] for s in slow["samples"]] == [3_000_000, 2_900_000, 3_100_000, 3_000_000, 3_200_000]
+    assert slow["stats"]["median"] == 3_000_000 and slow["stats"]["ratio"]["median"] == pytest.approx(3.0)
+
+
+def test_import_hyperfine_cli_records_history_and_compares(tmp_path):
+    path = tmp_path / "h.json"
+    path.write_text(json.dumps(HYPERFINE))
+    for _ in range(2):
+        p = run_cli("import-hyperfine", str(path))
+        assert p.returncode == 0, p.stderr
+        assert "saved: " in p.stdout and "sleep 0.002" in p.stdout
+    assert _history_experiments(run_cli("history").stdout) == ["hyperfine", "hyperfine"]
+    c = run_cli("compare", "--vs-history", "1")
+    assert c.returncode == 0, c.stderr
+    assert "sleep 0.002" in c.stdout and "0 slower, 0 faster, 2 no difference" in c.stdout
+
+
+@pytest.mark.parametrize("content, message", [
+    ("{", "not valid JSON"),
+    ('{"results": []}', "not a hyperfine export"),
+    ('{"results": [{"command": "x"}]}', "lacks 'command' or 'times'"),
+    ('{"results": [{"command": "x", "times": [-1]}]}', "not all non-negative"),
+])
+def test_import_hyperfine_rejects_bad_files_in_one_line(tmp_path, content, message):
+    path = tmp_path / "h.json"
+    path.write_text(content)
+    p = run_cli("import-hyperfine", str(path))
+    assert p.returncode == 2 and message in p.stderr and len(p.stderr.strip().splitlines()) == 1

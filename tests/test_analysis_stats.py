@@ -1,0 +1,125 @@
+"""Statistics on synthetic samples whose truth is known."""
+import numpy as np
+import pytest
+
+from layertax.engine.analysis import stats
+
+
+def test_median_and_spread_of_known_samples():
+    s = stats.summarize([1, 2, 3, 4, 100])
+    assert s["median"] == 3
+    assert s["min"] == 1 and s["max"] == 100
+    assert s["n"] == 5
+    assert s["iqr"] == pytest.approx(2.0)  # percentiles 25% = 2, 75% = 4
+    assert s["spread"] == pytest.approx(2 / 3)
+
+
+def test_median_ci_ranks_match_the_binomial_table():
+    # For n = 30 the distribution-free 95% interval is [x(10), x(21)] (coverage 95.7%).
+    x = np.arange(1, 31)
+    lo, hi, coverage = stats.median_ci(x)
+    assert (lo, hi) == (10, 21)
+    assert coverage == pytest.approx(0.9572, abs=1e-3)
+
+
+def test_median_ci_says_when_too_few_samples_for_95():
+    lo, hi, coverage = stats.median_ci([5, 1, 3])
+    assert (lo, hi) == (1, 5)
+    assert coverage < 0.95
+    s = stats.summarize([5, 1, 3])
+    assert any("not 95%" in w for w in stats.noise_warnings(s))
+
+
+@pytest.mark.parametrize("n", [10, 30, 60])
+def test_median_ci_covers_the_true_median_at_least_95_percent(n):
+    rng = np.random.default_rng(1234 + n)
+    true_median = np.exp(0.0)  # lognormal(0, 0.3): skewed like timings, median exactly 1
+    trials = 3000
+    covered = 0
+    for _ in range(trials):
+        lo, hi, _ = stats.median_ci(rng.lognormal(0.0, 0.3, n))
+        covered += lo <= true_median <= hi
+    assert covered / trials >= 0.94
+
+
+def test_paired_ratios_use_only_rounds_both_ran():
+    case = {0: 20.0, 1: 30.0, 2: 44.0}
+    base = {0: 10.0, 2: 11.0}
+    assert stats.paired_ratios(case, base) == [2.0, 4.0]
+
+
+def test_ratio_summary_of_constant_ratios_is_exact():
+    r = stats.ratio_summary([1.5] * 12)
+    assert r["median"] == 1.5 and r["ci95"] == [1.5, 1.5] and r["rounds"] == 12
+    assert stats.ratio_summary([]) is None
+
+
+def test_noise_warnings_fire_on_wide_spread_and_disturbance_only():
+    quiet = stats.summarize(np.linspace(99, 101, 40))
+    assert stats.noise_warnings(quiet, disturbed_share=0.9, disturbed_slowdown=0.0) == []
+    noisy = stats.summarize(np.linspace(50, 150, 40))
+    warnings = stats.noise_warnings(noisy, disturbed_share=0.5, disturbed_slowdown=0.1)
+    assert any("uncertain" in w for w in warnings)
+    assert any("spread" in w for w in warnings)
+    assert any("preempted" in w for w in warnings)
+
+
+def test_disturbance_compares_preempted_samples_with_the_rest():
+    share, slowdown = stats.disturbance([100, 100, 100, 110, 110], [False, False, False, True, True])
+    assert share == pytest.approx(0.4) and slowdown == pytest.approx(0.10)
+    assert stats.disturbance([1, 2], [True, True]) == (1.0, None)
+    assert stats.disturbance([], []) == (None, None)
+
+
+def test_aa_comparison_shows_no_difference():
+    rng = np.random.default_rng(7)
+    verdicts = []
+    for _ in range(100):
+        a = rng.lognormal(np.log(1000), 0.1, 30)
+        b = rng.lognormal(np.log(1000), 0.1, 30)
+        verdicts.append(stats.compare(a, b).verdict)
+    # Same distribution: at most a few false alarms in 100, and identical samples never.
+    assert verdicts.count("no difference") >= 95
+    same = rng.lognormal(np.log(1000), 0.1, 30)
+    assert stats.compare(same, same).verdict == "no difference"
+
+
+def test_comparison_detects_a_real_shift_and_respects_the_noise_band():
+    rng = np.random.default_rng(11)
+    a = rng.normal(1000, 10, 30)
+    assert stats.compare(a, a * 1.10).verdict == "slower"
+    assert stats.compare(a, a * 0.90).verdict == "faster"
+    # A 1% shift is real here (tiny noise) but inside the 2% band: no difference.
+    c = stats.compare(a, a * 1.01)
+    assert c.verdict == "no difference" and c.ratio == pytest.approx(1.01, rel=1e-6)
+
+
+def test_bootstrap_interval_contains_the_ratio():
+    rng = np.random.default_rng(3)
+    a = rng.normal(100, 5, 40)
+    b = rng.normal(120, 5, 40)
+    lo, hi = stats.bootstrap_ratio_ci(a, b)
+    assert lo < np.median(b) / np.median(a) < hi
+    assert 1.1 < lo and hi < 1.3
+
+
+def test_round_summary_treats_each_round_as_one_replicate():
+    # Ten rounds, each of three identical samples: the interval is that of the ten
+    # round medians, not of thirty pooled (and falsely independent) samples.
+    rounds = [[float(v)] * 3 for v in range(1, 11)]
+    s = stats.summarize_rounds(rounds)
+    assert s["n"] == 30 and s["rounds"] == 10
+    assert s["median"] == 5.5
+    lo, hi, coverage = stats.median_ci(range(1, 11))
+    assert s["ci95"] == [lo, hi] == [2.0, 9.0] and s["ci_coverage"] == round(coverage, 4)
+    assert s["min"] == 1.0 and s["max"] == 10.0
+
+
+def test_round_summary_interval_is_wider_than_a_pooled_one_when_rounds_differ():
+    rng = np.random.default_rng(5)
+    # Each round has its own level (as each kernel process does), plus small jitter.
+    rounds = [list(level + rng.normal(0, 1, 5)) for level in rng.normal(100, 10, 12)]
+    pooled = stats.summarize([v for r in rounds for v in r])
+    by_round = stats.summarize_rounds(rounds)
+    width = lambda s: s["ci95"][1] - s["ci95"][0]
+    assert width(by_round) > width(pooled)

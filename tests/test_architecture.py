@@ -1,0 +1,144 @@
+"""The house rules of the source tree, read from the code itself: imports run one way
+(cli -> commands -> experiments / inspect -> loader / engine -> ground; reports read
+results only), the command line stays thin, and the launch-run assembly exists once."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "src" / "layertax"
+
+# The ground floor: anyone may import these, and they import only each other.
+GROUND = {"layertax.units", "layertax.console", "layertax.progress", "layertax.paths", "layertax.errors",
+          "layertax.version", "layertax.experiment"}
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _type_checking_lines(tree: ast.AST) -> set[int]:
+    """Lines inside `if TYPE_CHECKING:` blocks: imports for annotations only, never run."""
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            for child in node.body:
+                lines.update(range(child.lineno, (child.end_lineno or child.lineno) + 1))
+    return lines
+
+
+def _imports(path: Path) -> set[str]:
+    """Every layertax module a file imports (at module level or inside a function), as
+    dotted names: `from layertax.engine import machine` gives layertax.engine.machine."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skip = _type_checking_lines(tree)
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if getattr(node, "lineno", None) in skip:
+            continue
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.startswith("layertax"))
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("layertax"):
+            found.update(f"{node.module}.{a.name}" for a in node.names)
+    return found
+
+
+def _graph() -> dict[str, set[str]]:
+    return {_module_name(p): _imports(p) for p in PACKAGE.rglob("*.py")}
+
+
+GRAPH = _graph()
+
+
+def _within(name: str, *prefixes: str) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+def _violations(importers: tuple[str, ...], forbidden: tuple[str, ...]) -> list[str]:
+    return sorted(f"{mod} imports {dep}" for mod, deps in GRAPH.items() if _within(mod, *importers)
+                  for dep in deps if _within(dep, *forbidden))
+
+
+def test_the_graph_is_read():
+    # A parser that found nothing would pass every rule below.
+    assert "layertax.engine.session" in GRAPH and "layertax.loader.launches" in GRAPH
+    assert "layertax.engine.measure.scheduler.Scheduler" in GRAPH["layertax.engine.session"]
+
+
+def test_engine_and_loader_import_nothing_above_them():
+    assert _violations(("layertax.engine", "layertax.loader"),
+                       ("layertax.experiments", "layertax.inspect", "layertax.report", "layertax.output",
+                        "layertax.cli", "layertax.commands")) == []
+
+
+def test_the_engine_knows_nothing_of_the_loader():
+    assert _violations(("layertax.engine",), ("layertax.loader",)) == []
+
+
+def test_experiments_never_import_the_command_line():
+    assert _violations(("layertax.experiments",), ("layertax.cli", "layertax.commands", "layertax.inspect")) == []
+
+
+def test_inspect_uses_only_loadtimes_public_functions():
+    reach = sorted(dep for mod, deps in GRAPH.items() if _within(mod, "layertax.inspect")
+                   for dep in deps if _within(dep, "layertax.experiments"))
+    assert reach and all(_within(dep, "layertax.experiments.loadtime.api") for dep in reach), reach
+
+
+def test_reports_import_nothing_that_measures():
+    assert _violations(("layertax.report",), ("layertax.engine.measure", "layertax.engine.build",
+                                              "layertax.engine.session", "layertax.engine.machine",
+                                              "layertax.loader", "layertax.experiments", "layertax.inspect",
+                                              "layertax.commands", "layertax.cli")) == []
+
+
+def test_the_ground_floor_imports_only_the_ground_floor():
+    bad = sorted(f"{mod} imports {dep}" for mod, deps in GRAPH.items() if mod in GROUND
+                 for dep in deps if not any(_within(dep, g) for g in GROUND) and dep != "layertax.__version__")
+    assert bad == []
+
+
+def test_the_command_line_is_thin():
+    cli = PACKAGE / "cli.py"
+    assert len(cli.read_text(encoding="utf-8").splitlines()) < 350
+    # It declares and calls; the work is in layertax.commands.
+    assert not any(_within(dep, "layertax.engine.session", "layertax.engine.measure.scheduler",
+                           "layertax.loader", "layertax.inspect", "layertax.report")
+                   for dep in GRAPH["layertax.cli"])
+
+
+def _calls(path: Path, function: str, owner: str) -> int:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return sum(1 for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+               and node.func.attr == function and isinstance(node.func.value, ast.Name) and node.func.value.id == owner)
+
+
+def test_the_launch_run_assembly_exists_once():
+    """Only the assembly (and glibc's debug views, which run their own launches) call the timer."""
+    callers = sorted(_module_name(p) for p in PACKAGE.rglob("*.py") if _calls(p, "run", "launch"))
+    assert callers == ["layertax.loader.launches", "layertax.loader.loaderview"]
+    users = sorted(_module_name(p) for p in PACKAGE.rglob("*.py") if _calls(p, "launch_cases", "launches")
+                   or "layertax.loader.launches.launch_cases" in GRAPH[_module_name(p)])
+    assert users == ["layertax.experiments.loadtime.measure", "layertax.inspect.measure",
+                     "layertax.loader.launch_command"]
+
+
+@pytest.mark.parametrize("name", sorted(n for n in GRAPH if n.startswith("layertax.experiments.")
+                                        and n.count(".") == 2))
+def test_experiment_hooks_given_as_strings_resolve(name):
+    """A hook named "module:function" must name a function that exists."""
+    import importlib
+
+    from layertax.experiment import Experiment
+
+    exp = getattr(importlib.import_module(name), "EXPERIMENT", None)
+    if not isinstance(exp, Experiment):
+        pytest.skip(f"{name} is not an experiment package")
+    for hook in ("measure", "commands", "tables", "run_options", "shared_input"):
+        if getattr(exp, hook) is not None:
+            assert callable(exp.hook(hook)), f"{name}: {hook}"

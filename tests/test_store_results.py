@@ -1,0 +1,99 @@
+"""The result document: schema round-trip, atomic writes, clear errors on bad files."""
+import json
+
+import pytest
+
+from layertax.engine.store import history, results
+from layertax.errors import UsageError
+
+
+def sample_doc() -> dict:
+    case = {"name": "a", "kernel": "k", "layer": "l", "language": "c", "status": "ok", "reason": None,
+            "descriptor": {"kernel": "k"}, "samples": [{"round": 0, "iters": 10, "ops": 20, "ns": 2000}],
+            "stats": {"median": 100.0, "min": 100.0, "ci95": [100.0, 100.0]}}
+    return {"schema": results.SCHEMA, "layertax_version": "0", "created": results.now_iso(), "command": ["layertax"],
+            "complete": True, "settings": {"runs": 1}, "machine": {"machine_id": "m", "cpu_model": "x"},
+            "experiments": [{"name": "e", "baseline": "a", "cases": [case], "classic": {"source": "s"}}]}
+
+
+def test_round_trip_is_exact(tmp_path):
+    doc = sample_doc()
+    path = results.save(doc, tmp_path / "r.json")
+    assert results.load(path) == doc
+
+
+def test_save_is_atomic_and_leaves_no_temporary_files(tmp_path):
+    tmp_path = tmp_path / "w"
+    tmp_path.mkdir()
+    path = tmp_path / "r.json"
+    results.save(sample_doc(), path)
+    results.save(sample_doc() | {"complete": False}, path)
+    assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
+    assert results.load(path)["complete"] is False
+
+
+def test_unserialisable_doc_keeps_the_old_file(tmp_path):
+    tmp_path = tmp_path / "w"
+    tmp_path.mkdir()
+    path = tmp_path / "r.json"
+    results.save(sample_doc(), path)
+    with pytest.raises(ValueError):
+        results.save(sample_doc() | {"bad": float("nan")}, path)
+    assert results.load(path)["complete"] is True
+    assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
+
+
+@pytest.mark.parametrize("content, message", [
+    ("{not json", "not valid JSON"),
+    ("[]", "not a JSON object"),
+    ('{"schema": "other/9"}', "schema is 'other/9'"),
+    (json.dumps({"schema": results.SCHEMA, "machine": {}, "settings": {}}), "'experiments' is missing"),
+    (json.dumps({"schema": results.SCHEMA, "machine": {}, "settings": {}, "experiments": [{"name": "e"}]}),
+     "lacks its name or cases"),
+])
+def test_bad_files_give_one_clear_error(tmp_path, content, message):
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    with pytest.raises(results.ResultError, match=message):
+        results.load(path)
+
+
+def test_missing_file_and_directory(tmp_path):
+    with pytest.raises(results.ResultError, match="no such file"):
+        results.load(tmp_path / "nope.json")
+    with pytest.raises(results.ResultError, match="is a directory"):
+        results.load(tmp_path)
+
+
+def test_check_writable_creates_nothing(tmp_path):
+    tmp_path = tmp_path / "w"
+    tmp_path.mkdir()
+    target = tmp_path / "out.json"
+    assert results.check_writable(target, "--export-json") == target
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(UsageError, match="does not exist"):
+        results.check_writable(tmp_path / "missing" / "out.json", "--export-json")
+    with pytest.raises(UsageError, match="is a directory"):
+        results.check_writable(tmp_path, "--export-json")
+
+
+def test_history_records_and_lists_newest_first(tmp_path):
+    db = tmp_path / "h.sqlite"
+    assert history.runs(db) == []
+    doc = sample_doc()
+    history.record(db, doc, tmp_path / "one.json")
+    history.record(db, doc | {"complete": False}, tmp_path / "two.json")
+    rows = history.runs(db)
+    assert [r["path"] for r in rows] == [str(tmp_path / "two.json"), str(tmp_path / "one.json")]
+    assert rows[0]["experiments"] == "e" and rows[0]["complete"] == 0
+    assert len(history.runs(db, limit=1)) == 1
+
+
+def test_a_case_group_left_empty_by_case_selection_prints_no_table():
+    from layertax.report.format import case_groups
+
+    exp = {"title": "t", "baseline": "a", "cases": [{"name": "a", "group": ""}, {"name": "b", "group": "kept"}],
+           "groups": [{"name": "kept", "title": "kept", "baseline": "b"},
+                      {"name": "empty", "title": "nothing selected", "baseline": "c"},
+                      {"name": "own", "title": "own table", "baseline": "b", "show_cases": False}]}
+    assert [g["name"] for g in case_groups(exp)] == ["", "kept"]
