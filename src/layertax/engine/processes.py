@@ -1,4 +1,5 @@
-"""Ending a child that runs in its own session (start_new_session=True), with everything it started."""
+"""The parent's side of a measured child: ending one that runs in its own session
+(start_new_session=True) with everything it started, and keeping off the CPU it is pinned to."""
 from __future__ import annotations
 
 import os
@@ -14,3 +15,31 @@ def kill_group(proc: subprocess.Popen) -> None:
     except ProcessLookupError:
         pass
     proc.wait()
+
+
+class ParentAwayFrom:
+    """Keeps this (parent) process off the kernels' CPU while they run, so that
+    reading their output never preempts them; restores the old affinity after."""
+
+    def __init__(self, cpu: int | None):
+        self.cpu = cpu
+        self.saved: set[int] | None = None
+        self.moved = False
+
+    def __enter__(self):
+        if self.cpu is None:
+            return self
+        try:
+            self.saved = os.sched_getaffinity(0)
+            others = self.saved - {self.cpu}
+            if others:
+                os.sched_setaffinity(0, others)
+                self.moved = True
+        except OSError:
+            pass
+        return self
+
+    def __exit__(self, *exc):
+        if self.moved and self.saved:
+            os.sched_setaffinity(0, self.saved)
+        return False

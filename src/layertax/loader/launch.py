@@ -1,25 +1,28 @@
 """Drives the C launch timer (native/launch.c): process start-up measurements.
 
 The timer launches every target once per round, in a shuffled order, and
-streams one JSON line per launch; this module writes its spec, reads the lines
-as they come (for the progress bar, and so Ctrl-C keeps every finished launch)
-and hands back the raw launches. The stamp library and an empty program are
+writes one JSON line per launch to a file, in batches; this module writes its spec,
+reads the lines a few times a second (for the progress bar; Ctrl-C asks the timer
+to stop and keeps every finished launch) and hands back the raw launches. The stamp library and an empty program are
 built beside it, so a binary that does not stamp itself can be timed too.
 """
 from __future__ import annotations
 
 import json
+import os
 import random
+import select
 import signal
 import subprocess
 import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from layertax.engine.build import ninja, toolchain
 from layertax.engine.measure.settings import default_cpu
-from layertax.engine.processes import kill_group
+from layertax.engine.processes import ParentAwayFrom, kill_group
 from layertax.errors import LayertaxError, UsageError
 
 NATIVE = ninja.NATIVE_DIR
@@ -137,37 +140,97 @@ def write_spec(targets: list[Target], path: Path) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
+# How often the parent looks at the timer's file while launches run: it sleeps otherwise,
+# so it never runs between two launches on the timer's CPU (docs/launch.md).
+POLL_S = 0.25
+# How long a timer told to stop (SIGTERM) may take to finish its launch and write its lines.
+STOP_GRACE_S = 5.0
+
+
 def run(targets: list[Target], settings: LaunchSettings, launch_tools: LaunchTools,
         on_launch: Callable[[dict], None] | None = None) -> LaunchRun:
-    """Runs the timer over targets; Ctrl-C stops it and keeps the launches that finished."""
+    """Runs the timer over targets; Ctrl-C stops it and keeps the launches that finished.
+
+    The timer writes its lines to a file in batches; this parent sleeps meanwhile, off the
+    timer's CPU, and reads what is new a few times a second for the progress."""
     if len({t.name for t in targets}) != len(targets):
         raise UsageError("two launch targets have the same name")
     result = LaunchRun()
     with tempfile.TemporaryDirectory(prefix="layertax-launch-") as tmp:
-        spec = Path(tmp) / "spec"
+        spec, lines = Path(tmp) / "spec", Path(tmp) / "launches.jsonl"
         write_spec(targets, spec)
         argv = [str(launch_tools.timer), "--spec", str(spec), "--runs", str(settings.runs),
                 "--warmup", str(settings.warmup), "--seed", str(settings.seed),
-                "--timeout-ms", str(max(1, int(settings.timeout * 1000)))]
+                "--timeout-ms", str(max(1, int(settings.timeout * 1000))), "--out", str(lines)]
         if settings.cpu is not None:
             argv += ["--cpu", str(settings.cpu)]
         if settings.raise_priority:
             argv.append("--raise-priority")
-        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8", errors="replace",
-                                stdin=subprocess.DEVNULL, start_new_session=True, cwd=tmp)
-        try:
-            for line in proc.stdout:
-                _absorb(result, json.loads(line), on_launch)
-            proc.wait()
-        except KeyboardInterrupt:
-            result.interrupted = True
-        finally:
-            if proc.poll() is None:
-                kill_group(proc)
+        reader = _LineReader(lines)
+        with ParentAwayFrom(settings.cpu):
+            proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                    encoding="utf-8", errors="replace", stdin=subprocess.DEVNULL,
+                                    start_new_session=True, cwd=tmp)
+            try:
+                while not _exited_within(proc, POLL_S):
+                    for line in reader.new_lines():
+                        _absorb(result, line, on_launch)
+            except KeyboardInterrupt:
+                result.interrupted = True
+                _stop(proc)
+            finally:
+                if proc.poll() is None:
+                    kill_group(proc)
+        for line in reader.new_lines():   # what the timer wrote last, or before it was stopped
+            _absorb(result, line, on_launch)
         err = proc.stderr.read().strip()
-        if proc.returncode not in (0, -signal.SIGKILL) and not result.interrupted:
+        if proc.returncode != 0 and not result.interrupted:
             raise LayertaxError(f"the launch timer failed: {err or f'exit status {proc.returncode}'}")
     return result
+
+
+def _exited_within(proc: subprocess.Popen, seconds: float) -> bool:
+    """Sleeps until the process exits or `seconds` pass, whichever is first (a pidfd where the
+    kernel has them, so a short run is not held up by the polling interval)."""
+    if proc.poll() is not None:
+        return True
+    try:
+        fd = os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):
+        time.sleep(seconds)
+        return proc.poll() is not None
+    try:
+        select.select([fd], [], [], seconds)
+    finally:
+        os.close(fd)
+    return proc.poll() is not None
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """Asks the timer to end after the launch under way and write its lines; kills it if it does not."""
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=STOP_GRACE_S)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        kill_group(proc)
+
+
+class _LineReader:
+    """The complete lines a file has gained since the last call (a line still being written waits)."""
+
+    def __init__(self, path: Path):
+        self.path, self.offset, self.partial = path, 0, b""
+
+    def new_lines(self) -> list[dict]:
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(self.offset)
+                data = f.read()
+        except FileNotFoundError:
+            return []
+        self.offset += len(data)
+        *complete, self.partial = (self.partial + data).split(b"\n")
+        return [json.loads(line) for line in complete if line.strip()]
 
 
 def _absorb(result: LaunchRun, line: dict, on_launch) -> None:

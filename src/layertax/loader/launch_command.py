@@ -63,7 +63,8 @@ def measure(commands: list[list[str]], settings: launch.LaunchSettings, tools: l
     for t in targets:
         case = launched.cases[t.name]
         is_control = t.name in (EMPTY, EMPTY_STAMPED)
-        case["layer"] = "control" if is_control else ("baseline" if not cases else "compared")
+        case["layer"] = "control" if is_control else (
+            "compared" if cases else ("baseline" if len(commands) > 1 else "the command"))
         (controls if is_control else cases).append(case)
     measured = [c for c in cases if c["samples"]]
     stamped = bool(measured) and all(all(s["main_ns"] is not None for s in c["samples"]) for c in measured)
@@ -71,6 +72,7 @@ def measure(commands: list[list[str]], settings: launch.LaunchSettings, tools: l
     result = {"name": "launch", "title": "process start-up", "metric": metric,
               "question": "How long do these commands take to start?",
               "unit": "spawn->main" if stamped else "spawn->exit", "baseline": names[0], "classic": None,
+              "summary": "hyperfine",   # users of hyperfine expect mean +- sd, min ... max and runs
               "cases": cases, "controls": controls, "interrupted": launched.interrupted,
               "launch": {"descriptor": launched.run.descriptor}, "cpu_activity": launched.cpu_activity, "notes": []}
     analyze.analyze(result)

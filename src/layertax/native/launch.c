@@ -2,7 +2,7 @@
  * take to reach main and to exit.
  *
  * Usage: launch --spec FILE [--runs N] [--warmup W] [--seed S] [--timeout-ms T]
- *               [--cpu C] [--raise-priority]
+ *               [--cpu C] [--raise-priority] [--out FILE]
  *        launch --tsc-rate
  *
  * The spec lists the variants to launch, one directive per line:
@@ -22,7 +22,13 @@
  * Output, JSON lines: a descriptor, then one line per launch with spawn->main,
  * spawn->exit and the child's rusage. A variant that fails (cannot start, exits
  * non-zero, dies of a signal, or times out) gets one line saying so and is not
- * launched again; the others go on. */
+ * launched again; the others go on.
+ *
+ * The lines go to --out FILE (default stdout) in batches, at most every FLUSH_NS:
+ * a reader woken by every launch (a pipe to the Python parent, as it was) ran
+ * between launches, and one launch in two or three paid for it (docs/launch.md).
+ * SIGTERM or SIGINT ends the run after the launch under way; every line written
+ * so far is flushed, so an interrupted run keeps the launches that finished. */
 #define _GNU_SOURCE
 #include "common.h"
 
@@ -42,6 +48,7 @@
 #define PHASE_FD 201
 #define MAX_PHASE 3  /* tags 1..3: first_init, preload_init, libc_start_main */
 #define MAX_VARIANTS 256
+#define FLUSH_NS 250000000ull  /* at most 4 writes a second: progress, never a wake-up per launch */
 
 extern char **environ;
 
@@ -57,6 +64,25 @@ typedef struct {
 
 static variant variants[MAX_VARIANTS];
 static size_t nvariants;
+static FILE *out;
+static volatile sig_atomic_t stop_requested;
+
+static void request_stop(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
+
+/* Writes the buffered lines if the last write was FLUSH_NS ago (or if forced). */
+static void flush_now_and_then(int force)
+{
+    static uint64_t last;
+    uint64_t now = lt_now_ns();
+    if (force || now - last >= FLUSH_NS) {
+        fflush(out);
+        last = now;
+    }
+}
 
 static void die(const char *fmt, const char *arg)
 {
@@ -162,12 +188,12 @@ static long long tv_ns(struct timeval tv)
 
 static void report_failure(const variant *v, int round, const char *status)
 {
-    printf("{\"variant\":");
-    lt_json_string(stdout, v->name);
-    printf(",\"round\":%d,\"status\":", round);
-    lt_json_string(stdout, status);
-    printf("}\n");
-    fflush(stdout);
+    fprintf(out, "{\"variant\":");
+    lt_json_string(out, v->name);
+    fprintf(out, ",\"round\":%d,\"status\":", round);
+    lt_json_string(out, status);
+    fprintf(out, "}\n");
+    flush_now_and_then(0);
 }
 
 /* Launches v once; prints its line; returns 0 if it ran as expected. */
@@ -263,27 +289,27 @@ static int launch_once(variant *v, int round, long timeout_ms)
         snprintf(state, sizeof state, "exit status %d", WEXITSTATUS(status));
         failed = !v->ignore_status;
     }
-    printf("{\"variant\":");
-    lt_json_string(stdout, v->name);
-    printf(",\"round\":%d,\"pid\":%d,\"status\":", round, (int)pid);
-    lt_json_string(stdout, failed ? state : "ok");
+    fprintf(out, "{\"variant\":");
+    lt_json_string(out, v->name);
+    fprintf(out, ",\"round\":%d,\"pid\":%d,\"status\":", round, (int)pid);
+    lt_json_string(out, failed ? state : "ok");
     if (got == (ssize_t)sizeof stamp && (uint64_t)stamp >= t0)
-        printf(",\"main_ns\":%llu", (unsigned long long)((uint64_t)stamp - t0));
+        fprintf(out, ",\"main_ns\":%llu", (unsigned long long)((uint64_t)stamp - t0));
     else
-        printf(",\"main_ns\":null");
+        fprintf(out, ",\"main_ns\":null");
     static const char *const phase_names[MAX_PHASE + 1] = {"", "first_init", "preload_init", "libc_start_main"};
     for (int p = 1; p <= MAX_PHASE; p++) {
         if (phases[p])
-            printf(",\"%s_ns\":%llu", phase_names[p], (unsigned long long)phases[p]);
+            fprintf(out, ",\"%s_ns\":%llu", phase_names[p], (unsigned long long)phases[p]);
         else
-            printf(",\"%s_ns\":null", phase_names[p]);
+            fprintf(out, ",\"%s_ns\":null", phase_names[p]);
     }
-    printf(",\"exit_ns\":%llu,\"exit_status\":%d,\"minflt\":%ld,\"majflt\":%ld,\"utime_ns\":%lld,"
+    fprintf(out, ",\"exit_ns\":%llu,\"exit_status\":%d,\"minflt\":%ld,\"majflt\":%ld,\"utime_ns\":%lld,"
            "\"stime_ns\":%lld,\"nvcsw\":%ld,\"nivcsw\":%ld,\"maxrss_kb\":%ld}\n",
            (unsigned long long)(t_exit - t0), WIFEXITED(status) ? WEXITSTATUS(status) : -1,
            ru.ru_minflt, ru.ru_majflt, tv_ns(ru.ru_utime), tv_ns(ru.ru_stime), ru.ru_nvcsw, ru.ru_nivcsw,
            ru.ru_maxrss);
-    fflush(stdout);
+    flush_now_and_then(0);
     return failed ? -1 : 0;
 }
 
@@ -305,7 +331,7 @@ static double tsc_per_ns(void) { return 0.0; }
 
 int main(int argc, char **argv)
 {
-    const char *spec = NULL;
+    const char *spec = NULL, *out_path = NULL;
     long runs = 30, warmup = 1, timeout_ms = 10000;
     int cpu = -1, raise = 0;
     uint64_t seed = 1;
@@ -335,14 +361,25 @@ int main(int argc, char **argv)
             timeout_ms = atol(argv[++i]);
         } else if (strcmp(a, "--cpu") == 0) {
             cpu = atoi(argv[++i]);
+        } else if (strcmp(a, "--out") == 0) {
+            out_path = argv[++i];
         } else {
             die("unknown option %s", a);
         }
     }
     if (!spec || runs < 1 || warmup < 0 || timeout_ms < 1)
         die("%s", "usage: launch --spec FILE [--runs N>=1] [--warmup W] [--seed S] [--timeout-ms T] "
-                  "[--cpu C] [--raise-priority] | --tsc-rate");
+                  "[--cpu C] [--raise-priority] [--out FILE] | --tsc-rate");
     read_spec(spec);
+    out = out_path ? fopen(out_path, "w") : stdout;
+    if (!out)
+        die("cannot write %s", out_path);
+    static char buffer[1 << 20];
+    setvbuf(out, buffer, _IOFBF, sizeof buffer);
+    struct sigaction stop = {0};
+    stop.sa_handler = request_stop;   /* no SA_RESTART: a wait in progress returns EINTR and re-checks */
+    sigaction(SIGTERM, &stop, NULL);
+    sigaction(SIGINT, &stop, NULL);
     rng_state = seed ? seed : 0x9E3779B97F4A7C15ULL;
 
     char pin_why[128], prio[128];
@@ -353,17 +390,17 @@ int main(int argc, char **argv)
     sigaddset(&chld, SIGCHLD);
     sigprocmask(SIG_BLOCK, &chld, NULL);  /* so sigtimedwait catches it */
 
-    printf("{\"timer\":\"layertax-launch\",\"clock\":\"CLOCK_MONOTONIC\",\"spawn\":\"posix_spawn\","
+    fprintf(out, "{\"timer\":\"layertax-launch\",\"clock\":\"CLOCK_MONOTONIC\",\"spawn\":\"posix_spawn\","
            "\"stamp_fd\":%d,\"phase_fd\":%d,\"runs\":%ld,\"warmup\":%ld,\"timeout_ms\":%ld,\"pinned\":%s,\"pin\":",
            STAMP_FD, PHASE_FD, runs, warmup, timeout_ms, pinned);
-    lt_json_string(stdout, pin_why);
-    printf(",\"priority\":");
-    lt_json_string(stdout, prio);
-    printf("}\n");
-    fflush(stdout);
+    lt_json_string(out, pin_why);
+    fprintf(out, ",\"priority\":");
+    lt_json_string(out, prio);
+    fprintf(out, "}\n");
+    flush_now_and_then(1);
 
     size_t order[MAX_VARIANTS];
-    for (long r = -warmup; r < runs; r++) {
+    for (long r = -warmup; r < runs && !stop_requested; r++) {
         size_t n = 0;
         for (size_t i = 0; i < nvariants; i++)
             if (!variants[i].dead)
@@ -371,9 +408,12 @@ int main(int argc, char **argv)
         if (n == 0)
             break;
         shuffle(order, n);
-        for (size_t k = 0; k < n; k++)
+        for (size_t k = 0; k < n && !stop_requested; k++)
             if (launch_once(&variants[order[k]], (int)r, timeout_ms) != 0)
                 variants[order[k]].dead = 1;
     }
+    flush_now_and_then(1);
+    if (out != stdout)
+        fclose(out);
     return 0;
 }

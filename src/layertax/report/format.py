@@ -1,6 +1,7 @@
 """Number formatting and the rows every report shares, so all formats agree."""
 from __future__ import annotations
 
+from layertax import units
 from layertax.units import ci, duration, percent, ratio, ratio_with_ci
 
 
@@ -34,9 +35,33 @@ def case_groups(exp: dict) -> list[dict]:
     return [main] * exp.get("show_cases", True) + [g for g in exp.get("groups") or [] if g.get("show_cases", True) and g["name"] in present]
 
 
+def compares(exp: dict, group: dict) -> bool:
+    """Whether a group's table has anything to compare: a case with samples beside its baseline."""
+    return any(c.get("stats") for c in exp["cases"]
+               if (c.get("group") or "") == group["name"] and c["name"] != group["baseline"])
+
+
+def case_columns(exp: dict, group: dict, rows: list[dict]) -> list[tuple[str, str]]:
+    """(row key, header) of the columns a group's table shows: no ratio column when there is
+    nothing to compare it to, no "then" column when no classic figure stands beside a case,
+    and hyperfine's summary (mean +- sd, min ... max, runs) where the result asks for it."""
+    columns = [("case", "case"), ("layer", "layer"), ("median", f"median {exp['unit']}"), ("ci95", "95% CI"),
+               ("spread", "spread")]
+    if exp.get("summary") == "hyperfine":
+        columns += [("mean_sd", "mean ± σ"), ("range", "min … max"), ("n", "runs")]
+    if compares(exp, group):
+        columns.append(("ratio", f"ratio to {group['baseline']} [95% CI]"))
+    if any(r["classic"] for r in rows):
+        columns.append(("classic", "then"))
+    if has_syscalls(exp):
+        columns.append(("syscalls", "system calls / op"))
+    return columns
+
+
 def case_rows(exp: dict, group: dict) -> list[dict]:
     """One row per case of one group (from case_groups), already formatted: the table every format prints."""
     classic = classic_by_case(exp)
+    base_mark = " (base)" if compares(exp, group) else ""
     rows = []
     for case in exp["cases"]:
         if (case.get("group") or "") != group["name"]:
@@ -48,13 +73,15 @@ def case_rows(exp: dict, group: dict) -> list[dict]:
         else:
             median = duration(st["median"])
         rows.append({
-            "case": case["name"] + (" (base)" if case["name"] == group["baseline"] else ""),
+            "case": case["name"] + (base_mark if case["name"] == group["baseline"] else ""),
             "layer": case["layer"],
             "median": median,
             "ci95": ci(st),
             "min": duration(st["min"]) if st else "-",
             "spread": percent(st["spread"]) if st else "-",
             "n": str(st["n"]) if st else "0",
+            "mean_sd": f"{units.duration(st['mean'])} ± {units.duration(st.get('stdev'))}" if st else "-",
+            "range": f"{units.duration(st['min'])} … {units.duration(st['max'])}" if st else "-",
             "ratio": ratio_with_ci(st.get("ratio")) if st else "-",
             "classic": classic.get(case["name"], ""),
             "status": status,

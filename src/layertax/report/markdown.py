@@ -36,19 +36,17 @@ def to_markdown(doc: dict) -> str:
         lines += [f"## {exp['name']}: {exp['title']}", "", exp["question"], ""]
         if exp.get("method"):
             lines += [f"Method: {exp['method']}", ""]
-        calls = fmt.has_syscalls(exp)
         counted = exp.get("metric") == "instructions"
         if counted:
             lines += _instructions(exp)
         for i, group in enumerate([] if counted else fmt.case_groups(exp)):
             if i:
                 lines += ["", f"{group['title']}:", ""]
-            lines += _table(
-                ["case", "layer", f"median {exp['unit']}", "95% CI", "spread", f"ratio to {group['baseline']}", "then"]
-                + (["system calls / op"] if calls else []),
-                [[r["case"], r["layer"], r["median"] + (" ~" if r["noisy"] else ""), r["ci95"], r["spread"],
-                  r["ratio"], r["classic"]] + ([r["syscalls"]] if calls else [])
-                 for r in fmt.case_rows(exp, group)])
+            rows = fmt.case_rows(exp, group)
+            columns = fmt.case_columns(exp, group, rows)
+            lines += _table([header for _, header in columns],
+                            [[{**r, "median": r["median"] + (" ~" if r["noisy"] else "")}[key] for key, _ in columns]
+                             for r in rows])
         if exp.get("classic_now"):
             c = exp["classic"]
             lines += ["", f"Then: {c['source']} ({c['year']}), {c['machine']}.", ""]

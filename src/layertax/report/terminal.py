@@ -18,22 +18,18 @@ def _row_style(status: str) -> str | None:
 
 
 def _case_table(exp: dict, group: dict) -> Table:
-    t = Table(title=Text(f"{exp['name']}: {group['title']} (ratios to {group['baseline']}, paired per round)"),
-              title_justify="left", show_lines=False)
-    t.add_column("case", no_wrap=True)
-    t.add_column("layer", no_wrap=True)
-    t.add_column(f"median {exp['unit']}", justify="right")
-    t.add_column("95% CI", justify="right")
-    t.add_column("spread", justify="right")
-    t.add_column("ratio [95% CI]", justify="right")
-    t.add_column("then", justify="right")
-    calls = fmt.has_syscalls(exp)
-    if calls:
-        t.add_column("system calls / op")
-    for row in fmt.case_rows(exp, group):
-        median = row["median"] + (" ~" if row["noisy"] else "")
-        t.add_row(Text(row["case"]), Text(row["layer"]), median, row["ci95"], row["spread"], row["ratio"],
-                  row["classic"], *([row["syscalls"]] if calls else []), style=_row_style(row["status"]))
+    rows = fmt.case_rows(exp, group)
+    columns = fmt.case_columns(exp, group, rows)
+    compared = f" (ratios to {group['baseline']}, paired per round)" if fmt.compares(exp, group) else ""
+    t = Table(title=Text(f"{exp['name']}: {group['title']}{compared}"), title_justify="left", show_lines=False)
+    for key, header in columns:
+        left = key in ("case", "layer", "syscalls")
+        t.add_column("ratio [95% CI]" if key == "ratio" else header, justify="left" if left else "right",
+                     no_wrap=key in ("case", "layer"))
+    for row in rows:
+        cells = {**row, "median": row["median"] + (" ~" if row["noisy"] else "")}
+        t.add_row(*(Text(cells[key]) if key in ("case", "layer") else cells[key] for key, _ in columns),
+                  style=_row_style(row["status"]))
     return t
 
 

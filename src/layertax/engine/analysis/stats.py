@@ -64,6 +64,7 @@ def _describe(values) -> dict:
     med = float(np.median(x))
     q1, q3 = np.percentile(x, [25, 75])
     return {"n": int(x.size), "min": float(x.min()), "max": float(x.max()), "mean": float(x.mean()),
+            "stdev": float(x.std(ddof=1)) if x.size > 1 else 0.0,
             "iqr": float(q3 - q1), "spread": float((q3 - q1) / med) if med else math.inf}
 
 

@@ -25,7 +25,7 @@ import numpy as np
 from layertax.engine.analysis import analyze
 from layertax.engine import machine
 from layertax.engine.measure import protocol, syscalls
-from layertax.engine.processes import kill_group
+from layertax.engine.processes import ParentAwayFrom, kill_group
 from layertax.engine.build.kernels import PreparedKernel
 from layertax.errors import UsageError
 from layertax.experiment import Case, Experiment, ProgressSink, SharedInput
@@ -86,34 +86,6 @@ def select_cases(exp: Experiment, patterns: tuple[str, ...]) -> list[Case]:
     names = {c.name for c in chosen}
     bases = dict.fromkeys([exp.baseline, *(exp.group_baseline(c.group) for c in chosen)])
     return [exp.case(b) for b in bases if b not in names] + chosen
-
-
-class _ParentAwayFrom:
-    """Keeps this (parent) process off the kernels' CPU while they run, so that
-    reading their output never preempts them; restores the old affinity after."""
-
-    def __init__(self, cpu: int | None):
-        self.cpu = cpu
-        self.saved: set[int] | None = None
-        self.moved = False
-
-    def __enter__(self):
-        if self.cpu is None:
-            return self
-        try:
-            self.saved = os.sched_getaffinity(0)
-            others = self.saved - {self.cpu}
-            if others:
-                os.sched_setaffinity(0, others)
-                self.moved = True
-        except OSError:
-            pass
-        return self
-
-    def __exit__(self, *exc):
-        if self.moved and self.saved:
-            os.sched_setaffinity(0, self.saved)
-        return False
 
 
 def pin_before_exec(kernel: PreparedKernel, settings: Settings):
@@ -285,7 +257,7 @@ class Scheduler:
         cpu_before = machine.cpu_times()
         counting = s.count_syscalls and syscalls.available()
         self.progress.start(exp.name, (s.warmup + s.runs) * len(active) + 1 + (len(active) if counting else 0))
-        parent = _ParentAwayFrom(s.cpu)
+        parent = ParentAwayFrom(s.cpu)
         try:
             with parent:
                 harness = self._harness_floor(runs, workroot)

@@ -1,0 +1,95 @@
+"""layertax's launch timer against hyperfine on the same empty programs, in one run.
+
+Builds `int main(void){return 0;}` twice (gcc -O2 -static, and dynamic), then for each
+program runs `layertax launch --no-stamp` and `hyperfine -N` alternately, PAIRS times each,
+with the same number of launches, and prints both medians of spawn->exit, both IQR/median
+and their ratios. Target (issue 23): layertax's median <= hyperfine's and its IQR/median <=
+hyperfine's in every pair. Not a test: it measures, and these machines are shared.
+
+    .venv/bin/python bench/launch_vs_hyperfine.py [--runs 300] [--pairs 5]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+EMPTY_C = "int main(void) { return 0; }\n"
+
+
+def iqr_over_median(values: list[float]) -> float:
+    q1, med, q3 = np.percentile(values, [25, 50, 75])
+    return float((q3 - q1) / med)
+
+
+def slow_share(values: list[float]) -> float:
+    """The share of launches that took more than twice the median: the "slow mode"."""
+    med = float(np.median(values))
+    return float(np.mean(np.asarray(values) > 2 * med))
+
+
+def layertax_times(program: Path, runs: int, warmup: int, work: Path) -> list[float]:
+    """spawn->exit of every measured launch, in µs."""
+    out = work / "layertax.json"
+    subprocess.run([sys.executable, "-m", "layertax", "launch", "--runs", str(runs), "--warmup", str(warmup),
+                    "--no-stamp", "--no-save", "--export-json", str(out), "--", str(program)],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    case = json.loads(out.read_text())["experiments"][0]["cases"][0]
+    return [s["exit_ns"] / 1e3 for s in case["samples"]]
+
+
+def hyperfine_times(program: Path, runs: int, warmup: int, work: Path) -> list[float]:
+    out = work / "hyperfine.json"
+    subprocess.run(["hyperfine", "-N", "--runs", str(runs), "--warmup", str(warmup), "--export-json", str(out),
+                    str(program)], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return [t * 1e6 for t in json.loads(out.read_text())["results"][0]["times"]]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=300, help="launches per tool per pair")
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--pairs", type=int, default=5)
+    args = parser.parse_args()
+    if not shutil.which("hyperfine"):
+        print("hyperfine is not installed (Debian: apt-get install hyperfine)", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="layertax-bench-") as tmp:
+        work = Path(tmp)
+        (work / "empty.c").write_text(EMPTY_C)
+        programs = {}
+        for name, flags in (("static", ["-static"]), ("dynamic", [])):
+            programs[name] = work / f"empty-{name}"
+            subprocess.run(["cc", "-O2", *flags, "-o", str(programs[name]), str(work / "empty.c")], check=True)
+        print(f"{args.pairs} pairs x {args.runs} launches per tool, spawn->exit, medians in µs; "
+              "layertax first in odd pairs, hyperfine first in even ones")
+        print(f"{'program':8} {'pair':>4} {'layertax':>9} {'hyperfine':>9} {'ratio':>6}   "
+              f"{'IQR/med lt':>10} {'IQR/med hf':>10} {'ratio':>6}  {'>2x med lt':>10} {'hf':>5}  target")
+        met_all = 0
+        total = 0
+        for name, program in programs.items():
+            for pair in range(1, args.pairs + 1):
+                tools = [("lt", layertax_times), ("hf", hyperfine_times)]
+                if pair % 2 == 0:
+                    tools.reverse()
+                got = {label: measure(program, args.runs, args.warmup, work) for label, measure in tools}
+                lt_med, hf_med = float(np.median(got["lt"])), float(np.median(got["hf"]))
+                lt_iqr, hf_iqr = iqr_over_median(got["lt"]), iqr_over_median(got["hf"])
+                met = lt_med <= hf_med and lt_iqr <= hf_iqr
+                met_all += met
+                total += 1
+                print(f"{name:8} {pair:>4} {lt_med:>9.0f} {hf_med:>9.0f} {lt_med / hf_med:>6.3f}   "
+                      f"{lt_iqr:>10.3f} {hf_iqr:>10.3f} {lt_iqr / hf_iqr:>6.2f}  {slow_share(got['lt']):>10.1%} "
+                      f"{slow_share(got['hf']):>5.1%}  {'met' if met else 'MISSED'}")
+        print(f"target met in {met_all} of {total} pairs")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

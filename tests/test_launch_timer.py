@@ -1,0 +1,111 @@
+"""The launch timer's own behaviour: lines written to a file in batches, a clean stop on
+SIGTERM that keeps every finished launch, and the hyperfine-style summary of one command."""
+from __future__ import annotations
+
+import io
+import json
+import signal
+import subprocess
+import time
+
+import pytest
+from rich.console import Console
+
+from layertax.engine.analysis import analyze
+from layertax.loader import launch
+from layertax.report import markdown, terminal
+from tests.conftest import run_cli
+
+
+@pytest.fixture(scope="module")
+def tools(cache_root):
+    return launch.tools(cache_root / "layertax")
+
+
+def _spec(tmp_path, name: str, argv: list[str]):
+    spec = tmp_path / "spec"
+    launch.write_spec([launch.Target(name, tuple(argv))], spec)
+    return spec
+
+
+def test_the_timer_writes_every_launch_to_its_file(tools, tmp_path):
+    out = tmp_path / "lines.jsonl"
+    spec = _spec(tmp_path, "true", ["/bin/true"])
+    p = subprocess.run([str(tools.timer), "--spec", str(spec), "--runs", "7", "--warmup", "2", "--out", str(out)],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0 and p.stdout == "", p.stderr     # nothing on stdout: the file has it all
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert lines[0]["timer"] == "layertax-launch"
+    assert [x["round"] for x in lines[1:]] == [-2, -1, 0, 1, 2, 3, 4, 5, 6]
+    assert all(x["status"] == "ok" and 0 < x["exit_ns"] for x in lines[1:])
+
+
+def test_sigterm_ends_the_run_after_the_launch_under_way_and_keeps_the_rest(tools, tmp_path):
+    """A stopped timer writes out whole lines only, every launch that finished, and exits 0."""
+    out = tmp_path / "lines.jsonl"
+    spec = _spec(tmp_path, "nap", ["/bin/sleep", "0.05"])
+    proc = subprocess.Popen([str(tools.timer), "--spec", str(spec), "--runs", "1000", "--warmup", "0",
+                             "--out", str(out)], stderr=subprocess.PIPE, text=True)
+    time.sleep(0.6)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=10) == 0, proc.stderr.read()
+    text = out.read_text()
+    assert text.endswith("\n")
+    launches = [json.loads(line) for line in text.splitlines()][1:]
+    # 0.6 s of 50 ms naps: a few launches, far from the 1000 asked for, each complete.
+    assert 3 <= len(launches) < 100
+    assert [x["round"] for x in launches] == list(range(len(launches)))
+    assert all(x["status"] == "ok" and x["exit_ns"] >= 50_000_000 for x in launches)
+
+
+def test_the_driver_reads_the_lines_as_the_timer_writes_them(tools):
+    """Progress comes from the file: every launch is reported once, in order."""
+    seen = []
+    run = launch.run([launch.Target("true", ("/bin/true",))], launch.LaunchSettings(runs=5, warmup=1), tools,
+                     on_launch=lambda line: seen.append(line["round"]))
+    assert seen == [-1, 0, 1, 2, 3, 4]
+    assert [x["round"] for x in run.of("true")] == [0, 1, 2, 3, 4] and not run.interrupted
+
+
+def _one_command_result(samples_us: list[float]) -> dict:
+    samples = [{"round": i, "main_ns": v * 1000, "exit_ns": v * 1000 + 50_000, "csw_invol": 0}
+               for i, v in enumerate(samples_us)]
+    result = {"name": "launch", "title": "process start-up", "question": "How long?", "unit": "spawn->main",
+              "metric": "main_ns", "baseline": "prog", "classic": None, "summary": "hyperfine", "notes": [],
+              "cases": [{"name": "prog", "kernel": "launch", "layer": "the command", "language": "-",
+                         "status": "ok", "reason": None, "samples": samples}]}
+    analyze.analyze(result)
+    return result
+
+
+def test_one_command_shows_hyperfines_summary_and_no_empty_comparison():
+    result = _one_command_result([100, 110, 120, 130, 140])
+    st = result["cases"][0]["stats"]
+    assert st["mean"] == pytest.approx(120_000) and st["stdev"] == pytest.approx(15_811.388, rel=1e-6)
+    doc = {"machine": {}, "settings": {"method": "synthetic"}, "experiments": [result]}
+    out = io.StringIO()
+    terminal.render(doc, Console(file=out, width=200, no_color=True))
+    text = out.getvalue()
+    table = text[text.index("launch: process start-up"):]
+    assert "mean ± σ" in table and "min … max" in table and "runs" in table
+    assert "120 µs ± 15.8 µs" in table and "100 µs … 140 µs" in table
+    header = table[:table.index("prog")]
+    assert "ratio" not in header and "then" not in header and "(base)" not in table
+    md = markdown.to_markdown(doc)
+    assert "| mean ± σ | min … max | runs |" in md and "ratio" not in md[md.index("## launch"):]
+
+
+def test_two_commands_keep_the_ratio_column():
+    result = _one_command_result([100, 110, 120])
+    other = json.loads(json.dumps(result["cases"][0]))
+    other["name"] = "other"
+    result["cases"].append(other)
+    analyze.analyze(result)
+    text = markdown.to_markdown({"machine": {}, "settings": {"method": "synthetic"}, "experiments": [result]})
+    assert "prog (base)" in text and "ratio to prog [95% CI]" in text and "1.00x" in text
+
+
+def test_launch_of_one_command_prints_the_summary(tmp_path):
+    p = run_cli("launch", "--runs", "5", "--no-save", "--", "/bin/true")
+    assert p.returncode == 0, p.stderr
+    assert "mean ± σ" in p.stdout and "runs" in p.stdout and "(base)" not in p.stdout
