@@ -38,7 +38,7 @@ STATS_LAUNCHES = 9
 def targets(argv: list[str], dynamic: bool, tools: launch.LaunchTools, reference: str | None = None) -> list[launch.Target]:
     if not dynamic:  # LD_PRELOAD and LD_BIND_NOW mean nothing to a static program
         return [launch.Target(LAZY, tuple(argv), (), True)]
-    env = preload_env(tools)
+    env = preload_env(tools, phases=True)
     return [launch.Target(LAZY, tuple(argv), env, True),
             launch.Target(NOW, tuple(argv), (*env, ("LD_BIND_NOW", "1")), True),
             launch.Target(EMPTY_STAMPED, (str(tools.empty),), env),

@@ -12,7 +12,7 @@ from layertax.engine.store import runs
 from layertax.errors import LayertaxError, UsageError
 from layertax.inspect import measure, model, split, static, tables
 from layertax.loader import launch
-from layertax.loader.stamp import EMPTY, EMPTY_STAMPED
+from layertax.loader.stamp import EMPTY, EMPTY_STAMPED, stamp_library
 
 
 def resolve_binary(name: str) -> Path:
@@ -68,9 +68,9 @@ def inspect(binary: str, args: list[str], lsettings: launch.LaunchSettings, mode
         why_not = "not executable (no x permission)"
     dynamic = program.interp is not None
     tools = launch.tools(paths.cache_dir()) if why_not is None else None
-    preload = [str(tools.stamp_lib), *_user_preload()] if tools and dynamic else None
+    preload = [str(stamp_library(tools, phases=True)), *_user_preload()] if tools and dynamic else None
     pic = static.picture(path, preload=preload, program=program)
-    stamp_paths = (str(tools.stamp_lib), str(tools.first_lib)) if tools else ()
+    stamp_paths = (str(stamp_library(tools, phases=True)), str(tools.first_lib)) if tools else ()
     result = {"name": "inspect", "title": f"start-up of {path.name}", "binary": str(path), "args": args,
               "question": f"Why does {path.name} take as long as it does to reach main, and what would fix it?",
               "unit": "spawn->main", "baseline": measure.LAZY, "classic": None, "cases": [], "controls": [],

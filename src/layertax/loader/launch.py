@@ -31,9 +31,10 @@ NATIVE = ninja.NATIVE_DIR
 @dataclass(frozen=True)
 class LaunchTools:
     timer: Path        # native/launch.c
-    stamp_lib: Path    # native/stamp.c as a shared library, for LD_PRELOAD
+    stamp_lib: Path    # native/stamp.c as a shared library, for LD_PRELOAD: the main stamp only, as cheap as it can be
     empty: Path        # native/empty.c: does nothing, stamps nothing
-    first_lib: Path    # native/first.c: the stamp library's dependency, initialised first
+    first_lib: Path    # native/first.c: the phases stamp's dependency, initialised first
+    stamp_phases_lib: Path  # native/stamp.c -DLAYERTAX_PHASES, needing first_lib: main and the stages before it
     empty_static: Path | None = None  # native/empty.c linked -static (None: no static libc here)
 
 
@@ -42,26 +43,32 @@ def tools(cache_root: Path) -> LaunchTools:
     if cc is None:
         raise LayertaxError(toolchain.hint("cc"))
     common = ninja.COMMON_SOURCES
-    # The first-constructor library links nothing, not even libc (first.c says why).
+    # The preloaded libraries link no start files (nothing of crtbegin's to relocate or
+    # look up), and the first-constructor library not even libc (first.c says why).
     freestanding = ("-nostdlib", "-ffreestanding", "-fno-stack-protector", "-fno-builtin")
+    # dlsym is in libc since glibc 2.34; --as-needed drops libdl there and keeps it before.
+    stamp_links = ("-nostartfiles", "-Wl,--as-needed", "-ldl")
     built = _build_all([
         ninja.BuildTarget("launch", (NATIVE / "launch.c", *common), (), (), (), cc.path, cc.version, kind="program"),
         ninja.BuildTarget("liblayertax-first.so", (NATIVE / "first.c",), (), freestanding, ("-nostdlib",),
                           cc.path, cc.version, kind="shared"),
         ninja.BuildTarget("empty", (NATIVE / "empty.c",), (), (), (), cc.path, cc.version, kind="program"),
+        ninja.BuildTarget("liblayertax-stamp.so", (NATIVE / "stamp.c",), (), ("-fno-stack-protector",),
+                          stamp_links, cc.path, cc.version, kind="shared"),
     ], cache_root)
     # The static empty program: what start-up costs with no loader at all. Optional
     # (it needs libc.a); without it, inspect does not price static linking.
     static = ninja.build([ninja.BuildTarget("empty-static", (NATIVE / "empty.c",), (), (), ("-static",), cc.path,
                                             cc.version, kind="program")], cache_root)["empty-static"]
-    # The stamp library names the first one by its absolute path (DT_NEEDED with a
+    # The phases stamp names the first one by its absolute path (DT_NEEDED with a
     # slash: loaded from there, no search), so it needs no RPATH and no LD_LIBRARY_PATH.
     first = built["liblayertax-first.so"]
-    stamp = _build_all([ninja.BuildTarget("liblayertax-stamp.so", (NATIVE / "stamp.c",), (), (),
-                                          ("-Wl,--no-as-needed", str(first), "-ldl"), cc.path, cc.version,
-                                          kind="shared")], cache_root)
-    return LaunchTools(built["launch"], stamp["liblayertax-stamp.so"], built["empty"], first,
-                       static if isinstance(static, Path) else None)
+    phases = _build_all([ninja.BuildTarget("liblayertax-stamp-phases.so", (NATIVE / "stamp.c",), (),
+                                           ("-DLAYERTAX_PHASES", "-fno-stack-protector"),
+                                           ("-Wl,--no-as-needed", str(first), *stamp_links), cc.path, cc.version,
+                                           kind="shared")], cache_root)
+    return LaunchTools(built["launch"], built["liblayertax-stamp.so"], built["empty"], first,
+                       phases["liblayertax-stamp-phases.so"], static if isinstance(static, Path) else None)
 
 
 def _build_all(targets: list[ninja.BuildTarget], cache_root: Path) -> dict[str, Path]:

@@ -8,6 +8,7 @@ interleaved with the programs, and reports the difference, paired per round.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from layertax.engine.analysis import analyze, stats
 from layertax.loader import launch
@@ -16,10 +17,17 @@ EMPTY = "empty (no preload)"
 EMPTY_STAMPED = "empty + stamp preload"
 
 
-def preload_env(tools: launch.LaunchTools) -> tuple[tuple[str, str], ...]:
+def stamp_library(tools: launch.LaunchTools, phases: bool = False) -> Path:
+    """The main-only stamp (launch: the cheapest), or the one that also stamps the stages before
+    main and brings the first-constructor library with it (inspect's split)."""
+    return tools.stamp_phases_lib if phases else tools.stamp_lib
+
+
+def preload_env(tools: launch.LaunchTools, phases: bool = False) -> tuple[tuple[str, str], ...]:
     """LD_PRELOAD with the stamp library first, and the user's own preloads kept after it."""
     existing = os.environ.get("LD_PRELOAD")
-    value = f"{tools.stamp_lib}:{existing}" if existing else str(tools.stamp_lib)
+    lib = stamp_library(tools, phases)
+    value = f"{lib}:{existing}" if existing else str(lib)
     return (("LD_PRELOAD", value),)
 
 

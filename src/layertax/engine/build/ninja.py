@@ -26,7 +26,7 @@ from layertax.errors import LayertaxError
 NATIVE_DIR = Path(__file__).resolve().parents[2] / "native"
 COMMON_SOURCES = (NATIVE_DIR / "common.c",)
 HARNESS_SOURCES = (NATIVE_DIR / "harness.c", *COMMON_SOURCES)
-HARNESS_HEADERS = (NATIVE_DIR / "harness.h", NATIVE_DIR / "common.h")
+HARNESS_HEADERS = (NATIVE_DIR / "harness.h", NATIVE_DIR / "common.h", NATIVE_DIR / "rawsys.h")
 BASE_CFLAGS = ("-O2", "-g", "-std=gnu11", "-Wall", "-Wextra", "-Werror=implicit-function-declaration")
 CXX_STD = "-std=c++17"
 CXX_SUFFIXES = (".cpp", ".cc")

@@ -1,0 +1,64 @@
+"""What the stamp preload costs, against the floor: an empty preloaded object.
+
+Launches layertax's empty program bare, with an empty shared object preloaded (no code,
+no constructor: what any LD_PRELOAD costs), with the main-only stamp library (`launch`)
+and with the phases stamp (`inspect`), interleaved round by round by the launch timer,
+and prints each preload's extra spawn->exit over the bare program, paired per round
+(median and its 95% interval), and the stamp's cost over the floor's. Target (issue 23):
+the main-only stamp within 25% of the floor. Not a test: it measures.
+
+    .venv/bin/python bench/stamp_cost.py [--runs 500] [--repeat 3]
+"""
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from layertax import paths
+from layertax.engine.analysis import analyze, stats
+from layertax.engine.measure.settings import default_cpu
+from layertax.loader import launch
+from layertax.loader.launches import launch_cases
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=500)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    tools = launch.tools(paths.cache_dir())
+    with tempfile.TemporaryDirectory(prefix="layertax-bench-") as tmp:
+        nothing = Path(tmp) / "libnothing.so"
+        (Path(tmp) / "nothing.c").write_text("/* an object with nothing in it */\n")
+        subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", str(nothing), str(Path(tmp) / "nothing.c")], check=True)
+        empty = (str(tools.empty),)
+        targets = [launch.Target("bare", empty),
+                   launch.Target("empty preload (floor)", empty, (("LD_PRELOAD", str(nothing)),)),
+                   launch.Target("stamp (launch)", empty, (("LD_PRELOAD", str(tools.stamp_lib)),)),
+                   launch.Target("stamp + phases (inspect)", empty, (("LD_PRELOAD", str(tools.stamp_phases_lib)),))]
+        print(f"{args.runs} launches of each, interleaved; extra spawn->exit over the bare empty program, "
+              "paired per round: median [95% CI] in µs")
+        for rep in range(1, args.repeat + 1):
+            settings = launch.LaunchSettings(runs=args.runs, warmup=5, seed=rep, cpu=default_cpu(), raise_priority=True)
+            cases = launch_cases(targets, settings, tools).cases
+            bare = analyze.round_values(cases["bare"], "exit_ns")
+            extra = {}
+            for name in list(cases)[1:]:
+                values = analyze.round_values(cases[name], "exit_ns")
+                diffs = [(values[r] - bare[r]) / 1e3 for r in bare if r in values]
+                lo, hi, _ = stats.median_ci(diffs)
+                extra[name] = float(np.median(diffs))
+                print(f"  run {rep}: {name:26} {extra[name]:6.1f} [{lo:5.1f}, {hi:5.1f}]")
+            floor = extra["empty preload (floor)"]
+            print(f"  run {rep}: stamp (launch) / floor = {extra['stamp (launch)'] / floor:.2f}x; "
+                  f"stamp + phases / floor = {extra['stamp + phases (inspect)'] / floor:.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
