@@ -11,7 +11,7 @@ import shlex
 import shutil
 from pathlib import Path
 
-from layertax.engine.analysis import analyze
+from layertax.engine.analysis import analyze, stats
 from layertax.errors import UsageError
 from layertax.loader import launch
 from layertax.loader.launches import launch_cases
@@ -37,6 +37,28 @@ def resolve(argv: list[str], flag: str) -> list[str]:
 def _label(argv: list[str]) -> str:
     text = " ".join([Path(argv[0]).name, *argv[1:]])
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+# A command is called slower or faster than the first only when the interval of its paired
+# ratio excludes 1 and the ratio lies outside 1 +- this band (docs/launch.md measures what
+# this finds, and how often it cries wolf on two copies of one program).
+NOISE_BAND = 0.01
+
+
+def verdicts(result: dict) -> list[str]:
+    """One line per compared command: slower, faster or no different from the first, and by how much."""
+    lines = []
+    for case in result["cases"][1:]:
+        ratio = (case.get("stats") or {}).get("ratio")
+        if not ratio:
+            continue
+        word = stats.verdict(ratio["median"], tuple(ratio["ci95"]), True, NOISE_BAND)
+        case["verdict"] = word
+        lo, hi = ratio["ci95"]
+        how = f"{ratio['median']:.3f}x [{lo:.3f}, {hi:.3f}] of {result['baseline']}, paired per round"
+        lines.append(f"{case['name']}: {word} ({how}; 'no difference' unless the interval excludes 1 "
+                     f"and the ratio is outside 1 ± {NOISE_BAND:.0%})")
+    return lines
 
 
 def _describe_failure(status: str) -> str:
@@ -76,7 +98,7 @@ def measure(commands: list[list[str]], settings: launch.LaunchSettings, tools: l
               "cases": cases, "controls": controls, "interrupted": launched.interrupted,
               "launch": {"descriptor": launched.run.descriptor}, "cpu_activity": launched.cpu_activity, "notes": []}
     analyze.analyze(result)
-    result["notes"] = _notes(result, stamp, stamped)
+    result["notes"] = verdicts(result) + _notes(result, stamp, stamped)
     result["tables"] = [_detail_table(result)]
     return result
 
