@@ -16,6 +16,7 @@ tools=(
   "binutils|ld.gold|loadtime: the gold linker variant, readelf for the tests"
   "valgrind|callgrind_annotate|loadtime: instructions per loader phase (callgrind)"
   "strace|strace|system-call counts"
+  "gdb|gdb|bench/cpuid_count.py: the CPUID instructions a start-up executes"
   "chromium|chromium|the test that opens the HTML report in a headless browser"
 )
 # Needed by the Python set-up itself on a bare Debian (venv's ensurepip).

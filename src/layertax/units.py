@@ -38,3 +38,28 @@ def ci(stats: dict | None) -> str:
 
 def percent(x: float | None) -> str:
     return "-" if x is None else f"{x:.1%}"
+
+
+def stage(summary: dict | None) -> str:
+    """A measured stage of a whole (a median with its 95% interval) as a time that is never
+    negative: an interval that contains zero reads "within noise (±x)", one wholly below zero
+    says the stage took less than what it was measured against."""
+    if not summary:
+        return "-"
+    median, (lo, hi) = summary["median"], summary["ci95"]
+    if lo <= 0 <= hi:
+        return f"within noise (±{duration(max(abs(lo), abs(hi)))})"
+    if hi < 0:
+        return f"less than the control's (by {duration(-median)} [{duration(-hi)}, {duration(-lo)}])"
+    return f"{duration(median)} [{duration(lo)}, {duration(hi)}]"
+
+
+def part(stage_part: dict) -> str:
+    """A stage as split.stage_part keeps it: its time and interval, within noise, or below the control's."""
+    if "within_noise_ns" in stage_part:
+        return f"within noise (±{duration(stage_part['within_noise_ns'])})"
+    if "below_control_ns" in stage_part:
+        lo, hi = stage_part["below_control_ci95"]
+        return f"less than the control's (by {duration(stage_part['below_control_ns'])} [{duration(lo)}, {duration(hi)}])"
+    lo, hi = stage_part["ci95"]
+    return f"{duration(stage_part['ns'])} [{duration(lo)}, {duration(hi)}]"

@@ -1,24 +1,31 @@
-"""The split of spawn->main into its stages, each from its own measurement.
+"""The split of spawn->main into its stages, each a median with its 95% interval, each from
+values paired inside one launch or one round, never from medians of different runs subtracted.
 
-  exec + kernel          the empty control's spawn->first constructor minus its
-                         loader total (the same for every dynamic program, to a
-                         first approximation: the kernel maps ld.so and the program)
-  loading objects        glibc's "time needed to load objects" (median of a few launches)
-  relocation + lookups   glibc's "time needed for relocation"
-  other loader work      glibc's loader total minus the two above
-  constructors           first constructor -> main, from the stamps of each launch
+  exec + kernel                     per LD_DEBUG launch of the program: its own spawn->first
+                                    constructor minus glibc's loader total in that same process
+  ld.so: loading objects            glibc: time needed to load objects (per launch)
+  ld.so: relocation + lookups       glibc: time needed for relocation (per launch)
+  ld.so: start-up work any program  the empty control's loader total minus its loading and
+         pays                       relocation (ld.so's own relocation, CPU feature detection,
+                                    tunables, TLS, the preloaded stamp), less what LD_DEBUG
+                                    itself costs a launch
+  ld.so: other work for this        the program's loader total minus its loading and
+         program                    relocation, minus the empty control's, paired launch by
+                                    launch: the residual nothing above explains
+  constructors                      stamps: first constructor -> main, in each plain launch
 
-Because the parts come from three different measurements (the control, glibc's
-TSC statistics, the program's own stamps), their sum against the measured
+glibc's figures come from the LD_DEBUG=statistics launches; those launches are slower to
+reach their first constructor than plain ones, and that difference (measured, with its
+interval) is taken out of the start-up row, where ld.so pays it (it opens its debug output
+while it reads its environment). The parts' sum against the plain launches' measured
 spawn->main is a real check, reported as an error, not forced to add up.
 """
 from __future__ import annotations
 
 import statistics
 
-from layertax.engine.analysis import analyze
-from layertax.loader.launch_command import EMPTY_STAMPED
-from layertax.inspect.measure import median_reading
+from layertax.engine.analysis import analyze, stats
+from layertax.loader.stamp import EMPTY_STAMPED
 
 
 def _paired(case: dict, later: str, earlier: str) -> float | None:
@@ -32,28 +39,99 @@ def constructors(case: dict) -> dict:
             "program_ns": _paired(case, "main_ns", "libc_start_main_ns")}
 
 
+def _per_launch(case: dict, key) -> dict[int, float]:
+    """{launch: value} from a case's LD_DEBUG=statistics readings (key: a field, or a function of the reading)."""
+    out = {}
+    for i, r in enumerate(case.get("loader") or []):
+        if r.get("status") != "ok":
+            continue
+        value = key(r) if callable(key) else r.get(key)
+        if value is not None:
+            out[r.get("round", i)] = float(value)
+    return out
+
+
+def _other(r: dict) -> float | None:
+    """glibc's loader total less its loading and relocation: what the statistics do not name."""
+    if None in (r.get("total_ns"), r.get("load_ns"), r.get("relocation_ns")):
+        return None
+    return r["total_ns"] - r["load_ns"] - r["relocation_ns"]
+
+
+def _exec(r: dict) -> float | None:
+    """In one launch, spawn->first constructor less everything ld.so did: the exec and the kernel."""
+    if r.get("wall_ns_same_run") is None or r.get("total_ns") is None or r.get("wall_key") != "first_init_ns":
+        return None
+    return r["wall_ns_same_run"] - r["total_ns"]
+
+
+def _shifted(summary: dict | None, by: dict | None) -> dict | None:
+    """summary - by (medians and interval ends: a conservative interval for a difference of two)."""
+    if summary is None or by is None:
+        return None
+    return {"median": summary["median"] - by["median"],
+            "ci95": [summary["ci95"][0] - by["ci95"][1], summary["ci95"][1] - by["ci95"][0]],
+            "n": min(summary["n"], by["n"])}
+
+
 def split(result: dict, name: str) -> dict | None:
     case = next((c for c in result["cases"] if c["name"] == name and c["samples"]), None)
     empty = next((c for c in result.get("controls", []) if c["name"] == EMPTY_STAMPED and c["samples"]), None)
     if case is None or empty is None:
         return None
     measured = analyze.field_median(case, "main_ns")
-    total = median_reading(case, "total_ns")
-    load, reloc = median_reading(case, "load_ns"), median_reading(case, "relocation_ns")
-    empty_first, empty_total = analyze.field_median(empty, "first_init_ns"), median_reading(empty, "total_ns")
-    ctors = constructors(case)
-    if None in (measured, total, load, reloc, empty_first, empty_total, ctors["all_ns"]):
+    ctor_values = {i: s["main_ns"] - s["first_init_ns"] for i, s in enumerate(case["samples"])
+                   if s.get("main_ns") is not None and s.get("first_init_ns") is not None}
+    debug_launches = list(_per_launch(empty, "wall_ns_same_run").values())
+    plain = [s["first_init_ns"] for s in empty["samples"] if s.get("first_init_ns") is not None]
+    # What LD_DEBUG itself costs a launch: the empty control's spawn->first constructor, debugged vs plain.
+    debug_cost = stats.difference_of_medians(debug_launches, plain)
+    stages = [
+        ("exec + kernel", stats.median_summary(_per_launch(case, _exec).values()),
+         "per LD_DEBUG launch: spawn->first constructor minus glibc's loader total, same process"),
+        ("ld.so: loading objects", stats.median_summary(_per_launch(case, "load_ns").values()),
+         "glibc: time needed to load objects"),
+        ("ld.so: relocation + lookups", stats.median_summary(_per_launch(case, "relocation_ns").values()),
+         "glibc: time needed for relocation"),
+        ("ld.so: start-up work any program pays",
+         _shifted(stats.median_summary(_per_launch(empty, _other).values()), debug_cost),
+         "the empty control's loader total minus loading and relocation (ld.so's own relocation, CPU feature "
+         "detection, tunables, TLS, the preloaded stamp), less LD_DEBUG's own cost"),
+        ("ld.so: other work for this program", stats.paired_difference(_per_launch(case, _other),
+                                                                       _per_launch(empty, _other)),
+         "the same remainder, this program's minus the empty control's, paired launch by launch"),
+        ("constructors", stats.median_summary(ctor_values.values()), "stamps: first constructor -> main"),
+    ]
+    if measured is None or any(s is None for _, s, _ in stages):
         return {"status": "incomplete", "reason": "a stamp or glibc's statistics are missing for this variant"}
-    parts = [("exec + kernel", empty_first - empty_total, "the empty control's spawn->first constructor minus its loader total"),
-             ("loading objects", load, "glibc: time needed to load objects"),
-             ("relocation + lookups", reloc, "glibc: time needed for relocation"),
-             ("other loader work", total - load - reloc, "glibc: loader total minus the two above"),
-             ("constructors", ctors["all_ns"], "stamps: first constructor -> main")]
-    parts_sum = sum(p[1] for p in parts)
-    return {"status": "ok", "variant": name, "measured_main_ns": measured,
-            "parts": [{"part": p, "ns": v, "share": v / measured, "source": src} for p, v, src in parts],
-            "sum_ns": parts_sum, "error": parts_sum / measured - 1, "constructors": ctors,
-            "empty_constructors_ns": constructors(empty)["all_ns"]}
+    parts = [stage_part(p, s, src, measured) for p, s, src in stages]
+    parts_sum = sum(p["ns"] for p in parts)
+    return {"status": "ok", "variant": name, "measured_main_ns": measured, "parts": parts,
+            "sum_ns": parts_sum, "error": parts_sum / measured - 1, "debug_cost": debug_cost,
+            "constructors": constructors(case), "empty_constructors_ns": constructors(empty)["all_ns"]}
+
+
+def stage_part(part: str, summary: dict, source: str, measured: float) -> dict:
+    """One stage as the result keeps it, never a negative time: a stage whose interval contains
+    zero is within noise (0, and how wide the noise is); one wholly below zero took less than
+    what it was measured against (0, and by how much)."""
+    lo, hi = summary["ci95"]
+    out = {"part": part, "source": source, "n": summary["n"]}
+    if lo > 0:
+        out.update(ns=summary["median"], ci95=[lo, hi], share=summary["median"] / measured)
+    elif hi >= 0:
+        out.update(ns=0.0, within_noise_ns=max(abs(lo), abs(hi)), share=0.0)
+    else:
+        out.update(ns=0.0, below_control_ns=-summary["median"], below_control_ci95=[-hi, -lo], share=0.0)
+    return out
+
+
+def residual_share(sp: dict) -> float | None:
+    """The share of spawn->main that nothing names: the other work for this program (never below 0)."""
+    if not sp or sp.get("status") != "ok":
+        return None
+    other = next(p for p in sp["parts"] if p["part"] == "ld.so: other work for this program")
+    return max(other["ns"], 0.0) / sp["measured_main_ns"]
 
 
 def bar(share: float, width: int = 30) -> str:

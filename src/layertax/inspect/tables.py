@@ -5,6 +5,7 @@ from pathlib import Path
 
 from layertax.engine.analysis import analyze
 from layertax.inspect import measure, split as split_mod
+from layertax import units
 from layertax.units import duration
 
 
@@ -84,16 +85,22 @@ def split_table(result: dict) -> dict:
             notes.append(f"{name}: {sp['reason']}")
             continue
         for p in sp["parts"]:
-            rows.append([f"{name}: {p['part']}", duration(p["ns"]), f"{p['share']:.0%}", split_mod.bar(p["share"]),
-                         p["source"]])
+            clear = "ci95" in p
+            rows.append([f"{name}: {p['part']}", units.part(p), f"{p['share']:.0%}" if clear else "-",
+                         split_mod.bar(p["share"]) if clear else "", p["source"]])
         rows.append([f"{name}: sum of the parts", duration(sp["sum_ns"]), f"{sp['sum_ns'] / sp['measured_main_ns']:.0%}",
                      "", f"measured spawn->main {duration(sp['measured_main_ns'])}: error {sp['error']:+.1%}"])
         c = sp["constructors"]
         notes.append(f"{name}: constructors {duration(c['all_ns'])} = shared objects' {duration(c['libraries_ns'])} "
                      f"+ the program's {duration(c['program_ns'])}; an empty program's take "
                      f"{duration(sp['empty_constructors_ns'])} (libc's own and the stamp library's)")
+        if sp.get("debug_cost"):
+            notes.append(f"{name}: LD_DEBUG launches reached their first constructor "
+                         f"{units.stage(sp['debug_cost'])} later than plain ones; taken out of the start-up row")
+    notes.append("each stage: median [95% interval] of values paired inside one launch; an interval that "
+                 "contains zero reads 'within noise'")
     return {"title": "the split of spawn->main (each part measured on its own; the sum is a check, not forced)",
-            "columns": ["stage", "time", "share", "", "from"], "rows": rows, "notes": notes}
+            "columns": ["stage", "time [95% CI]", "share", "", "from"], "rows": rows, "notes": notes}
 
 
 def lookup_table(result: dict) -> dict:

@@ -55,7 +55,7 @@ def statistics(targets: list[launch.Target], tools: launch.LaunchTools, lsetting
                 scale, why = ldstats.tick_scale(parsed, glibc, tsc, wall)
                 ns = (lambda ticks: None if ticks is None or not tsc else ticks * scale / tsc)
                 out[t.name].append({
-                    "status": "ok", "printed": parsed.to_dict(), "tick_scale": scale, "tick_scale_why": why,
+                    "status": "ok", "round": line["round"], "printed": parsed.to_dict(), "tick_scale": scale, "tick_scale_why": why,
                     "tsc_per_ns": tsc, "wall_ns_same_run": wall, "wall_key": wall_key,
                     "total_ns": ns(parsed.total_ticks), "relocation_ns": ns(parsed.relocation_ticks),
                     "load_ns": ns(parsed.load_ticks), "lookups": parsed.lookups,

@@ -108,6 +108,34 @@ def ratio_summary(ratios: list[float]) -> dict | None:
             "rounds": len(ratios)}
 
 
+def median_summary(values) -> dict | None:
+    """The median of values with its order-statistic 95% interval (None if there are none)."""
+    values = [float(v) for v in values if v is not None]
+    if not values:
+        return None
+    lo, hi, coverage = median_ci(values)
+    return {"median": float(np.median(values)), "ci95": [lo, hi], "ci_coverage": round(coverage, 4),
+            "n": len(values)}
+
+
+def paired_difference(a: dict, b: dict) -> dict | None:
+    """a[k] - b[k] for every key both have (a round, a launch), summarized: the median difference
+    with its 95% interval. Pairing removes what both share (a slow moment of the machine)."""
+    return median_summary([a[k] - b[k] for k in a if k in b and a[k] is not None and b[k] is not None])
+
+
+def difference_of_medians(a, b, resamples: int = 2000, seed: int = 0) -> dict | None:
+    """median(a) - median(b) for samples that cannot be paired, with a bootstrap 95% interval."""
+    a = np.asarray([v for v in a if v is not None], dtype=float)
+    b = np.asarray([v for v in b if v is not None], dtype=float)
+    if a.size < 2 or b.size < 2:
+        return None
+    rng = np.random.default_rng(seed)
+    draws = np.median(rng.choice(a, (resamples, a.size)), axis=1) - np.median(rng.choice(b, (resamples, b.size)), axis=1)
+    lo, hi = interval(draws)
+    return {"median": float(np.median(a) - np.median(b)), "ci95": [lo, hi], "n": int(min(a.size, b.size))}
+
+
 def disturbance(values, preempted) -> tuple[float | None, float | None]:
     """(share of samples preempted, their median / the others' median - 1), None where unknown."""
     values = np.asarray(values, dtype=float)

@@ -1,8 +1,9 @@
 """The loadtime result's extra tables, as plain rows every report format prints."""
 from __future__ import annotations
 
-from layertax.engine.analysis.analyze import field_median
-from layertax.units import duration, ratio_with_ci
+from layertax.engine.analysis import stats
+from layertax.engine.analysis.analyze import field_median, round_values
+from layertax.units import duration, ratio_with_ci, stage
 
 
 def _int(x) -> str:
@@ -59,7 +60,9 @@ def views_table(result: dict) -> dict:
         reloc_share = cg["relocation"] / cg["loader"] if cg.get("loader") else None
         rows.append([
             c["name"],
-            duration(wall - e_wall) if wall is not None and e_wall is not None else "-",
+            # Paired per round: both ran in every round, so a slow moment of the machine cancels.
+            stage(stats.paired_difference(round_values(c, "main_ns"), round_values(empty, "main_ns")))
+            if wall is not None and e_wall is not None else "-",
             duration(ld["total_ns"] - e_ld) if ld.get("total_ns") is not None and e_ld is not None else "-",
             duration(printed - e_printed) if printed is not None and e_printed is not None else "-",
             # A static program has no ld.so: callgrind finds no loader to count.
@@ -67,7 +70,7 @@ def views_table(result: dict) -> dict:
             f"{reloc_share:.0%}" if reloc_share is not None else "-",
         ])
     return {"title": "three views of what the loader adds over the empty program (medians)",
-            "columns": ["variant", "wall: spawn->main", "glibc (digit restored)", "glibc as printed",
+            "columns": ["variant", "wall: spawn->main [95% CI], paired per round", "glibc (digit restored)", "glibc as printed",
                         "instructions", "in relocation"],
             "rows": rows,
             "notes": ["glibc 2.36 prints its tick counts with the last digit cut off (a NUL written over it), "
