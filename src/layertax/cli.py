@@ -13,7 +13,8 @@ import click
 
 from layertax import experiments
 from layertax.commands.options import CONTEXT, export_options, export_values
-from layertax.engine.measure.settings import QUICK, Settings
+from layertax.commands.options import Duration
+from layertax.engine.measure.settings import QUICK, THOROUGH, Settings
 from layertax.errors import LayertaxError
 from layertax.version import full_version
 
@@ -40,20 +41,32 @@ def cli(debug: bool) -> None:
 
 @cli.command("list", context_settings=CONTEXT)
 @_version
-def list_cmd() -> None:
-    """List the experiments: what each asks, and its classic source and figures."""
+@click.argument("experiment", required=False)
+def list_cmd(experiment: str | None) -> None:
+    """List the experiments: what each asks, its case groups, and its classic source and figures
+    (with EXPERIMENT: every case of it)."""
     from layertax.commands import listing
 
-    _exit(listing.run())
+    _exit(listing.run(experiment))
 
 
 @cli.command(context_settings=CONTEXT)
 @_version
 @click.argument("experiment_names", metavar="[EXPERIMENT]...", nargs=-1)
-@click.option("--quick", is_flag=True, help=f"A short run: {QUICK['runs']} rounds x {QUICK['burst']} samples of >= "
-              f"{QUICK['min_sample_ns'] / 1e6:g} ms (explicit flags win).")
-@click.option("--runs", type=click.IntRange(min=1), help="Measured rounds; each case runs one burst, in a fresh "
-              f"process, per round. [default: {_D.runs}]")
+@click.option("--quick", is_flag=True, help=f"A first answer in about a minute: precision +-{QUICK['precision']:.0%}, "
+              f"{QUICK['min_rounds']} to {QUICK['runs']} rounds x {QUICK['burst']} samples of >= "
+              f"{QUICK['min_sample_ns'] / 1e6:g} ms, a budget of {QUICK['budget_s']:g} s (explicit flags win).")
+@click.option("--thorough", is_flag=True, help=f"The full fixed protocol: {THOROUGH['runs']} rounds of every case, "
+              "no budget (tens of minutes for every experiment).")
+@click.option("--precision", type=click.FloatRange(min=0.001, max=0.5), metavar="FRACTION",
+              help="Add rounds to a case until the 95% interval of its ratio to its baseline (of its median, for "
+                   f"a baseline) is within +-FRACTION. [default: {_D.precision}, i.e. +-{_D.precision:.0%}]")
+@click.option("--budget", type=Duration(), metavar="TIME", help="Measuring time for the whole run (90s, 5m, 1h), "
+              "shared among the experiments; cases that run out of it are flagged. 0: no limit. "
+              f"[default: {_D.budget_s / 60:g}m]")
+@click.option("--runs", type=click.IntRange(min=1), help="Exactly this many measured rounds for every case (no "
+              "precision target, no budget); each case runs one burst, in a fresh process, per round. "
+              f"[default: {_D.min_rounds} to {_D.runs}, driven by --precision]")
 @click.option("--warmup", type=click.IntRange(min=0), help=f"Rounds run first and discarded. [default: {_D.warmup}]")
 @click.option("--burst", type=click.IntRange(min=1), help=f"Samples per case per round. [default: {_D.burst}]")
 @click.option("--min-time", type=click.FloatRange(min=0.0001), help="Minimum seconds per sample; kernels calibrate "
@@ -72,8 +85,8 @@ def list_cmd() -> None:
 @click.option("--no-syscalls", is_flag=True, help="Skip the separate strace run that counts each case's system "
               "calls per operation (the timed runs are never traced).")
 @export_options
-def run(experiment_names, quick, runs, warmup, burst, min_time, case_globs, timeout, seed, cpu, no_pin,
-        no_priority, no_save, metric, no_syscalls, **options) -> None:
+def run(experiment_names, quick, thorough, precision, budget, runs, warmup, burst, min_time, case_globs, timeout,
+        seed, cpu, no_pin, no_priority, no_save, metric, no_syscalls, **options) -> None:
     """Run experiments (all of them if none is named) and print a table per experiment.
 
     Every run is saved as JSON under $XDG_DATA_HOME/layertax/runs/ with its raw samples,
@@ -83,7 +96,7 @@ def run(experiment_names, quick, runs, warmup, burst, min_time, case_globs, time
 
     exports = export_values(options)
     own = {key: value for key, value in options.items() if "__" in key}
-    settings = {"quick": quick, "runs": runs, "warmup": warmup, "burst": burst, "min_time": min_time,
+    settings = {"quick": quick, "thorough": thorough, "precision": precision, "budget": budget, "runs": runs, "warmup": warmup, "burst": burst, "min_time": min_time,
                 "timeout": timeout, "seed": seed, "cpu": cpu, "pin": not no_pin, "raise_priority": not no_priority,
                 "count_syscalls": not no_syscalls, "metric": metric}
     _exit(running.run(experiment_names, case_globs, settings, own, exports, save=not no_save))

@@ -135,6 +135,7 @@ class ProgressSink(Protocol):
 
     def start(self, experiment: str, total: int) -> None: ...
     def step(self, description: str) -> None: ...
+    def retotal(self, total: int) -> None: ...   # the work left was re-estimated
     def finish(self) -> None: ...
 
 
@@ -226,6 +227,9 @@ class Experiment:
     # Settings this experiment runs with unless the user gave them (e.g. fewer, longer
     # rounds when one operation scans a whole file): {"runs": 10, "burst": 2}.
     defaults: dict[str, Any] = field(default_factory=dict)
+    # The case groups whose system calls are counted ("" is the main table; None: every group):
+    # a group of in-memory conversions makes none, and counting costs two traced runs a case.
+    syscall_groups: tuple[str, ...] | None = None
     # The two fixed iteration counts of the difference methods (system calls, instructions)
     # if the engine's defaults would take too long (one operation scans a whole file).
     difference_iters: tuple[int, int] | None = None

@@ -18,6 +18,13 @@ def duration(ns: float | None) -> str:
     return f"{ns / scale:.3g} {unit}" if ns / scale < 100 else f"{ns / scale:.0f} {unit}"
 
 
+def bare(ns: float, like: float) -> str:
+    """ns in the unit `like` reads best in, without the unit: an interval's ends beside a median."""
+    unit, scale = time_unit(like)
+    value = ns / scale
+    return f"{value:.3g}" if abs(value) < 100 else f"{value:.0f}"
+
+
 def ratio(r: float | None) -> str:
     return "-" if r is None else f"{r:.2f}x"
 

@@ -8,7 +8,7 @@ from layertax.commands import keeping
 from layertax.inspect.measure import STATS_LAUNCHES
 from layertax.inspect.run import inspect as inspect_program
 from layertax.loader import launch
-from layertax.progress import RichProgress
+from layertax.progress import for_console
 from layertax.report import exporters
 
 
@@ -17,7 +17,7 @@ def run(binary: str, args: list[str], timer_options: dict, model_file: Path | No
     settings = launch.LaunchSettings.from_options(**timer_options)
     exports = exporters.export_paths(export_options)
     err = consoles.console(stderr=True)
-    result = inspect_program(binary, args, settings, model_file, predict, lambda: RichProgress(err),
+    result = inspect_program(binary, args, settings, model_file, predict, lambda: for_console(err),
                              lambda m: err.print(m, style="dim"))
     method = settings.method("variant", f"; {STATS_LAUNCHES} LD_DEBUG=statistics launches per variant")
     return keeping.finish_launch_command(result, method, save, exports)

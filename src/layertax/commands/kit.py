@@ -9,7 +9,7 @@ from pathlib import Path
 from layertax import console as consoles
 from layertax.commands import keeping
 from layertax.commands.options import CONTEXT, export_options
-from layertax.progress import RichProgress
+from layertax.progress import for_console
 from layertax.report import exporters
 
 
@@ -19,8 +19,8 @@ class CliKit:
     def console(self, stderr: bool = False):
         return consoles.console(stderr=stderr)
 
-    def progress(self) -> RichProgress:
-        return RichProgress(consoles.console(stderr=True))
+    def progress(self):
+        return for_console(consoles.console(stderr=True))
 
     def export_options(self, command: Callable) -> Callable:
         return export_options(command)

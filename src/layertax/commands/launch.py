@@ -6,7 +6,7 @@ from layertax import paths
 from layertax.commands import keeping
 from layertax.errors import UsageError
 from layertax.loader import launch, launch_command
-from layertax.progress import RichProgress
+from layertax.progress import for_console
 from layertax.report import exporters
 
 
@@ -32,5 +32,5 @@ def run(argv: list[str], timer_options: dict, ignore_failure: bool, stamp: bool,
     exports = exporters.export_paths(export_options)
     tools = launch.tools(paths.cache_dir())
     result = launch_command.measure(commands, settings, tools, ignore_failure, stamp,
-                                    RichProgress(consoles.console(stderr=True)))
+                                    for_console(consoles.console(stderr=True)))
     return keeping.finish_launch_command(result, settings.method("command"), save, exports)

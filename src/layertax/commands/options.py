@@ -22,3 +22,24 @@ def export_options(command: Callable) -> Callable:
 def export_values(options: dict) -> dict:
     """The export_* entries of a command's keyword arguments."""
     return {e.option: options.get(e.option) for e in EXPORTERS.values()}
+
+
+class Duration(click.ParamType):
+    """A length of time: 90, 90s, 5m, 1.5h (seconds when no unit is given); 0 means none."""
+
+    name = "duration"
+    UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0}
+
+    def convert(self, value, param, ctx) -> float:
+        if isinstance(value, (int, float)):
+            return float(value)
+        text = str(value).strip().lower()
+        number = text.rstrip("abcdefghijklmnopqrstuvwxyz")
+        unit = text[len(number):]
+        try:
+            seconds = float(number) * self.UNITS[unit]
+        except (ValueError, KeyError):
+            self.fail(f"{value!r} is not a duration (examples: 90s, 5m, 1h)", param, ctx)
+        if not 0 <= seconds < 7 * 24 * 3600 or seconds != seconds:
+            self.fail(f"{value!r}: give a duration from 0 to under a week", param, ctx)
+        return seconds

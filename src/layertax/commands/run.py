@@ -7,7 +7,7 @@ from layertax import experiments
 from layertax.commands import keeping
 from layertax.engine.measure.settings import Settings
 from layertax.errors import UsageError
-from layertax.progress import RichProgress
+from layertax.progress import for_console
 from layertax.report import exporters
 
 
@@ -63,7 +63,7 @@ def run(experiment_names: tuple[str, ...], case_globs: tuple[str, ...], settings
     chosen = _with_cases(chosen, case_globs)
     exports = exporters.export_paths(export_options)
     out, err = consoles.console(), consoles.console(stderr=True)
-    session = run_session(chosen, settings, case_globs, save, progress=lambda: RichProgress(err),
+    session = run_session(chosen, settings, case_globs, save, progress=lambda: for_console(err),
                           note=lambda message: err.print(message, style="dim"),
                           warn=lambda message: err.print(message, style="yellow"), busy=consoles.busy)
     keeping.keep(session.doc, out, save, exports, session.path)

@@ -7,6 +7,7 @@ progress sink per experiment, and hands back the document."""
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +16,7 @@ from layertax import paths
 from layertax.engine import machine
 from layertax.engine.build import kernels
 from layertax.engine.measure import instructions
+from layertax.engine.measure.budget import Budget
 from layertax.engine.measure.scheduler import Scheduler
 from layertax.engine.measure.settings import Settings
 from layertax.engine.store import results, runs
@@ -50,6 +52,9 @@ def run_session(chosen: list[Experiment], settings: Settings, case_globs: tuple[
     if counting_instructions:
         doc["settings"]["method"] = instructions.METHOD
     interrupted = False
+    budget = Budget(settings.budget_s if settings.metric == "time" else None, [e for e in chosen if e.measure is None],
+                    case_globs)
+    doc["settings"]["budget_s"] = budget.seconds
     for exp in chosen:
         kmap = {k.name: prepared[(exp.name, k.name)] for k in exp.kernels}
         own_way = exp.hook("measure")
@@ -63,11 +68,15 @@ def run_session(chosen: list[Experiment], settings: Settings, case_globs: tuple[
             result, interrupted = instructions.measure_experiment(exp, kmap, case_globs, settings, progress(),
                                                                   note=note)
         else:
-            result, interrupted = scheduler.run_experiment(exp, kmap, case_globs)
+            deadline = budget.deadline_for(exp)
+            result, interrupted = scheduler.run_experiment(exp, kmap, case_globs, deadline)
+            if deadline is not None:
+                result["stopping"]["allotted_s"] = round(deadline - budget.allotted_at, 3)
         doc["experiments"].append(result)
         if path is not None:  # after every experiment, so an interruption or crash keeps what finished
             results.save(doc, path)
         if interrupted:
             break
     doc["complete"] = not interrupted
+    doc["settings"]["measured_s"] = round(time.monotonic() - budget.started, 1)
     return Session(doc, interrupted, path)

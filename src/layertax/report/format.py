@@ -77,6 +77,8 @@ def case_rows(exp: dict, group: dict) -> list[dict]:
             "layer": case["layer"],
             "median": median,
             "ci95": ci(st),
+            "ci95_short": f"{units.bare(st['ci95'][0], st['median'])}, {units.bare(st['ci95'][1], st['median'])}"
+            if st else "",
             "min": duration(st["min"]) if st else "-",
             "spread": percent(st["spread"]) if st else "-",
             "n": str(st["n"]) if st else "0",
@@ -126,9 +128,18 @@ def run_method_applies(doc: dict) -> bool:
 def settings_line(settings: dict) -> str:
     if settings.get("method"):
         return settings["method"]
-    return (f"{settings['runs']} rounds x {settings['burst']} samples after {settings['warmup']} warm-up, "
+    if settings.get("precision"):
+        rounds = (f"{settings.get('min_rounds', settings['runs'])} to {settings['runs']} rounds (until "
+                  f"±{settings['precision']:.0%})")
+    else:
+        rounds = f"{settings['runs']} rounds"
+    budget = ""
+    if settings.get("budget_s"):
+        used = f", {settings['measured_s'] / 60:.1f} used" if settings.get("measured_s") is not None else ""
+        budget = f", a budget of {settings['budget_s'] / 60:.1f} min{used}"
+    return (f"{rounds} x {settings['burst']} samples after {settings['warmup']} warm-up, "
             f"samples >= {duration(settings['min_sample_ns'])}, interleaved (seed {settings['seed']}), "
-            f"cpu {settings['cpu'] if settings['cpu'] is not None else 'not pinned'}")
+            f"cpu {settings['cpu'] if settings['cpu'] is not None else 'not pinned'}{budget}")
 
 
 def own_settings_line(exp: dict) -> str | None:
@@ -222,3 +233,31 @@ def chain_label(node: dict, root: bool = False) -> str:
     times = "" if root or calls is None or round(calls, 2) == 1 else f" x{calls:g}"
     here = " (syscall)" if node.get("syscalls_here") else ""
     return f"{node['function']} [{node['object']}] {node['instructions']:,.0f}{times}{here}"
+
+
+def stopping_line(exp: dict) -> str | None:
+    """How the rounds were spent: how many cases met the precision target, with how many rounds,
+    and the ones that did not, with why (the budget, the maximum of rounds)."""
+    stop = exp.get("stopping")
+    if not stop or not stop.get("rule") or not stop.get("cases"):
+        return None
+    rule, cases = stop["rule"], stop["cases"]
+    met = [c for c in cases.values() if c["met"]]
+    rounds = [c["rounds"] for c in cases.values()]
+    line = (f"precision: {len(met)} of {len(cases)} cases within ±{rule['precision']:.0%} "
+            f"(rounds {min(rounds)}-{max(rounds)}, checked after {', '.join(map(str, rule['checkpoints']))})")
+    missed = sorted(((c["precision"], name, c) for name, c in cases.items() if c["met"] is False), reverse=True)
+    unknown = [name for name, c in cases.items() if c["met"] is None]
+    if missed:
+        whys = sorted({_why(c["stopped"]) for _, _, c in missed})
+        worst = ", ".join(f"{name} ±{p:.1%}" for p, name, _ in missed[:3])
+        line += (f"; not met by {len(missed)} ({'worst: ' if len(missed) > 3 else ''}{worst}), "
+                 f"stopped by {' or '.join(whys)}")
+    if unknown:
+        line += f"; too few rounds to tell: {', '.join(unknown)}"
+    return line
+
+
+def _why(stopped: str) -> str:
+    return {"budget": "out of budget", "max rounds": "the maximum of rounds", "interrupted": "interrupted"}.get(
+        stopped, stopped)

@@ -59,6 +59,9 @@ def to_markdown(doc: dict) -> str:
                 lines += ["", f"{table['title']}:", ""] + _table(table["columns"], table["rows"])
                 lines += [f"- {_escape(n)}" for n in table.get("notes", [])]
         extra = fmt.problems(exp) + [f"noisy: {n}" for n in fmt.noise_lines(exp)]
+        stopping = fmt.stopping_line(exp)
+        if stopping:
+            extra.insert(0, stopping)
         extra += [line for line in (fmt.harness_line(exp), fmt.runtimes_line(exp)) if line]
         own = fmt.own_settings_line(exp)
         if own:

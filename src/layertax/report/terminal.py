@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 
+from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -17,20 +18,47 @@ def _row_style(status: str) -> str | None:
     return "red" if status == "failed" else ("dim" if status == "skipped" else None)
 
 
-def _case_table(exp: dict, group: dict) -> Table:
+# Below this many columns the case tables go compact: each median and ratio beside its
+# interval in one cell, and the layers (prose) in a legend under the table, so every
+# number stays whole in an 80-column terminal.
+WIDE = 120
+FIGURE = re.compile(r"^[-+\s\d.,:%~±…\[\]()x/<>=]*(?:[µnm]?s|GB/s|[KMG]iB|B)?[-+\s\d.,:%~±…\[\]()x/<>=µnms]*$")
+
+
+def _case_table(exp: dict, group: dict, width: int) -> tuple[Table, list[str]]:
+    """The group's table, and the legend lines that go under it (narrow terminals only)."""
     rows = fmt.case_rows(exp, group)
     columns = fmt.case_columns(exp, group, rows)
     compared = f" (ratios to {group['baseline']}, paired per round)" if fmt.compares(exp, group) else ""
-    t = Table(title=Text(f"{exp['name']}: {group['title']}{compared}"), title_justify="left", show_lines=False)
-    for key, header in columns:
-        left = key in ("case", "layer", "syscalls")
-        t.add_column("ratio [95% CI]" if key == "ratio" else header, justify="left" if left else "right",
-                     no_wrap=key in ("case", "layer"))
+    title = Text(f"{exp['name']}: {group['title']}{compared}")
+    if width >= WIDE:
+        t = Table(title=title, title_justify="left", show_lines=False)
+        for key, header in columns:
+            left = key in ("case", "layer", "syscalls")
+            t.add_column("ratio [95% CI]" if key == "ratio" else header, justify="left" if left else "right",
+                         no_wrap=key in ("case", "layer"))
+        for row in rows:
+            cells = {**row, "median": row["median"] + (" ~" if row["noisy"] else "")}
+            t.add_row(*(Text(cells[key]) if key in ("case", "layer") else cells[key] for key, _ in columns),
+                      style=_row_style(row["status"]))
+        return t, []
+    t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False)
+    keys = [key for key, _ in columns if key not in ("layer", "ci95", "syscalls")]
+    headers = {"median": f"median [95% CI] {exp['unit']}", "ratio": "ratio [95% CI]", "classic": "then",
+               "syscalls": "system calls", "mean_sd": "mean ± σ", "range": "min … max", "n": "runs"}
+    for key in keys:
+        prose = key == "case"
+        t.add_column(headers.get(key, dict(columns)[key]), justify="left" if prose else "right", no_wrap=not prose,
+                     overflow="fold" if prose else "ellipsis")
+    legend = []
     for row in rows:
-        cells = {**row, "median": row["median"] + (" ~" if row["noisy"] else "")}
-        t.add_row(*(Text(cells[key]) if key in ("case", "layer") else cells[key] for key, _ in columns),
-                  style=_row_style(row["status"]))
-    return t
+        median = row["median"] + (f" [{row['ci95_short']}]" if row.get("ci95_short") else "") + \
+            (" ~" if row["noisy"] else "")
+        cells = {**row, "median": median}
+        t.add_row(*(Text(cells[key]) if key == "case" else cells[key] for key in keys), style=_row_style(row["status"]))
+        calls = f" [{row['syscalls']}]" if row.get("syscalls") else ""
+        legend.append(f"{row['case']}: {row['layer']}{calls}")
+    return t, legend
 
 
 def _instructions_table(exp: dict) -> Table:
@@ -88,11 +116,15 @@ def _cell(text: str, styles: dict[str, str]) -> Text:
 
 
 def _extra_table(table: dict) -> Table:
+    """An experiment's own table: columns of figures never wrap (a number is whole or absent),
+    prose wraps, so the table fits a narrow terminal without cutting a figure."""
     t = Table(title=table["title"], title_justify="left")
     align = table.get("align") or ["left"] + ["right"] * (len(table["columns"]) - 1)
-    nowrap = table.get("nowrap", 1)   # leading columns kept on one line (names)
+    nowrap = table.get("nowrap", 1)   # leading columns kept on one line (names) where there is room
     for i, col in enumerate(table["columns"]):
-        t.add_column(col, justify=align[i], no_wrap=i < nowrap)
+        cells = [str(row[i]) for row in table["rows"] if i < len(row)]
+        figures = bool(cells) and all(FIGURE.match(c) for c in cells) and i >= nowrap
+        t.add_column(col, justify=align[i], no_wrap=figures or i < nowrap)
     styles = table.get("styles") or {}
     for row in table["rows"]:
         t.add_row(*(_cell(c, styles) for c in row))
@@ -107,7 +139,11 @@ def render_experiment(exp: dict, console: Console) -> None:
         console.print(_instructions_table(exp))
     else:
         for group in fmt.case_groups(exp):
-            console.print(_case_table(exp, group))
+            table, legend = _case_table(exp, group, console.width)
+            console.print(table)
+            if legend:
+                console.print("  layers" + (" [system calls per op]" if fmt.has_syscalls(exp) else "") + ": "
+                              + "; ".join(legend), style="dim", markup=False, highlight=False)
     if instructions:
         console.print("the layer chains: from the loop down to the system call, inclusive instructions per "
                       "operation (x calls per operation); (syscall) marks the function that made it", style="dim")
@@ -127,6 +163,10 @@ def render_experiment(exp: dict, console: Console) -> None:
         console.print(f"  {r['label']} -> {r['counterpart'] or 'no counterpart'}: {r['why']}", style="dim")
     if exp.get("method"):
         console.print(f"  method: {escape(exp['method'])}", style="dim")
+    stopping = fmt.stopping_line(exp)
+    if stopping:
+        style = "yellow" if "not met" in stopping or "too few" in stopping else "dim"
+        console.print(f"  {escape(stopping)}", style=style)
     details = [*exp.get("notes", [])]
     own = fmt.own_settings_line(exp)
     if own:

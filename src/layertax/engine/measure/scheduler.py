@@ -18,6 +18,8 @@ import random
 import shutil
 import subprocess
 import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 import numpy as np
@@ -30,6 +32,7 @@ from layertax.engine.build.kernels import PreparedKernel
 from layertax.errors import UsageError
 from layertax.experiment import Case, Experiment, ProgressSink, SharedInput
 from layertax.progress import NoProgress
+from layertax.engine.measure.rounds import RoundPlan
 from layertax.engine.measure.settings import Settings
 
 
@@ -127,6 +130,7 @@ class Scheduler:
         self.progress = progress or NoProgress()
         self.note = note
         self.shared: SharedInput | None = None   # the running experiment's shared input
+        self.deadline: float | None = None       # the running experiment's share of the budget
         if settings.seed is None:
             settings.seed = random.SystemRandom().randrange(2**32)
         self.rng = random.Random(settings.seed)
@@ -214,11 +218,12 @@ class Scheduler:
                 "clock_overhead_ns": d.get("clock_overhead_ns"), "pin": d.get("pin"), "priority": d.get("priority")}
 
     def _count_syscalls(self, exp: Experiment, runs: list[CaseRun], workroot: Path) -> None:
-        """System calls per operation of every case that ran, each in its own traced runs."""
-        for run in runs:
-            if not run.active:
-                continue
-            self.progress.step(f"counting system calls {run.case.name}")
+        """System calls per operation of every case that ran (of the groups the experiment counts),
+        each in its own traced runs. They are counts, not times, so they run side by side, one per
+        CPU, after the timed rounds."""
+        wanted = [r for r in runs if r.active and (exp.syscall_groups is None or r.case.group in exp.syscall_groups)]
+
+        def count(run: CaseRun) -> None:
             try:
                 run.syscalls = syscalls.count([*run.kernel.argv, "--case", run.case.name],
                                               self._env(run), workroot, timeout=self.settings.timeout,
@@ -227,9 +232,23 @@ class Scheduler:
             except (RuntimeError, OSError, subprocess.SubprocessError) as e:
                 run.syscalls = {"error": str(e)}
 
+        with ThreadPoolExecutor(max_workers=max(1, len(os.sched_getaffinity(0)))) as pool:
+            for run, _ in zip(wanted, pool.map(count, wanted)):
+                self.progress.step(f"counted system calls {run.case.name}")
+
+    def _steps_done(self, s: Settings, runs: list[CaseRun], rounds: RoundPlan, round_no: int, counting: bool) -> int:
+        """The progress total once a checkpoint has stopped some cases: what was done plus what is left."""
+        done = 1 + (s.warmup + round_no + 1) * len([r for r in runs if r.active])   # an upper bound of done
+        # Rounds left: up to the maximum, or as many as the budget leaves time for.
+        left_rounds = min(s.runs - round_no - 1, rounds.rounds_that_fit())
+        left = left_rounds * len([r for r in runs if r.active and rounds.going(r)])
+        return done + left + (len(runs) if counting else 0)
+
     def run_experiment(self, exp: Experiment, kernels: dict[str, PreparedKernel],
-                       patterns: tuple[str, ...] = ()) -> tuple[dict, bool]:
-        """Runs one experiment; returns its result and whether it was interrupted (Ctrl-C)."""
+                       patterns: tuple[str, ...] = (), deadline: float | None = None) -> tuple[dict, bool]:
+        """Runs one experiment; returns its result and whether it was interrupted (Ctrl-C).
+        deadline: the time.monotonic() by which it should end (its share of the run's budget)."""
+        self.deadline = deadline
         base = self.settings
         self.settings = base.for_experiment(exp.defaults)
         workroot = Path(tempfile.mkdtemp(prefix=f"layertax-{exp.name}-"))
@@ -258,18 +277,26 @@ class Scheduler:
         counting = s.count_syscalls and syscalls.available()
         self.progress.start(exp.name, (s.warmup + s.runs) * len(active) + 1 + (len(active) if counting else 0))
         parent = ParentAwayFrom(s.cpu)
+        rounds = RoundPlan(exp, runs, s.stopping_rule(), self.deadline)
         try:
             with parent:
                 harness = self._harness_floor(runs, workroot)
                 self.progress.step("harness floor")
                 for round_no in range(-s.warmup, s.runs):
-                    order = [r for r in runs if r.active]
+                    order = [r for r in runs if r.active and (round_no < 0 or rounds.going(r))]
+                    if not order or (round_no >= 1 and rounds.out_of_time()):
+                        break
                     self.rng.shuffle(order)
+                    started = time.monotonic()
                     for run in order:
                         label = "warm-up" if round_no < 0 else f"round {round_no + 1}/{s.runs}"
                         self.progress.step(f"{label} {run.case.name}")
                         self.invoke(run, workroot, 1 if round_no < 0 else s.burst,
                                     None if round_no < 0 else round_no)
+                    if round_no >= 0:
+                        rounds.finished(round_no + 1, time.monotonic() - started)
+                        if rounds.checked or self.deadline is not None:
+                            self.progress.retotal(self._steps_done(s, runs, rounds, round_no, counting))
             if counting:
                 self._count_syscalls(exp, runs, workroot)
         except KeyboardInterrupt:
@@ -282,6 +309,7 @@ class Scheduler:
             measured["settings"] = {k: v for k, v in asdict(s).items() if getattr(run_settings, k) != v}
         if self.shared:
             measured["input"] = self.shared.info
+        measured["stopping"] = rounds.record(interrupted)
         result = experiment_result(exp, kernels, runs, interrupted, **measured)
         analyze.analyze(result)
         tables = exp.hook("tables")

@@ -12,6 +12,11 @@ from dataclasses import asdict, dataclass, field, replace
 from layertax.errors import UsageError
 
 
+# The default budget of a whole `layertax run` (measuring, not building): a warm run of every
+# experiment answers in about 5 minutes (README), and cases that need more say so.
+DEFAULT_BUDGET_S = 240.0
+
+
 @dataclass
 class Settings:
     # Rounds are the unit of replication (one fresh kernel process each), so many
@@ -30,17 +35,38 @@ class Settings:
     metric: str = "time"           # "time" (interleaved rounds) or "instructions" (callgrind)
     given: tuple[str, ...] = ()    # settings the user gave explicitly (they beat an experiment's defaults)
     options: dict = field(default_factory=dict)  # experiment name -> its own run options (Experiment.run_options)
+    # The precision-driven protocol (engine/measure/stopping.py): rounds are added only to cases
+    # whose figure is not yet within +-precision, from min_rounds up to `runs`; None: exactly
+    # `runs` rounds for every case (--runs N, --thorough).
+    precision: float | None = 0.02
+    min_rounds: int = 8
+    budget_s: float | None = DEFAULT_BUDGET_S   # the whole run's measuring time; None: no limit
+    thorough: bool = False
 
     @classmethod
-    def from_options(cls, *, quick: bool = False, runs: int | None = None, warmup: int | None = None,
-                     burst: int | None = None, min_time: float | None = None, timeout: float = 60.0,
+    def from_options(cls, *, quick: bool = False, thorough: bool = False, runs: int | None = None,
+                     warmup: int | None = None, burst: int | None = None, min_time: float | None = None,
+                     precision: float | None = None, budget: float | None = None, timeout: float = 60.0,
                      seed: int | None = None, cpu: int | None = None, pin: bool = True,
                      raise_priority: bool = True, count_syscalls: bool = True, metric: str = "time",
                      options: dict | None = None) -> Settings:
-        """The settings of one `layertax run`: --quick's values, then every flag given explicitly
-        over them (and recorded as given, so they also beat an experiment's own defaults)."""
-        settings = cls(**(QUICK if quick else {}), quick=quick, timeout=timeout, seed=seed,
+        """The settings of one `layertax run`: --quick's or --thorough's values, then every flag
+        given explicitly over them (and recorded as given, so they also beat an experiment's own
+        defaults). --runs N fixes the number of rounds, as --thorough does (40, no budget)."""
+        if quick and thorough:
+            raise UsageError("--quick and --thorough contradict each other: give one")
+        preset = QUICK if quick else (THOROUGH if thorough else {})
+        settings = cls(**preset, quick=quick, thorough=thorough, timeout=timeout, seed=seed,
                        raise_priority=raise_priority, count_syscalls=count_syscalls, metric=metric)
+        if runs is not None:
+            settings.precision = None           # a fixed number of rounds, as asked, whatever the time
+            settings.budget_s = None
+        if precision is not None:
+            if runs is not None or thorough:
+                raise UsageError("--precision drives the number of rounds: it cannot go with --runs or --thorough")
+            settings.precision = precision
+        if budget is not None:
+            settings.budget_s = budget or None   # --budget 0: no limit
         explicit = {"runs": runs, "warmup": warmup, "burst": burst,
                     "min_sample_ns": None if min_time is None else int(min_time * 1e9)}
         for name, value in explicit.items():
@@ -72,6 +98,18 @@ class Settings:
             raise UsageError("--warmup cannot be negative")
         if self.burst < 1 or self.min_sample_ns < 1 or self.timeout <= 0:
             raise UsageError("burst, minimum sample time and timeout must be positive")
+        if self.precision is not None and not 0 < self.precision < 1:
+            raise UsageError("--precision must be between 0 and 1 (0.02 is +-2%)")
+        if self.budget_s is not None and not 0 < self.budget_s < 7 * 24 * 3600:
+            raise UsageError("--budget must be positive and under a week")
+
+    def stopping_rule(self):
+        """The precision-driven rule these settings ask for (None: fixed rounds)."""
+        from layertax.engine.measure.stopping import StoppingRule
+
+        if self.precision is None:
+            return None
+        return StoppingRule(self.precision, min(self.min_rounds, self.runs), self.runs)
 
 
 def default_cpu() -> int | None:
@@ -83,5 +121,9 @@ def default_cpu() -> int | None:
     return cpus[-1] if len(cpus) > 1 else None
 
 
-# Six rounds is the fewest for which [min, max] of the round medians is a 95% interval.
-QUICK = {"runs": 6, "warmup": 1, "burst": 2, "min_sample_ns": 2_000_000}
+# --quick: a first answer in about a minute. Six rounds is the fewest for which [min, max] of
+# the round medians is a 95% interval; cases stop there once within +-5%, and go on to 12.
+QUICK = {"runs": 24, "min_rounds": 6, "warmup": 1, "burst": 2, "min_sample_ns": 2_000_000, "precision": 0.05,
+         "budget_s": 60.0}
+# --thorough: the full fixed protocol, 40 rounds of every case, whatever the time.
+THOROUGH = {"runs": 40, "precision": None, "budget_s": None}

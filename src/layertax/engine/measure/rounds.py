@@ -1,0 +1,85 @@
+"""The round plan of one experiment: which cases the next round runs, when to stop.
+
+The scheduler asks it before each round (which cases are still going, is there time for
+another round) and tells it when a round is done; at the stopping rule's checkpoints it
+stops the cases whose figure is precise enough (stopping.py). At the end it records, per
+case, the rounds it used, the precision it reached and why it stopped.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from layertax.engine.analysis import analyze
+from layertax.engine.measure.stopping import StoppingRule, precision_reached, still_going
+
+
+class RoundPlan:
+    def __init__(self, exp, runs: list, rule: StoppingRule | None, deadline: float | None,
+                 clock=time.monotonic):
+        self.rule, self.deadline, self.clock = rule, deadline, clock
+        self.runs = {r.case.name: r for r in runs}
+        names = set(self.runs)
+        # Each case's baseline (None for a baseline, or when its baseline is not in the run).
+        self.baselines = {}
+        for r in runs:
+            base = exp.group_baseline(r.case.group)
+            self.baselines[r.case.name] = base if base != r.case.name and base in names else None
+        self.stopped: dict[str, str] = {}    # case -> why: "precise" | "budget"
+        self.rounds_done = 0
+        self.round_seconds: list[float] = []
+        self.checked = False                 # whether the last finished round was a checkpoint
+
+    def going(self, run) -> bool:
+        return run.case.name not in self.stopped
+
+    def _round_values(self) -> dict[str, dict[int, float]]:
+        return {name: analyze.round_values({"samples": r.samples}) for name, r in self.runs.items() if r.active}
+
+    def finished(self, rounds_done: int, seconds: float) -> None:
+        """A measured round ended (rounds_done of them so far), taking `seconds`."""
+        self.rounds_done = rounds_done
+        self.round_seconds.append(seconds)
+        self.checked = bool(self.rule and self.rule.checkpoint(rounds_done))
+        if self.checked:
+            values = self._round_values()
+            going = still_going(values, self.baselines, self.rule, set(self.stopped))
+            for name in values:
+                if name not in going and name not in self.stopped:
+                    self.stopped[name] = "precise"
+
+    def rounds_that_fit(self) -> int:
+        """How many more rounds the deadline leaves time for, at the last round's length."""
+        if self.deadline is None or not self.round_seconds or self.round_seconds[-1] <= 0:
+            return 1 << 30
+        return max(int((self.deadline - self.clock()) // self.round_seconds[-1]), 0)
+
+    def out_of_time(self) -> bool:
+        """Whether the next round would end past the deadline (judged by the last round's length);
+        every case still going is then stopped for the budget."""
+        if self.deadline is None or not self.round_seconds:
+            return False
+        if self.clock() + self.round_seconds[-1] <= self.deadline:
+            return False
+        for name, r in self.runs.items():
+            if r.active and name not in self.stopped:
+                self.stopped[name] = "budget"
+        return True
+
+    def record(self, interrupted: bool) -> dict:
+        """Per case: rounds used, precision reached, and why it stopped; and the rule itself."""
+        values = self._round_values()
+        cases = {}
+        for name, rounds in values.items():
+            base = self.baselines.get(name)
+            reached = precision_reached(rounds, values.get(base) if base else None)
+            why = self.stopped.get(name) or ("interrupted" if interrupted else
+                                             "rounds fixed" if self.rule is None else "max rounds")
+            cases[name] = {"rounds": len(rounds), "precision": None if reached is None else round(reached, 5),
+                           "met": None if self.rule is None or reached is None else reached <= self.rule.precision,
+                           "stopped": why}
+        return {"rule": self.rule.to_dict() if self.rule else None,
+                "rounds_s": round(sum(self.round_seconds), 3),
+                "round_s_median": float(np.median(self.round_seconds)) if self.round_seconds else None,
+                "cases": cases}

@@ -1,0 +1,82 @@
+"""When to stop adding rounds: the precision-driven protocol.
+
+A case stops when its figure is precise enough: the 95% interval of its ratio to its baseline
+(paired per round), or of its own median for a baseline, lies within +-precision of the
+estimate (relative half-width). Precision is looked at only at fixed checkpoints (after 8,
+12, 16, 24, 32 and 40 rounds by default), never after every round, and only the interval's
+width decides, never where the estimate lies: a group-sequential design whose stopping does
+not depend on the sign of a difference, so it does not push the figure one way (the coverage
+this keeps is simulated in bench/stopping_coverage.py and recorded in docs/scheduler.md).
+
+Pairing is kept: a case that is still going runs with its baseline in every round, so a
+baseline keeps running while any case compared with it does, whatever its own precision.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from layertax.engine.analysis import stats
+
+CHECKPOINTS = (6, 8, 12, 16, 24, 32, 40, 56, 80, 120, 160)
+
+
+@dataclass(frozen=True)
+class StoppingRule:
+    precision: float             # target relative half-width of the 95% interval (0.02: +-2%)
+    min_rounds: int = 8          # no case stops before this many rounds
+    max_rounds: int = 40         # no case runs more rounds than this
+
+    def checkpoint(self, rounds_done: int) -> bool:
+        """Whether precision is looked at after this many measured rounds."""
+        return rounds_done >= self.min_rounds and (rounds_done in CHECKPOINTS or rounds_done == self.min_rounds)
+
+    def to_dict(self) -> dict:
+        return {"precision": self.precision, "min_rounds": self.min_rounds, "max_rounds": self.max_rounds,
+                "checkpoints": sorted({c for c in (self.min_rounds, *CHECKPOINTS) if self.min_rounds <= c <= self.max_rounds})}
+
+
+def relative_half_width(summary: dict | None) -> float | None:
+    """How precise a median (or a ratio) is: half its 95% interval over the estimate."""
+    if not summary or not summary.get("median"):
+        return None
+    lo, hi = summary["ci95"]
+    return float((hi - lo) / 2 / abs(summary["median"]))
+
+
+def precision_reached(case_rounds: dict[int, float], base_rounds: dict[int, float] | None) -> float | None:
+    """The relative half-width of a case's figure: its ratio to its baseline, paired per round,
+    or its own median when it is a baseline (base_rounds None). None: not enough rounds."""
+    if base_rounds is None:
+        values = list(case_rounds.values())
+        if len(values) < 2:
+            return None
+        lo, hi, _ = stats.median_ci(values)
+        return relative_half_width({"median": float(np.median(values)), "ci95": [lo, hi]})
+    ratios = stats.paired_ratios(case_rounds, base_rounds)
+    if len(ratios) < 2:
+        return None
+    return relative_half_width(stats.ratio_summary(ratios))
+
+
+def still_going(cases: dict[str, dict[int, float]], baselines: dict[str, str | None], rule: StoppingRule,
+                stopped: set[str]) -> set[str]:
+    """The cases to run in the next round, decided at a checkpoint.
+
+    cases: each case's round medians so far; baselines: each case's baseline (None for a
+    baseline itself); stopped: cases already stopped (they stay stopped). A case goes on
+    while it is not precise; a baseline goes on while it, or any case compared with it, does."""
+    going = set()
+    for name, rounds in cases.items():
+        if name in stopped:
+            continue
+        base = baselines.get(name)
+        reached = precision_reached(rounds, cases.get(base) if base else None)
+        if reached is None or reached > rule.precision:
+            going.add(name)
+    for name in list(going):
+        base = baselines.get(name)
+        if base and base in cases:
+            going.add(base)
+    return going

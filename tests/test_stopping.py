@@ -1,0 +1,151 @@
+"""The precision-driven protocol on synthetic samples: it stops early for tight cases, goes on for
+wide ones, keeps each case's baseline running while the case runs (pairing), respects the
+maximum of rounds and the budget; and the progress lines a pipe gets."""
+from __future__ import annotations
+
+import dataclasses
+import io
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from rich.console import Console
+
+from layertax.engine.measure.budget import Budget
+from layertax.engine.measure.rounds import RoundPlan
+from layertax.engine.measure.settings import Settings
+from layertax.engine.measure.stopping import StoppingRule, precision_reached, still_going
+from layertax.errors import UsageError
+from layertax.progress import LineProgress
+from tests.conftest import probe_experiment
+
+
+def _rounds(rng, n, median, spread):
+    return {r: float(median * np.exp(rng.normal(0, spread))) for r in range(n)}
+
+
+def test_a_tight_case_stops_and_a_wide_one_goes_on_with_its_baseline():
+    rng = np.random.default_rng(1)
+    drift = rng.normal(0, 0.05, 12)                    # the machine, shared by every case in a round
+    base = {r: 100 * np.exp(d) for r, d in enumerate(drift)}
+    tight = {r: 150 * np.exp(d + rng.normal(0, 0.002)) for r, d in enumerate(drift)}
+    wide = {r: 150 * np.exp(d + rng.normal(0, 0.2)) for r, d in enumerate(drift)}
+    cases = {"base": base, "tight": tight, "wide": wide}
+    baselines = {"base": None, "tight": "base", "wide": "base"}
+    rule = StoppingRule(precision=0.02, min_rounds=8, max_rounds=40)
+    going = still_going(cases, baselines, rule, set())
+    # The tight ratio is precise (the drift cancels in the pairing); the baseline's own median is
+    # not (5% drift), but it must run anyway while the wide case runs.
+    assert precision_reached(tight, base) < 0.02 < precision_reached(wide, base)
+    assert going == {"wide", "base"}
+
+
+def test_every_case_precise_stops_everything():
+    rng = np.random.default_rng(2)
+    cases = {"base": _rounds(rng, 8, 100, 0.001), "x": _rounds(rng, 8, 130, 0.001)}
+    assert still_going(cases, {"base": None, "x": "base"}, StoppingRule(0.02), set()) == set()
+
+
+def test_precision_is_checked_only_at_fixed_points():
+    rule = StoppingRule(0.02, min_rounds=8, max_rounds=40)
+    checked = [n for n in range(1, 41) if rule.checkpoint(n)]
+    assert checked == [8, 12, 16, 24, 32, 40]
+    assert rule.to_dict()["checkpoints"] == [8, 12, 16, 24, 32, 40]
+
+
+def _plan(samples_per_case, rule, deadline=None, clock=None):
+    exp = probe_experiment()
+    runs = []
+    for case in exp.cases:
+        runs.append(SimpleNamespace(case=case, active=True, samples=samples_per_case.get(case.name, [])))
+    kwargs = {"clock": clock} if clock else {}
+    return exp, runs, RoundPlan(exp, runs, rule, deadline, **kwargs)
+
+
+def _add_round(runs, r, values):
+    for run in runs:
+        run.samples.append({"round": r, "iters": 1, "ops": 1, "ns": values[run.case.name]})
+
+
+def test_the_plan_stops_precise_cases_at_a_checkpoint_and_records_why():
+    exp, runs, plan = _plan({}, StoppingRule(0.02, min_rounds=6, max_rounds=24))
+    rng = np.random.default_rng(3)
+    noisy = [c.name for c in exp.cases if c.name != exp.baseline][0]
+    for r in range(6):
+        d = rng.normal(0, 0.01)
+        _add_round(runs, r, {c.name: (300 if c.name == noisy else 100) * np.exp(d + (rng.normal(0, 0.3) if c.name == noisy else 0))
+                             for c in exp.cases})
+        plan.finished(r + 1, 0.1)
+    assert plan.checked
+    going = {r.case.name for r in runs if plan.going(r)}
+    assert noisy in going and exp.baseline in going           # the noisy one and the baseline it needs
+    assert all(plan.stopped[n] == "precise" for n in {c.name for c in exp.cases} - going)
+    record = plan.record(interrupted=False)
+    assert record["cases"][noisy]["met"] is False and record["cases"][noisy]["rounds"] == 6
+    assert record["rule"]["precision"] == 0.02
+
+
+def test_the_budget_stops_every_case_still_going_and_says_so():
+    now = [0.0]
+    exp, runs, plan = _plan({}, StoppingRule(0.02), deadline=10.0, clock=lambda: now[0])
+    for r in range(3):
+        _add_round(runs, r, {c.name: 100.0 + r for c in exp.cases})
+        now[0] += 4.0
+        plan.finished(r + 1, 4.0)
+    # 12 s used of a deadline at 10 s: another 4 s round does not fit.
+    assert plan.out_of_time()
+    assert set(plan.stopped.values()) == {"budget"}
+    assert {c["stopped"] for c in plan.record(False)["cases"].values()} == {"budget"}
+
+
+def test_the_budget_is_shared_by_cases_and_what_is_left_goes_on():
+    now = [0.0]
+    a = probe_experiment()
+    b = dataclasses.replace(a, name="other", cases=a.cases[:2])
+    budget = Budget(100.0, [a, b], clock=lambda: now[0])
+    first = budget.deadline_for(a)
+    assert first == pytest.approx(100.0 * len(a.cases) / (len(a.cases) + len(b.cases)))
+    now[0] = 10.0                                   # a finished early: b gets all that is left
+    assert budget.deadline_for(b) == pytest.approx(10.0 + 90.0)
+    assert Budget(None, [a]).deadline_for(a) is None
+
+
+def test_settings_presets_and_their_contradictions():
+    default = Settings.from_options(pin=False)
+    assert default.precision == 0.02 and default.budget_s and default.stopping_rule().max_rounds == 40
+    fixed = Settings.from_options(runs=7, pin=False)
+    assert fixed.precision is None and fixed.budget_s is None and fixed.stopping_rule() is None and fixed.runs == 7
+    thorough = Settings.from_options(thorough=True, pin=False)
+    assert thorough.runs == 40 and thorough.stopping_rule() is None and thorough.budget_s is None
+    quick = Settings.from_options(quick=True, pin=False)
+    assert quick.precision == 0.05 and quick.budget_s <= 90
+    assert Settings.from_options(budget=0, pin=False).budget_s is None
+    for bad in ({"quick": True, "thorough": True}, {"runs": 5, "precision": 0.01}):
+        with pytest.raises(UsageError):
+            Settings.from_options(pin=False, **bad)
+
+
+def test_progress_lines_on_a_pipe_never_leave_ten_seconds_of_silence():
+    out = io.StringIO()
+    now = [0.0]
+    progress = LineProgress(Console(file=out, width=200, no_color=True), every_s=10.0, clock=lambda: now[0])
+    progress.start("callchain", 100)
+    for i in range(100):
+        now[0] += 0.5                                # 50 s of steps half a second apart
+        progress.step(f"round {i}")
+    progress.finish()
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("layertax: callchain: 0/100 (0%) started")
+    assert lines[-1].startswith("layertax: callchain: 100/100 (100%) done")
+    assert 5 <= len(lines) <= 8                      # about one every 10 s, never a flood
+    assert any("left]" in line for line in lines[1:-1])   # an ETA once there is a rate
+
+
+def test_run_quick_prints_progress_lines_when_stderr_is_a_pipe(tmp_path):
+    from tests.conftest import run_cli
+
+    p = run_cli("run", "callchain", "--quick", "--case", "c-rename", "--no-save", "--no-syscalls")
+    assert p.returncode == 0, p.stderr
+    lines = [line for line in p.stderr.splitlines() if line.startswith("layertax: callchain:")]
+    assert lines[0].endswith("started [0s]") and "done" in lines[-1]
+    assert "precision:" in p.stdout
