@@ -158,10 +158,12 @@ def launch(command, runs, warmup, timeout, ignore_failure, no_stamp, seed, no_pi
               help="Price the fixes with this saved `loadtime sweep` result. [default: the newest saved on this "
                    "machine, or a quick calibration run now]")
 @click.option("--no-predict", is_flag=True, help="Skip the prediction and the fixes (no cost model needed).")
+@click.option("--verbose", is_flag=True, help="Print every table (the dependency tree, the measured picture, the "
+              "lookups, the prediction), not only the split and the fixes; the saved result has them all.")
 @_launch_options
 @click.argument("binary")
 @click.argument("args", nargs=-1)
-def inspect(binary, args, runs, warmup, timeout, model_file, no_predict, seed, no_pin, no_priority, no_save,
+def inspect(binary, args, runs, warmup, timeout, model_file, no_predict, verbose, seed, no_pin, no_priority, no_save,
             **exports) -> None:
     """Why does BINARY take this long to reach main, and what would fix it?
 
@@ -179,7 +181,7 @@ def inspect(binary, args, runs, warmup, timeout, model_file, no_predict, seed, n
 
     timer = _timer_options(runs, warmup, timeout, seed, no_pin, no_priority)
     _exit(inspecting.run(binary, list(args), timer, model_file, not no_predict, not no_save,
-                         export_values(exports)))
+                         export_values(exports), verbose))
 
 
 @cli.command(context_settings=CONTEXT)

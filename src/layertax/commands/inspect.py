@@ -13,11 +13,11 @@ from layertax.report import exporters
 
 
 def run(binary: str, args: list[str], timer_options: dict, model_file: Path | None, predict: bool,
-        save: bool, export_options: dict) -> int:
+        save: bool, export_options: dict, verbose: bool = False) -> int:
     settings = launch.LaunchSettings.from_options(**timer_options)
     exports = exporters.export_paths(export_options)
     err = consoles.console(stderr=True)
     result = inspect_program(binary, args, settings, model_file, predict, lambda: for_console(err),
                              lambda m: err.print(m, style="dim"))
     method = settings.method("variant", f"; {STATS_LAUNCHES} LD_DEBUG=statistics launches per variant")
-    return keeping.finish_launch_command(result, method, save, exports)
+    return keeping.finish_launch_command(result, method, save, exports, verbose)

@@ -15,7 +15,7 @@ from layertax.report import exporters, terminal
 
 
 def keep(doc: dict, out: Console, save: bool, exports: dict[str, Path], path: Path | None = None,
-         show: Callable[[], None] | None = None) -> None:
+         show: Callable[[], None] | None = None, verbose: bool = True) -> None:
     """Saves the run and records it in the history (unless not wanted), writes the exports,
     then shows the tables (show; by default the terminal report) and says where. Files first:
     a closed pipe on stdout (`layertax run | head`) cannot lose one."""
@@ -24,16 +24,17 @@ def keep(doc: dict, out: Console, save: bool, exports: dict[str, Path], path: Pa
         path = runs.save_run(doc, path)
         lines.append(f"\nsaved: {path}")
     exporters.write_exports(doc, exports)
-    (show or (lambda: terminal.render(doc, out)))()
+    (show or (lambda: terminal.render(doc, out, verbose)))()
     for line in lines + [f"wrote: {target.resolve()}" for target in exports.values()]:
         out.print(line)
 
 
-def finish_launch_command(result: dict, method: dict, save: bool, exports: dict[str, Path]) -> int:
+def finish_launch_command(result: dict, method: dict, save: bool, exports: dict[str, Path],
+                          verbose: bool = True) -> int:
     """Prints, saves and exports a launch-timer result; 130 if interrupted, 1 if a case failed."""
     out = consoles.console()
     doc = results.new_document(method, machine.fingerprint(), [result], complete=not result["interrupted"])
-    keep(doc, out, save, exports)
+    keep(doc, out, save, exports, verbose=verbose)
     if result["interrupted"]:
         return 130
     if any(c["status"] == "failed" for c in result["cases"]):

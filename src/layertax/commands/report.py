@@ -9,7 +9,7 @@ from layertax.errors import UsageError
 from layertax.report import exporters, terminal
 
 
-def run(files: tuple[Path, ...], html: str | None, export_options: dict) -> int:
+def run(files: tuple[Path, ...], html: str | None, export_options: dict, verbose: bool = True) -> int:
     if html and export_options.get("export_html"):
         raise UsageError("--html and --export-html are the same option: give one")
     html = html or export_options.get("export_html")
@@ -27,7 +27,7 @@ def run(files: tuple[Path, ...], html: str | None, export_options: dict) -> int:
         exports["--export-html"] = html_target
     out = consoles.console()
     for doc in docs:
-        terminal.render(doc, out)
+        terminal.render(doc, out, verbose)
     for target in exports.values():
         out.print(f"wrote: {target.resolve()}", markup=False, highlight=False)
     return 0

@@ -16,7 +16,7 @@ from layertax import paths
 from layertax.engine import machine
 from layertax.engine.build import kernels
 from layertax.engine.measure import instructions
-from layertax.engine.measure.budget import Budget
+from layertax.engine.measure.budget import Budget, saved_round_costs
 from layertax.engine.measure.scheduler import Scheduler
 from layertax.engine.measure.settings import Settings
 from layertax.engine.store import results, runs
@@ -52,8 +52,11 @@ def run_session(chosen: list[Experiment], settings: Settings, case_globs: tuple[
     if counting_instructions:
         doc["settings"]["method"] = instructions.METHOD
     interrupted = False
-    budget = Budget(settings.budget_s if settings.metric == "time" else None, [e for e in chosen if e.measure is None],
-                    case_globs)
+    scheduled = [e for e in chosen if e.measure is None]
+    seconds = settings.budget_s if settings.metric == "time" else None
+    costs = saved_round_costs(fingerprint.get("machine_id"), [e.name for e in scheduled]) if seconds else {}
+    budget = Budget(seconds, scheduled, case_globs, costs)
+    doc["settings"]["round_costs_from_history"] = costs
     doc["settings"]["budget_s"] = budget.seconds
     for exp in chosen:
         kmap = {k.name: prepared[(exp.name, k.name)] for k in exp.kernels}

@@ -177,9 +177,12 @@ def fixes_table(result: dict) -> dict:
 
 
 def all_tables(result: dict, pic) -> list[dict]:
-    tables = [tree_table(pic)]
+    """Every table, in the result; the terminal shows the split and the fixes and keeps the rest
+    (the dependency tree, the measured picture, the lookups, the prediction) for --verbose."""
+    tables = [{**tree_table(pic), "detail": True}]
     if result.get("cases"):
-        tables += [measured_table(result), split_table(result), lookup_table(result), prediction_table(result),
+        tables += [{**measured_table(result), "detail": True}, split_table(result),
+                   {**lookup_table(result), "detail": True}, {**prediction_table(result), "detail": True},
                    fixes_table(result)]
     return [t for t in tables if t.get("rows")]
 

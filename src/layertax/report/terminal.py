@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 from rich import box
-from rich.console import Console
+from rich.console import Console, Group
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
@@ -93,13 +93,13 @@ def _classic_table(exp: dict) -> Table | None:
     if not rows:
         return None
     c = exp["classic"]
-    t = Table(title=f"then ({c['source']}, {c['year']}; {c['machine']}) vs now",
+    t = Table(title=f"then ({c['source']}, {c['year']}; {c['machine']}; in {c['unit']}) vs now",
               title_justify="left")
-    t.add_column("classic layer")
-    t.add_column(f"then ({c['unit']})", justify="right")
-    t.add_column("then ratio", justify="right")
-    t.add_column("nearest case today")
-    t.add_column("now ratio [95% CI]", justify="right")
+    t.add_column("classic layer", overflow="fold")
+    t.add_column("then", justify="right", no_wrap=True)
+    t.add_column("then ratio", justify="right", no_wrap=True)
+    t.add_column("nearest case today", overflow="fold")
+    t.add_column("now ratio [95% CI]", justify="right", no_wrap=True)
     for r in rows:
         t.add_row(r["label"], f"{r['then_value']:g}", units.ratio(r["then_ratio"]), r["counterpart"] or "-",
                   units.ratio_with_ci(r["now_ratio"]))
@@ -115,23 +115,66 @@ def _cell(text: str, styles: dict[str, str]) -> Text:
     return cell
 
 
-def _extra_table(table: dict) -> Table:
+def _extra_table(table: dict, console: Console) -> Table | Group:
     """An experiment's own table: columns of figures never wrap (a number is whole or absent),
-    prose wraps, so the table fits a narrow terminal without cutting a figure."""
+    prose wraps; a table whose figures alone are wider than the terminal is printed row by
+    row instead, one "column: value" a line, so no figure is ever cut."""
     t = Table(title=table["title"], title_justify="left")
     align = table.get("align") or ["left"] + ["right"] * (len(table["columns"]) - 1)
     nowrap = table.get("nowrap", 1)   # leading columns kept on one line (names) where there is room
+    wide = console.width >= WIDE
     for i, col in enumerate(table["columns"]):
         cells = [str(row[i]) for row in table["rows"] if i < len(row)]
-        figures = bool(cells) and all(FIGURE.match(c) for c in cells) and i >= nowrap
-        t.add_column(col, justify=align[i], no_wrap=figures or i < nowrap)
+        figures = _figures(cells) and i >= nowrap
+        t.add_column(col, justify=align[i], no_wrap=figures or (i < nowrap and wide),
+                     overflow="ellipsis" if figures else "fold", min_width=None if figures else PROSE_MIN)
     styles = table.get("styles") or {}
     for row in table["rows"]:
         t.add_row(*(_cell(c, styles) for c in row))
-    return t
+    if _fits(table, nowrap if wide else 0, console.width):
+        return t
+    return _stacked(table, styles, console.width)
 
 
-def render_experiment(exp: dict, console: Console) -> None:
+def _figures(cells: list[str]) -> bool:
+    """A column of figures: most of its cells are numbers with their units (a "within noise
+    (±x)" among them stays a figure: it must not wrap either)."""
+    filled = [c for c in cells if c not in ("", "-")]
+    return bool(filled) and sum(bool(FIGURE.match(c)) for c in filled) * 2 >= len(filled)
+
+
+PROSE_MIN = 8   # the narrowest a wrapping (prose) column is allowed to get
+
+
+def _fits(table: dict, nowrap: int, width: int) -> bool:
+    """Whether the table fits `width` with every figure column whole and every prose column at
+    least PROSE_MIN wide (borders and padding: 3 a column, and 1)."""
+    need = 1
+    for i, col in enumerate(table["columns"]):
+        cells = [str(row[i]) for row in table["rows"] if i < len(row)]
+        figures = _figures(cells) and i >= nowrap
+        if figures or i < nowrap:
+            need += max([len(c) for c in cells] + [max((len(w) for w in str(col).split()), default=0)]) + 3
+        else:
+            need += PROSE_MIN + 3
+    return need <= width
+
+
+def _stacked(table: dict, styles: dict, width: int) -> Group:
+    """The table as records: each row's first cell, then "column: value" lines under it (the
+    value on a line of its own when both do not fit, so a figure is never broken)."""
+    lines = [Text(table["title"])]
+    for row in table["rows"]:
+        lines.append(_cell(f"  {row[0]}", styles))
+        for col, cell in zip(table["columns"][1:], row[1:]):
+            if len(f"    {col}: {cell}") <= width:
+                lines.append(_cell(f"    {col}: {cell}", styles))
+            else:
+                lines += [_cell(f"    {col}:", styles), _cell(f"      {cell}", styles)]
+    return Group(*lines)
+
+
+def render_experiment(exp: dict, console: Console, verbose: bool = True) -> None:
     console.print()
     console.print(f"[bold]{exp['question']}[/bold]")
     instructions = exp.get("metric") == "instructions"
@@ -151,11 +194,16 @@ def render_experiment(exp: dict, console: Console) -> None:
             tree = _chain_tree(case)
             if tree is not None:
                 console.print(tree)
+    hidden = [table["title"] for table in exp.get("tables", []) if table["rows"] and table.get("detail")
+              and not verbose]
     for table in exp.get("tables", []):
-        if table["rows"]:
-            console.print(_extra_table(table))
+        if table["rows"] and (verbose or not table.get("detail")):
+            console.print(_extra_table(table, console))
             for note in table.get("notes", []):
                 console.print(f"  {note}", style="dim")
+    if hidden:
+        console.print(f"  {len(hidden)} more table(s) in the result, shown with --verbose: "
+                      + "; ".join(title.split(" (")[0] for title in hidden), style="dim", markup=False)
     classic = _classic_table(exp)
     if classic is not None:
         console.print(classic)
@@ -188,7 +236,7 @@ def render_experiment(exp: dict, console: Console) -> None:
         console.print("  interrupted: the figures above use only the rounds that finished", style="bold yellow")
 
 
-def render(doc: dict, console: Console) -> None:
+def render(doc: dict, console: Console, verbose: bool = True) -> None:
     console.print(f"machine: {fmt.machine_line(doc['machine'])}", style="dim")
     timed = doc["settings"].get("metric", "time") == "time"
     if fmt.run_method_applies(doc):
@@ -196,4 +244,4 @@ def render(doc: dict, console: Console) -> None:
                       + ("; median and order-statistic 95% CI; ratios paired per round" if timed else ""),
                       style="dim")
     for exp in doc["experiments"]:
-        render_experiment(exp, console)
+        render_experiment(exp, console, verbose)

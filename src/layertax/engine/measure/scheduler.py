@@ -32,6 +32,7 @@ from layertax.engine.build.kernels import PreparedKernel
 from layertax.errors import UsageError
 from layertax.experiment import Case, Experiment, ProgressSink, SharedInput
 from layertax.progress import NoProgress
+from layertax.engine.measure import count_cache
 from layertax.engine.measure.rounds import RoundPlan
 from layertax.engine.measure.settings import Settings
 
@@ -223,14 +224,18 @@ class Scheduler:
         CPU, after the timed rounds."""
         wanted = [r for r in runs if r.active and (exp.syscall_groups is None or r.case.group in exp.syscall_groups)]
 
-        def count(run: CaseRun) -> None:
+        def traced(run: CaseRun) -> dict:
             try:
-                run.syscalls = syscalls.count([*run.kernel.argv, "--case", run.case.name],
-                                              self._env(run), workroot, timeout=self.settings.timeout,
-                                              preexec=pin_before_exec(run.kernel, self.settings),
-                                              iters=exp.difference_iters)
+                return syscalls.count([*run.kernel.argv, "--case", run.case.name], self._env(run), workroot,
+                                      timeout=self.settings.timeout, preexec=pin_before_exec(run.kernel, self.settings),
+                                      iters=exp.difference_iters)
             except (RuntimeError, OSError, subprocess.SubprocessError) as e:
-                run.syscalls = {"error": str(e)}
+                return {"error": str(e)}
+
+        def count(run: CaseRun) -> None:
+            shared_info = self.shared.info if self.shared else None
+            run.syscalls = count_cache.cached(count_cache.key(run.kernel, run.case.name, exp.difference_iters,
+                                                              shared_info), lambda: traced(run))
 
         with ThreadPoolExecutor(max_workers=max(1, len(os.sched_getaffinity(0)))) as pool:
             for run, _ in zip(wanted, pool.map(count, wanted)):

@@ -1,0 +1,76 @@
+"""Every experiment's tables at 80 columns, rendered from recorded results: every number whole.
+
+The recorded results (tests/data/recorded/*.json) are real runs of each experiment with their
+raw samples removed (the tables are drawn from the statistics). A figure that does not fit
+must never come out cut ("1.0…", "medi…"): prose wraps or moves to a legend instead.
+"""
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from layertax.report import format as fmt
+from layertax.report import terminal
+
+RECORDED = sorted((Path(__file__).parent / "data" / "recorded").glob("*.json"))
+
+
+def _render(doc: dict, width: int) -> str:
+    out = io.StringIO()
+    terminal.render(doc, Console(file=out, width=width, no_color=True), verbose=True)
+    return out.getvalue()
+
+
+def _joined(text: str) -> str:
+    """The output with each table row's cells side by side, so a figure is found whole or not at all."""
+    return re.sub(r"[ \t]+", " ", text)
+
+
+def test_there_is_a_recording_of_every_experiment():
+    from layertax import experiments
+
+    names = {e["name"] for path in RECORDED for e in json.loads(path.read_text())["experiments"]}
+    assert set(experiments.registry()) <= names
+
+
+@pytest.mark.parametrize("path", RECORDED, ids=lambda p: p.stem)
+def test_every_number_is_whole_at_80_columns(path):
+    doc = json.loads(path.read_text())
+    text = _render(doc, 80)
+    assert max(len(line) for line in text.splitlines()) <= 80
+    assert "…" not in "".join(line for line in text.splitlines() if "min … max" not in line)
+    flat = _joined(text)
+    checked = 0
+    for exp in doc["experiments"]:
+        for group in fmt.case_groups(exp):
+            for row in fmt.case_rows(exp, group):
+                for key in ("median", "spread", "ratio", "classic"):
+                    value = row[key]
+                    if value and value != "-":
+                        assert value in flat, (exp["name"], row["case"], key, value)
+                        checked += 1
+        for table in exp.get("tables", []):
+            for row in table["rows"]:
+                for cell in row:
+                    cell = str(cell)
+                    if cell and terminal.FIGURE.match(cell) and len(cell) <= 40:
+                        assert cell in flat, (exp["name"], table["title"], cell)
+                        checked += 1
+    # The test looked at real figures (unicode-io's matrix holds classes, not numbers).
+    assert checked > 10 or all(e["name"] == "unicode-io" for e in doc["experiments"])
+
+
+@pytest.mark.parametrize("path", RECORDED, ids=lambda p: p.stem)
+def test_wide_terminals_keep_the_full_table(path):
+    doc = json.loads(path.read_text())
+    text = _render(doc, 200)
+    for exp in doc["experiments"]:
+        if exp.get("metric") != "instructions" and any(g for g in fmt.case_groups(exp)):
+            rows = [r for g in fmt.case_groups(exp) for r in fmt.case_rows(exp, g)]
+            if rows:
+                assert "95% CI" in text and rows[0]["layer"].split()[0] in text
