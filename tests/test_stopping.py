@@ -87,9 +87,15 @@ def test_the_plan_stops_precise_cases_at_a_checkpoint_and_records_why():
 
 def test_the_budget_stops_every_case_still_going_and_says_so():
     now = [0.0]
-    exp, runs, plan = _plan({}, StoppingRule(0.02), deadline=10.0, clock=lambda: now[0])
-    for r in range(3):
-        _add_round(runs, r, {c.name: 100.0 + r for c in exp.cases})
+    exp, runs, plan = _plan({}, StoppingRule(0.02, min_rounds=3), deadline=10.0, clock=lambda: now[0])
+    rng = np.random.default_rng(4)
+    for r in range(2):
+        _add_round(runs, r, {c.name: 100.0 * np.exp(rng.normal(0, 0.3)) for c in exp.cases})
+        now[0] += 4.0
+        plan.finished(r + 1, 4.0)
+    assert not plan.out_of_time()          # past the deadline, but not yet at the minimum of rounds
+    for r in range(2, 3):
+        _add_round(runs, r, {c.name: 100.0 * np.exp(rng.normal(0, 0.3)) for c in exp.cases})
         now[0] += 4.0
         plan.finished(r + 1, 4.0)
     # 12 s used of a deadline at 10 s: another 4 s round does not fit.

@@ -57,8 +57,12 @@ class RoundPlan:
 
     def out_of_time(self) -> bool:
         """Whether the next round would end past the deadline (judged by the last round's length);
-        every case still going is then stopped for the budget."""
+        every case still going is then stopped for the budget. The budget never cuts a case
+        below the rule's minimum of rounds."""
         if self.deadline is None or not self.round_seconds:
+            return False
+        # Never below the rule's minimum: fewer rounds give no interval worth printing.
+        if self.rule is not None and self.rounds_done < self.rule.min_rounds:
             return False
         if self.clock() + self.round_seconds[-1] <= self.deadline:
             return False
