@@ -42,9 +42,7 @@ def run_session(chosen: list[Experiment], settings: Settings, case_globs: tuple[
     """Measures the chosen experiments; the document is saved after each one when save is set
     (the caller records it in the history and exports it once the run ends)."""
     count = sum(len(e.kernels) for e in chosen)
-    if count:
-        note(f"preparing {count} kernels (built on the first run only, cached after)")
-    with busy(f"building {count} kernels"):
+    with busy(f"building {count} kernels (first run only; cached after)"):
         prepared = kernels.prepare(chosen, paths.cache_dir())
         fingerprint = machine.fingerprint()
     doc = results.new_document(None, fingerprint)
