@@ -12,10 +12,10 @@ from dataclasses import asdict, dataclass, field, replace
 from layertax.errors import UsageError
 
 
-# The default budget of a whole `layertax run` (measuring, not building): enough for every
-# experiment to reach the first checkpoints on a 2-core machine (README gives the figures);
-# cases that need more say so.
-DEFAULT_BUDGET_S = 600.0
+# The default budget of a whole `layertax run` (measuring, not building): a warm run of every
+# experiment answers within 5 minutes on a 2-core machine (README gives the figures); cases
+# that need more rounds than it leaves say so.
+DEFAULT_BUDGET_S = 270.0
 
 
 @dataclass

@@ -96,7 +96,7 @@ EXPERIMENT = Experiment(
     tables="layertax.experiments.scan.tables:experiment_tables",
     run_options="layertax.experiments.scan.options:run_options",
     shared_input="layertax.experiments.scan.shared:scan_input",
-    # One pass reads the whole file (256 MiB): fewer, single-sample rounds keep a run to minutes.
+    # One pass reads the whole file (64 MiB; 256 with --thorough): fewer, single-sample rounds keep a run to minutes.
     defaults={"runs": 10, "burst": 1},
     difference_iters=(1, 2),
 )

@@ -10,7 +10,7 @@ from pathlib import Path
 from layertax.errors import UsageError
 from layertax.experiment import SharedInput
 from layertax.experiments.scan import inputfile, sizes
-from layertax.experiments.scan.options import DEFAULT_SIZE, QUICK_SIZE
+from layertax.experiments.scan.options import DEFAULT_SIZE, THOROUGH_SIZE
 from layertax.experiments.scan.tables import MEMORY
 
 # The memory ceiling reads an in-RAM buffer of its own, as large as the file, so that
@@ -47,7 +47,7 @@ def _chunks(progress, label: str, size: int):
     return advance
 
 
-def _make(options: dict, quick: bool, workroot: Path, note, progress) -> tuple[Path, int, int, dict]:
+def _make(options: dict, thorough: bool, workroot: Path, note, progress) -> tuple[Path, int, int, dict]:
     """(path, bytes, expected count, what it is) of the file to scan."""
     if options.get("file"):
         if options.get("size") is not None:
@@ -60,7 +60,7 @@ def _make(options: dict, quick: bool, workroot: Path, note, progress) -> tuple[P
             progress.finish()
         return path, size, count, {"source": "file", "path": str(path)}
     size = options.get("size")
-    size = (QUICK_SIZE if quick else DEFAULT_SIZE) if size is None else size
+    size = (THOROUGH_SIZE if thorough else DEFAULT_SIZE) if size is None else size
     free = shutil.disk_usage(workroot).free
     if size > free:
         raise UsageError(f"--size {sizes.human(size)}: only {sizes.human(free)} free in {workroot.parent}")
@@ -78,7 +78,7 @@ def _make(options: dict, quick: bool, workroot: Path, note, progress) -> tuple[P
 
 @contextmanager
 def scan_input(options: dict, settings, workroot: Path, note, progress) -> Iterator[SharedInput]:
-    path, size, count, what = _make(options, settings.quick, workroot, note, progress)
+    path, size, count, what = _make(options, settings.thorough, workroot, note, progress)
     ceiling = ceiling_bytes(size)
     available = _mem_available()
     if available is not None and size + ceiling > available // 2:
