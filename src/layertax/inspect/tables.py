@@ -77,7 +77,7 @@ def measured_table(result: dict) -> dict:
 
 
 def split_table(result: dict) -> dict:
-    rows, notes = [], []
+    rows, notes, sources = [], [], {}
     for name, sp in (result.get("split") or {}).items():
         if not sp:
             continue
@@ -87,9 +87,12 @@ def split_table(result: dict) -> dict:
         for p in sp["parts"]:
             clear = "ci95" in p
             rows.append([f"{name}: {p['part']}", units.part(p), f"{p['share']:.0%}" if clear else "-",
-                         split_mod.bar(p["share"]) if clear else "", p["source"]])
+                         split_mod.bar(p["share"], 20) if clear else ""])
+            sources.setdefault(p["part"], p["source"])
         rows.append([f"{name}: sum of the parts", duration(sp["sum_ns"]), f"{sp['sum_ns'] / sp['measured_main_ns']:.0%}",
-                     "", f"measured spawn->main {duration(sp['measured_main_ns'])}: error {sp['error']:+.1%}"])
+                     f"error {sp['error']:+.1%}"])
+        notes.append(f"{name}: the parts add up to {duration(sp['sum_ns'])}; measured spawn->main "
+                     f"{duration(sp['measured_main_ns'])}")
         c = sp["constructors"]
         notes.append(f"{name}: constructors {duration(c['all_ns'])} = shared objects' {duration(c['libraries_ns'])} "
                      f"+ the program's {duration(c['program_ns'])}; an empty program's take "
@@ -97,10 +100,11 @@ def split_table(result: dict) -> dict:
         if sp.get("debug_cost"):
             notes.append(f"{name}: LD_DEBUG launches reached their first constructor "
                          f"{units.stage(sp['debug_cost'])} later than plain ones; taken out of the start-up row")
+    notes += [f"{part}: {source}" for part, source in sources.items()]
     notes.append("each stage: median [95% interval] of values paired inside one launch; an interval that "
                  "contains zero reads 'within noise'")
     return {"title": "the split of spawn->main (each part measured on its own; the sum is a check, not forced)",
-            "columns": ["stage", "time [95% CI]", "share", "", "from"], "rows": rows, "notes": notes}
+            "columns": ["stage", "time [95% CI]", "share", ""], "rows": rows, "notes": notes}
 
 
 def lookup_table(result: dict) -> dict:
@@ -176,14 +180,33 @@ def fixes_table(result: dict) -> dict:
             "columns": ["fix", "saves", "share", "what", "estimated as"], "rows": rows, "notes": notes}
 
 
+def fixes_summary(result: dict) -> dict:
+    """The fixes in one line each: what it is, what it would save (the full table is --verbose)."""
+    full = fixes_table(result)
+    return {"title": full["title"], "columns": ["fix", "saves", "share"],
+            "rows": [row[:3] for row in full["rows"]], "notes": []}
+
+
+def split_summary(result: dict) -> dict:
+    """The split as the user runs the program (lazy binding); --verbose has both variants and sources."""
+    full = split_table(result)
+    rows = [row for row in full["rows"] if row[0].startswith(f"{measure.LAZY}: ")]
+    notes = []
+    return {**full, "rows": [[row[0][len(measure.LAZY) + 2:], *row[1:]] for row in rows], "notes": notes,
+            "title": f"the split of spawn->main, {measure.LAZY} (each stage paired inside one launch, with its "
+                     "95% interval; --verbose says where each comes from)"}
+
+
 def all_tables(result: dict, pic) -> list[dict]:
-    """Every table, in the result; the terminal shows the split and the fixes and keeps the rest
-    (the dependency tree, the measured picture, the lookups, the prediction) for --verbose."""
+    """Every table, in the result; the terminal shows the split and the fixes in short and keeps the
+    rest (the dependency tree, the measured picture, the full split, the lookups, the prediction,
+    the fixes with how each was priced) for --verbose."""
     tables = [{**tree_table(pic), "detail": True}]
     if result.get("cases"):
-        tables += [{**measured_table(result), "detail": True}, split_table(result),
-                   {**lookup_table(result), "detail": True}, {**prediction_table(result), "detail": True},
-                   fixes_table(result)]
+        tables += [{**measured_table(result), "detail": True}, {**split_summary(result), "brief": True},
+                   {**split_table(result), "detail": True}, {**lookup_table(result), "detail": True},
+                   {**prediction_table(result), "detail": True}, {**fixes_summary(result), "brief": True},
+                   {**fixes_table(result), "detail": True}]
     return [t for t in tables if t.get("rows")]
 
 
@@ -201,9 +224,9 @@ def notes(result: dict) -> list[str]:
                    + " -> ".join(names))
     cost = result.get("preload_cost")
     if cost:
-        out.append(f"the stamp preload adds {duration(cost['median_ns'])} [{duration(cost['ci95'][0])}, "
-                   f"{duration(cost['ci95'][1])}] to an empty program's spawn->exit; the figures include it, the "
-                   "differences against the empty control cancel it")
+        out.append(f"the stamp preload adds {units.stage({'median': cost['median_ns'], 'ci95': cost['ci95']})} to "
+                   "an empty program's spawn->exit; the figures include it, the differences against the empty "
+                   "control cancel it")
     for c in result.get("cases", []):
         statuses = {s["exit_status"] for s in c["samples"]}
         if statuses - {0}:

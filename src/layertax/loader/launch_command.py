@@ -16,7 +16,7 @@ from layertax.errors import UsageError
 from layertax.loader import launch
 from layertax.loader.launches import launch_cases
 from layertax.loader.stamp import EMPTY, EMPTY_STAMPED, preload_cost, preload_env
-from layertax.units import duration
+from layertax.units import duration, stage
 
 
 def resolve(argv: list[str], flag: str) -> list[str]:
@@ -123,9 +123,8 @@ def _notes(result: dict, stamp: bool, stamped: bool) -> list[str]:
         cost = preload_cost(result)
         result["preload_cost"] = cost
         if cost:
-            notes.append(f"the stamp preload adds {duration(cost['median_ns'])} [{duration(cost['ci95'][0])}, "
-                         f"{duration(cost['ci95'][1])}] to an empty program's spawn->exit (paired per round); "
-                         "spawn->main of the commands includes it")
+            notes.append(f"the stamp preload adds {stage({'median': cost['median_ns'], 'ci95': cost['ci95']})} to an "
+                         "empty program's spawn->exit (paired per round); spawn->main of the commands includes it")
         notes.append("spawn->main: posix_spawn until main is called (the preloaded stamp library interposes "
                      "__libc_start_main; every constructor included)")
     if not stamped:

@@ -194,16 +194,18 @@ def render_experiment(exp: dict, console: Console, verbose: bool = True) -> None
             tree = _chain_tree(case)
             if tree is not None:
                 console.print(tree)
+    # "detail" tables print only with --verbose; a "brief" one stands in for them without it.
     hidden = [table["title"] for table in exp.get("tables", []) if table["rows"] and table.get("detail")
               and not verbose]
     for table in exp.get("tables", []):
-        if table["rows"] and (verbose or not table.get("detail")):
+        shown = not table.get("detail") and not table.get("brief") or (verbose and table.get("detail")) or \
+            (not verbose and table.get("brief"))
+        if table["rows"] and shown:
             console.print(_extra_table(table, console))
             for note in table.get("notes", []):
                 console.print(f"  {note}", style="dim")
     if hidden:
-        console.print(f"  {len(hidden)} more table(s) in the result, shown with --verbose: "
-                      + "; ".join(title.split(" (")[0] for title in hidden), style="dim", markup=False)
+        console.print(f"  {len(hidden)} more tables in the result (--verbose prints them)", style="dim", markup=False)
     classic = _classic_table(exp)
     if classic is not None:
         console.print(classic)
