@@ -6,6 +6,7 @@ are declared here and handed over as they are, and the exit code comes back.
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -282,6 +283,21 @@ def _add_experiment_commands() -> None:
             run.params.append(option)
 
 
+def _stop_on_signals() -> dict:
+    """SIGTERM and SIGHUP end a run the way Ctrl-C does (KeyboardInterrupt): the rounds that
+    finished are kept, children are ended, temporary directories removed; the exit code is
+    128 + the signal's number. Returns where the signal that stopped it is recorded."""
+    stopped: dict = {}
+
+    def stop(signum, frame):
+        stopped["signal"] = signum
+        raise KeyboardInterrupt
+
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, stop)
+    return stopped
+
+
 def _fail(message: str, code: int) -> None:
     click.echo(f"layertax: error: {message}", err=True)
     sys.exit(code)
@@ -295,6 +311,7 @@ def main(argv: list[str] | None = None) -> None:
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
     debug = "--debug" in args or bool(os.environ.get("LAYERTAX_DEBUG"))
+    stopped_by = _stop_on_signals()
     try:
         _add_experiment_commands()
         code = cli.main(args=args, prog_name="layertax", standalone_mode=False)
@@ -306,17 +323,20 @@ def main(argv: list[str] | None = None) -> None:
         command = e.ctx.command_path if e.ctx else "layertax"
         _fail(f"{e.format_message()} (see `{command} --help`)", 2)
     except click.exceptions.Abort:
-        _fail("interrupted", 130)
+        _fail("interrupted", 128 + stopped_by.get("signal", signal.SIGINT))
     except LayertaxError as e:
         if debug:
             raise
         _fail(str(e), e.exit_code)
     except KeyboardInterrupt:
-        _fail("interrupted", 130)
+        _fail("interrupted", 128 + stopped_by.get("signal", signal.SIGINT))
     except BrokenPipeError:
         sys.exit(1)
     except Exception as e:  # a bug in layertax: still one line, unless asked for the traceback
         if debug:
             raise
         _fail(f"internal error: {type(e).__name__}: {e} (rerun with --debug for the traceback)", 1)
-    sys.exit(code if isinstance(code, int) else 0)
+    code = code if isinstance(code, int) else 0
+    if code == 130 and stopped_by.get("signal"):   # stopped by SIGTERM or SIGHUP, kept like Ctrl-C
+        code = 128 + stopped_by["signal"]
+    sys.exit(code)

@@ -11,6 +11,7 @@ from rich.console import Console
 from layertax import console as consoles
 from layertax.engine import machine
 from layertax.engine.store import results, runs
+from layertax.errors import LayertaxError
 from layertax.report import exporters, terminal
 
 
@@ -23,10 +24,16 @@ def keep(doc: dict, out: Console, save: bool, exports: dict[str, Path], path: Pa
     if save:
         path = runs.save_run(doc, path)
         lines.append(f"\nsaved: {path}")
-    exporters.write_exports(doc, exports)
+    failed = exporters.write_exports(doc, exports)
     (show or (lambda: terminal.render(doc, out, verbose)))()
-    for line in lines + [f"wrote: {target.resolve()}" for target in exports.values()]:
-        out.print(line)
+    written = [target for flag, target in exports.items() if not any(f.startswith(f"{flag} ") or
+                                                                       f.startswith(f"{flag}:") for f in failed)]
+    for line in lines + [f"wrote: {target}" if str(target) == "-" else f"wrote: {target.resolve()}"
+                         for target in written if str(target) != "-"]:
+        out.print(line, markup=False, highlight=False)
+    if failed:
+        # The run is measured, saved and shown; only these files are missing.
+        raise LayertaxError("could not write " + "; ".join(failed))
 
 
 def finish_launch_command(result: dict, method: dict, save: bool, exports: dict[str, Path],

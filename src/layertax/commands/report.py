@@ -5,29 +5,35 @@ from pathlib import Path
 
 from layertax import console as consoles
 from layertax.engine.store import results
-from layertax.errors import UsageError
+from layertax.errors import LayertaxError, UsageError
 from layertax.report import exporters, terminal
 
 
 def run(files: tuple[Path, ...], html: str | None, export_options: dict, verbose: bool = True) -> int:
-    if html and export_options.get("export_html"):
+    if html is not None and export_options.get("export_html") is not None:
         raise UsageError("--html and --export-html are the same option: give one")
-    html = html or export_options.get("export_html")
+    html = html if html is not None else export_options.get("export_html")
     exports = exporters.export_paths({**export_options, "export_html": None})
     if exports and len(files) > 1:
         raise UsageError(f"{', '.join(exports)} converts one run: give one FILE (only --html takes several)")
     html_target = exporters.export_paths({"export_html": html}).get("--export-html")
     docs = [results.load(f) for f in files]
-    exporters.write_exports(docs[0], exports)   # files before printing: a closed stdout must not lose one
+    failed = exporters.write_exports(docs[0], exports)   # files before printing: a closed stdout must not lose one
     if html_target:
         from layertax.report.html import to_html
 
-        with consoles.busy(f"writing {html_target.name}"):
-            results.write_text(to_html(*docs), html_target)
+        try:
+            with consoles.busy(f"writing {html_target.name}"):
+                results.write_text(to_html(*docs), html_target)
+        except OSError as e:
+            failed.append(f"--html {html_target}: {e.strerror or e}")
         exports["--export-html"] = html_target
     out = consoles.console()
     for doc in docs:
         terminal.render(doc, out, verbose)
-    for target in exports.values():
-        out.print(f"wrote: {target.resolve()}", markup=False, highlight=False)
+    for flag, target in exports.items():
+        if str(target) != "-" and not any(f.startswith(flag) for f in failed):
+            out.print(f"wrote: {target.resolve()}", markup=False, highlight=False)
+    if failed:
+        raise LayertaxError("could not write " + "; ".join(failed))
     return 0

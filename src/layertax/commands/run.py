@@ -66,9 +66,16 @@ def run(experiment_names: tuple[str, ...], case_globs: tuple[str, ...], settings
     session = run_session(chosen, settings, case_globs, save, progress=lambda: for_console(err),
                           note=lambda message: err.print(message, style="dim"),
                           warn=lambda message: err.print(message, style="yellow"), busy=consoles.busy)
+    measured = any(c.get("samples") for e in session.doc["experiments"] for c in e.get("cases", []))
+    if session.interrupted and not measured:
+        if session.path is not None and session.path.exists():
+            session.path.unlink()   # nothing finished: no result to keep
+        err.print("interrupted before any round finished: nothing to keep, nothing saved")
+        return 130
     keeping.keep(session.doc, out, save, exports, session.path)
     if session.interrupted:
-        err.print("interrupted: kept the rounds that finished" + ("; saved above" if save else ""))
+        err.print("interrupted: kept the rounds that finished (an unfinished round is left out)"
+                  + ("; saved above" if save else ""))
         return 130
     failed = session.failed_cases
     if failed:

@@ -47,6 +47,17 @@ def run_session(chosen: list[Experiment], settings: Settings, case_globs: tuple[
         fingerprint = machine.fingerprint()
     doc = results.new_document(None, fingerprint)
     path = runs.new_path(doc | {"experiments": [{"name": e.name} for e in chosen]}) if save else None
+    try:
+        return _measure(chosen, settings, case_globs, prepared, doc, path, progress, note, warn)
+    except BaseException:
+        # The name reserved for this run holds nothing yet if no experiment finished: give it back.
+        if path is not None and path.exists() and path.stat().st_size == 0:
+            path.unlink()
+        raise
+
+
+def _measure(chosen, settings, case_globs, prepared, doc, path, progress, note, warn) -> Session:
+    fingerprint = doc["machine"]
     scheduler = Scheduler(settings, progress(), note=note)
     doc["settings"] = settings.to_dict()
     counting_instructions = settings.metric == "instructions"

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from layertax.console import busy
 from layertax.engine.store import results
+from layertax.errors import LayertaxError
 
 
 @dataclass(frozen=True)
@@ -51,16 +52,24 @@ def export_paths(options: dict[str, str | None]) -> dict[str, Path]:
     """{flag: path} of the exports asked for ({"export_csv": "x.csv", ...} as the CLI passes them),
     each checked writable before anything is measured."""
     return {e.flag: results.check_writable(options[e.option], e.flag)
-            for e in EXPORTERS.values() if options.get(e.option)}
+            for e in EXPORTERS.values() if options.get(e.option) is not None}
 
 
 def by_flag(flag: str) -> Exporter:
     return next(e for e in EXPORTERS.values() if e.flag == flag)
 
 
-def write_exports(doc: dict, targets: dict[str, Path]) -> None:
-    """Writes each export (atomically, like a saved run)."""
+def write_exports(doc: dict, targets: dict[str, Path]) -> list[str]:
+    """Writes each export (a file atomically, like a saved run; a device or `-` as a stream);
+    returns one line for each that could not be written (the others are written all the same)."""
+    failed = []
     for flag, path in targets.items():
         exporter = by_flag(flag)
-        with busy(f"writing {path.name}"):
-            results.write_text(exporter.to_text(doc), path)
+        try:
+            with busy(f"writing {path.name}"):
+                results.write_text(exporter.to_text(doc), path)
+        except OSError as e:
+            failed.append(f"{flag} {path}: {e.strerror or e}")
+        except LayertaxError as e:
+            failed.append(f"{flag}: {e}")
+    return failed

@@ -69,6 +69,17 @@ class CaseRun:
                 "instructions": self.instructions}
 
 
+def _drop_unfinished_round(runs: list[CaseRun], round_no: int, rounds: RoundPlan) -> int | None:
+    """After an interruption: the samples of the round under way, if it did not finish, are
+    removed, so every case keeps the same complete rounds and the ratios stay paired. Returns
+    the round dropped (None: it had finished, or none had started)."""
+    if round_no < 0 or round_no < rounds.rounds_done:
+        return None
+    for run in runs:
+        run.samples = [s for s in run.samples if s.get("round") != round_no]
+    return round_no
+
+
 def experiment_result(exp: Experiment, kernels: dict[str, PreparedKernel], runs: list[CaseRun],
                       interrupted: bool, **measured) -> dict:
     """An experiment's result: what it is, its kernels and cases, and what the method measured."""
@@ -306,6 +317,7 @@ class Scheduler:
                 self._count_syscalls(exp, runs, workroot)
         except KeyboardInterrupt:
             interrupted = True
+            dropped = _drop_unfinished_round(runs, round_no if "round_no" in locals() else -1, rounds)
         finally:
             self.progress.finish()
         measured = {"workdir_fs": workdir_fs, "cpu_activity": machine.cpu_activity(cpu_before, machine.cpu_times()),
@@ -315,6 +327,8 @@ class Scheduler:
         if self.shared:
             measured["input"] = self.shared.info
         measured["stopping"] = rounds.record(interrupted)
+        if interrupted:
+            measured["dropped_unfinished_round"] = dropped
         result = experiment_result(exp, kernels, runs, interrupted, **measured)
         analyze.analyze(result)
         tables = exp.hook("tables")

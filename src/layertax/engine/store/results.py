@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import sys
 import tempfile
 from datetime import datetime, timezone
@@ -37,14 +38,19 @@ def now_iso() -> str:
 
 
 def default_path(runs_dir: Path, doc: dict) -> Path:
+    """A new file name under runs_dir, reserved: created empty and exclusively (O_EXCL), so two
+    runs that start in the same second never get the same name (the save replaces it)."""
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     names = "+".join(e["name"] for e in doc.get("experiments", [])) or "empty"
-    path = runs_dir / f"{stamp}-{names}.json"
+    runs_dir.mkdir(parents=True, exist_ok=True)
     n = 1
-    while path.exists():
-        n += 1
-        path = runs_dir / f"{stamp}-{names}-{n}.json"
-    return path
+    while True:
+        path = runs_dir / (f"{stamp}-{names}.json" if n == 1 else f"{stamp}-{names}-{n}.json")
+        try:
+            os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+            return path
+        except FileExistsError:
+            n += 1
 
 
 def new_document(settings: dict | None, machine: dict, experiments: list[dict] | None = None,
@@ -65,9 +71,43 @@ def save(doc: dict, path: Path) -> Path:
     return write_text(dumps(doc), path)
 
 
+def _stream_target(path: Path) -> bool:
+    """Whether path names a stream to write into rather than a file to replace: `-` (stdout), or
+    an existing character device or FIFO, directly or through a symlink (/dev/null, /dev/stdout).
+    Anything else that exists and is not a regular file (a directory, a socket) is refused."""
+    if str(path) == "-":
+        return True
+    try:
+        st = path.stat()                     # follows symlinks: the thing that would be written
+    except FileNotFoundError:
+        return False
+    except OSError as e:
+        raise UsageError(f"cannot write {path}: {e.strerror or e}") from None
+    if stat.S_ISREG(st.st_mode):
+        return False
+    if stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode):
+        return True
+    if stat.S_ISDIR(st.st_mode):
+        raise UsageError(f"cannot write {path}: it is a directory")
+    raise UsageError(f"cannot write {path}: it is not a regular file (only a file, a device or a FIFO, or - "
+                     "for standard output)")
+
+
 def write_text(text: str, path: Path) -> Path:
-    """Writes text to path atomically (temp file + rename in the same directory)."""
+    """Writes text to path: a regular file atomically (temp file + rename in the same directory,
+    through a symlink to the file it names, so the link stays); a device, a FIFO or `-` as a
+    stream, never replaced."""
     path = Path(path)
+    if _stream_target(path):
+        if str(path) == "-":
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        else:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+        return path
+    if path.is_symlink():
+        path = path.resolve()
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -129,6 +169,10 @@ def check_writable(path: str | Path, what: str) -> Path:
     temporary file is created beside it and removed.
     """
     p = Path(path)
+    if not str(path):
+        raise UsageError(f"{what}: an empty path (give a file, or - for standard output)")
+    if _stream_target(p):   # a device, a FIFO or stdout: written as a stream, never opened here
+        return p            # (opening a FIFO with no reader would block)
     parent = p.parent if str(p.parent) else Path(".")
     if p.is_dir():
         raise UsageError(f"cannot write {what} {p}: it is a directory")

@@ -1,0 +1,142 @@
+"""Nothing clobbered, nothing lost: exports into devices, FIFOs and symlinks are written as
+streams and never replaced; a directory is refused in one line; SIGTERM keeps the rounds that
+finished and leaves nothing behind; two runs at once keep two results and two history rows.
+Every special file here is made in the test's own temporary directory."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import stat
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_cli
+
+RECORDED = Path(__file__).parent / "data" / "recorded" / "callchain.json"
+
+
+def _drain(fifo: Path, got: list) -> threading.Thread:
+    def read():
+        with open(fifo, "rb") as f:
+            got.append(f.read())
+    thread = threading.Thread(target=read, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_an_export_into_a_fifo_is_a_stream_and_the_fifo_stays(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list = []
+    reader = _drain(fifo, got)
+    p = run_cli("report", str(RECORDED), "--export-csv", str(fifo), timeout=60)
+    reader.join(10)
+    assert p.returncode == 0, p.stderr
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)                 # not replaced by a regular file
+    assert got and got[0].startswith(b"experiment,") and b"c-rename" in got[0]
+
+
+def test_a_symlink_to_a_fifo_stays_a_symlink(tmp_path):
+    fifo, link = tmp_path / "pipe", tmp_path / "link"
+    os.mkfifo(fifo)
+    link.symlink_to(fifo)
+    got: list = []
+    reader = _drain(fifo, got)
+    p = run_cli("report", str(RECORDED), "--export-markdown", str(link), timeout=60)
+    reader.join(10)
+    assert p.returncode == 0, p.stderr
+    assert link.is_symlink() and stat.S_ISFIFO(fifo.lstat().st_mode) and b"callchain" in got[0]
+
+
+def test_a_symlink_to_a_file_is_replaced_through_the_link(tmp_path):
+    target, link = tmp_path / "real.json", tmp_path / "link.json"
+    target.write_text("old")
+    link.symlink_to(target)
+    p = run_cli("report", str(RECORDED), "--export-json", str(link), timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert link.is_symlink() and json.loads(target.read_text())["schema"] == "layertax/1"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="making a device node needs root")
+def test_an_export_into_a_character_device_is_never_replaced(tmp_path):
+    null = tmp_path / "null"
+    os.mknod(null, 0o666 | stat.S_IFCHR, os.makedev(1, 3))    # our own /dev/null, in the temp dir
+    p = run_cli("report", str(RECORDED), "--export-json", str(null), timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert stat.S_ISCHR(null.lstat().st_mode)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="making a device node needs root")
+def test_a_full_device_fails_in_one_line_after_the_table(tmp_path):
+    full = tmp_path / "full"
+    os.mknod(full, 0o666 | stat.S_IFCHR, os.makedev(1, 7))    # our own /dev/full
+    p = run_cli("report", str(RECORDED), "--export-csv", str(full), timeout=60)
+    assert p.returncode == 1
+    assert "c-rename" in p.stdout                                # the table is shown all the same
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and "could not write --export-csv" in lines[0] and "No space left" in lines[0]
+    assert stat.S_ISCHR(full.lstat().st_mode)
+
+
+def test_dash_exports_to_standard_output():
+    p = run_cli("report", str(RECORDED), "--export-json", "-", timeout=60)
+    assert p.returncode == 0, p.stderr
+    start = p.stdout.index('{\n "schema"')
+    doc = json.JSONDecoder().raw_decode(p.stdout[start:])[0]
+    assert doc["experiments"][0]["name"] == "callchain"
+
+
+def test_a_directory_or_an_empty_path_is_refused_in_one_line(tmp_path):
+    for target in (str(tmp_path), ""):
+        p = run_cli("report", str(RECORDED), "--export-csv", target, timeout=60)
+        assert p.returncode == 2, p.stderr
+        assert len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr
+
+
+def _history_rows(data: Path) -> list[tuple]:
+    with sqlite3.connect(data / "layertax" / "history.sqlite") as db:
+        return db.execute("SELECT path FROM runs").fetchall()
+
+
+def test_sigterm_keeps_the_rounds_that_finished_and_leaves_nothing_behind(tmp_path):
+    data, tmp = tmp_path / "data", tmp_path / "tmp"
+    tmp.mkdir(exist_ok=True)
+    env = {**os.environ, "XDG_DATA_HOME": str(data), "TMPDIR": str(tmp)}
+    proc = subprocess.Popen([sys.executable, "-m", "layertax", "run", "callchain", "--case", "c-rename",
+                             "--runs", "400", "--no-syscalls"], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+    time.sleep(8)   # past the build and a few rounds
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    assert "interrupted" in err and "Traceback" not in err
+    saved = list((data / "layertax" / "runs").glob("*.json"))
+    assert len(saved) == 1 and len(_history_rows(data)) == 1
+    exp = json.loads(saved[0].read_text())["experiments"][0]
+    rounds = [{s["round"] for s in c["samples"]} for c in exp["cases"] if c["samples"]]
+    assert rounds and all(r == rounds[0] for r in rounds)          # the same complete rounds for every case
+    assert rounds[0] == set(range(len(rounds[0])))
+    assert exp["interrupted"] and not json.loads(saved[0].read_text())["complete"]
+    assert list(tmp.iterdir()) == []                                # no private directory left
+
+
+def test_two_runs_at_once_keep_two_results_and_two_history_rows(tmp_path):
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data")}
+    argv = [sys.executable, "-m", "layertax", "run", "callchain", "--case", "c-rename", "--runs", "2", "--warmup",
+            "0", "--no-syscalls"]
+    procs = [subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              stdin=subprocess.DEVNULL) for _ in range(2)]
+    for p in procs:
+        _, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err
+    saved = sorted((tmp_path / "data" / "layertax" / "runs").glob("*.json"))
+    rows = _history_rows(tmp_path / "data")
+    assert len(saved) == 2 and len(rows) == 2 and len({r[0] for r in rows}) == 2
+    assert all(json.loads(p.read_text())["complete"] for p in saved)
