@@ -112,7 +112,13 @@ def test_sigterm_keeps_the_rounds_that_finished_and_leaves_nothing_behind(tmp_pa
     proc = subprocess.Popen([sys.executable, "-m", "layertax", "run", "callchain", "--case", "c-rename",
                              "--runs", "400", "--no-syscalls"], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
-    time.sleep(8)   # past the build and a few rounds
+    # Past the build (cold in a fresh cache) and into the rounds: the experiment's private
+    # directory appears when its measuring starts; then a few rounds.
+    deadline = time.monotonic() + 240
+    while not any(p.name.startswith("layertax-callchain-") for p in tmp.iterdir()):
+        assert time.monotonic() < deadline and proc.poll() is None, "the run never started measuring"
+        time.sleep(0.2)
+    time.sleep(3)
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 128 + signal.SIGTERM, err
@@ -140,3 +146,60 @@ def test_two_runs_at_once_keep_two_results_and_two_history_rows(tmp_path):
     rows = _history_rows(tmp_path / "data")
     assert len(saved) == 2 and len(rows) == 2 and len({r[0] for r in rows}) == 2
     assert all(json.loads(p.read_text())["complete"] for p in saved)
+
+
+def _hostile_doc() -> dict:
+    from layertax.engine.analysis import analyze
+
+    name = '<img src=x onerror=alert(1)>|x'
+    layer = '=HYPERLINK("http://example.invalid","click")'
+    samples = [{"round": r, "iters": 1, "ops": 1, "ns": 100.0 + r} for r in range(6)]
+    exp = {"name": "hostile", "title": "<script>t</script>", "question": "a | b", "unit": "ns/op",
+           "baseline": name, "classic": None, "notes": [],
+           "cases": [{"name": name, "kernel": "k", "layer": layer, "language": "-", "status": "ok",
+                      "reason": None, "samples": samples},
+                     {"name": "@SUM(1+1)", "kernel": "k", "layer": "-2+3", "language": "-", "status": "failed",
+                      "reason": "+cmd|' /C calc'!A0", "samples": []}]}
+    analyze.analyze(exp)
+    return {"schema": "layertax/1", "machine": {}, "settings": {"method": "synthetic"}, "command": ["layertax", "<b>"],
+            "experiments": [exp]}
+
+
+def test_markdown_shows_hostile_names_as_text():
+    from layertax.report.markdown import to_markdown
+
+    text = to_markdown(_hostile_doc())
+    assert "<img" not in text and "<script>" not in text and "<b>" not in text
+    assert "&lt;img src=x onerror=alert(1)&gt;\\|x" in text
+    # Every row of a table keeps its header's number of cells: no unescaped pipe got in.
+    import re
+
+    groups, current = [], []
+    for line in text.splitlines() + [""]:
+        if line.startswith("|"):
+            current.append(len(re.findall(r"(?<!\\)\|", line)))
+        elif current:
+            groups.append(current)
+            current = []
+    assert groups and all(len(set(g)) == 1 for g in groups), groups
+
+
+def test_csv_neutralises_cells_a_spreadsheet_would_run():
+    import csv
+    import io
+
+    from layertax.report.csv import to_csv
+
+    rows = list(csv.DictReader(io.StringIO(to_csv(_hostile_doc()))))
+    assert rows[0]["layer"].startswith("'=HYPERLINK")
+    assert rows[1]["case"] == "'@SUM(1+1)" and rows[1]["layer"] == "'-2+3" and rows[1]["reason"].startswith("'+cmd")
+    assert float(rows[0]["median_ns"]) > 0          # numbers stay numbers
+
+
+def test_non_finite_numbers_are_refused_at_parse_time():
+    for bad in (["run", "callchain", "--min-time", "nan"], ["run", "callchain", "--min-time", "1e308"],
+                ["run", "callchain", "--precision", "nan"], ["launch", "--timeout", "inf", "--", "/bin/true"],
+                ["compare", "a.json", "b.json", "--threshold", "nan"]):
+        p = run_cli(*bad, timeout=60)
+        assert p.returncode == 2, (bad, p.stderr)
+        assert len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr

@@ -14,7 +14,7 @@ import click
 
 from layertax import experiments
 from layertax.commands.options import CONTEXT, export_options, export_values
-from layertax.commands.options import Duration
+from layertax.commands.options import Duration, Finite
 from layertax.engine.measure.settings import QUICK, THOROUGH, Settings
 from layertax.errors import LayertaxError
 from layertax.version import full_version
@@ -59,7 +59,7 @@ def list_cmd(experiment: str | None) -> None:
               f"{QUICK['min_sample_ns'] / 1e6:g} ms, a budget of {QUICK['budget_s']:g} s (explicit flags win).")
 @click.option("--thorough", is_flag=True, help=f"The full fixed protocol: {THOROUGH['runs']} rounds of every case, "
               "no budget (tens of minutes for every experiment).")
-@click.option("--precision", type=click.FloatRange(min=0.001, max=0.5), metavar="FRACTION",
+@click.option("--precision", type=Finite(min=0.001, max=0.5), metavar="FRACTION",
               help="Add rounds to a case until the 95% interval of its ratio to its baseline (of its median, for "
                    f"a baseline) is within +-FRACTION. [default: {_D.precision}, i.e. +-{_D.precision:.0%}]")
 @click.option("--budget", type=Duration(), metavar="TIME", help="Measuring time for the whole run (90s, 5m, 1h), "
@@ -70,10 +70,10 @@ def list_cmd(experiment: str | None) -> None:
               f"[default: {_D.min_rounds} to {_D.runs}, driven by --precision]")
 @click.option("--warmup", type=click.IntRange(min=0), help=f"Rounds run first and discarded. [default: {_D.warmup}]")
 @click.option("--burst", type=click.IntRange(min=1), help=f"Samples per case per round. [default: {_D.burst}]")
-@click.option("--min-time", type=click.FloatRange(min=0.0001), help="Minimum seconds per sample; kernels calibrate "
+@click.option("--min-time", type=Finite(min=0.0001, max=60), help="Minimum seconds per sample; kernels calibrate "
               f"their iterations to it. [default: {_D.min_sample_ns / 1e9:g}]")
 @click.option("--case", "case_globs", multiple=True, metavar="GLOB", help="Run only cases matching GLOB (repeatable); the baseline always runs.")
-@click.option("--timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True, help="Seconds one kernel invocation may take before it is killed and its case marked failed.")
+@click.option("--timeout", type=Finite(min=0.1, max=86400), default=60.0, show_default=True, help="Seconds one kernel invocation may take before it is killed and its case marked failed.")
 @click.option("--seed", type=int, help="Seed of the round shuffles (recorded in the result; give it to replay an order).")
 @click.option("--cpu", type=click.IntRange(min=0), help="Pin kernels to this CPU. [default: the last usable CPU]")
 @click.option("--no-pin", is_flag=True, help="Do not pin kernels to a CPU.")
@@ -125,7 +125,7 @@ def _timer_options(runs, warmup, timeout, seed, no_pin, no_priority) -> dict:
 @click.option("--runs", type=click.IntRange(min=1), default=100, show_default=True,
               help="Launches per command; commands alternate round by round. Pietrek's 30 found a 3% slower "
                    "start-up 8 times of 10 here, 100 found it 10 of 10 (docs/launch.md).")
-@click.option("--timeout", type=click.FloatRange(min=0.01), default=10.0, show_default=True,
+@click.option("--timeout", type=Finite(min=0.01, max=3600), default=10.0, show_default=True,
               help="Seconds one launch may take; a command that exceeds it is killed, reported, and not launched again.")
 @click.option("-i", "--ignore-failure", is_flag=True, help="A non-zero exit status is not a failure.")
 @click.option("--no-stamp", is_flag=True, help="Do not preload the stamp library: measure spawn->exit only.")
@@ -153,7 +153,7 @@ def launch(command, runs, warmup, timeout, ignore_failure, no_stamp, seed, no_pi
 @_version
 @click.option("--runs", type=click.IntRange(min=1), default=30, show_default=True,
               help="Launches of each variant (lazy, LD_BIND_NOW=1, and the empty controls), alternating by round.")
-@click.option("--timeout", type=click.FloatRange(min=0.01), default=10.0, show_default=True,
+@click.option("--timeout", type=Finite(min=0.01, max=3600), default=10.0, show_default=True,
               help="Seconds one launch may take (stdin is /dev/null); a program that exceeds it is killed and reported.")
 @click.option("--model", "model_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Price the fixes with this saved `loadtime sweep` result. [default: the newest saved on this "
@@ -210,7 +210,7 @@ def history(limit: int) -> None:
 @click.option("--vs-history", type=click.IntRange(min=1), metavar="N",
               help="Compare the run (the one FILE given, or the newest saved run) with the N-th previous saved run "
                    "on this machine that ran the same experiments.")
-@click.option("--threshold", type=click.FloatRange(min=0, max=1), default=0.02, show_default=True,
+@click.option("--threshold", type=Finite(min=0, max=1), default=0.02, show_default=True,
               help="Noise band: a ratio within 1 +- this is 'no difference' even when significant.")
 def compare(files, vs_history, threshold) -> None:
     """Is B faster, slower, or no different from A, case by case?

@@ -2,6 +2,7 @@
 options, built from the exporter registry (one row there is one option here)."""
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import click
@@ -43,3 +44,13 @@ class Duration(click.ParamType):
         if not 0 <= seconds < 7 * 24 * 3600 or seconds != seconds:
             self.fail(f"{value!r}: give a duration from 0 to under a week", param, ctx)
         return seconds
+
+
+class Finite(click.FloatRange):
+    """A FloatRange that also refuses nan and infinity (click's range checks let nan through)."""
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number

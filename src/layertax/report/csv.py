@@ -9,6 +9,18 @@ COLUMNS = ["experiment", "group", "case", "layer", "language", "status", "n", "m
            "syscalls_per_op", "instructions_per_op"]
 
 
+# A cell a spreadsheet would read as a formula (OWASP, "CSV Injection"): a program's name or
+# output could be `=HYPERLINK(...)`. Such text cells get a leading apostrophe; numbers stay numbers.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def neutral(value):
+    """value, or a text value that would start a formula, made inert."""
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
 def to_csv(doc: dict) -> str:
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n")
@@ -17,7 +29,7 @@ def to_csv(doc: dict) -> str:
         for case in exp["cases"]:
             st = case.get("stats") or {}
             ratio = st.get("ratio") or {}
-            w.writerow({
+            w.writerow({key: neutral(value) for key, value in {
                 "experiment": exp["name"], "group": case.get("group") or "", "case": case["name"], "layer": case["layer"],
                 "language": case["language"], "status": case["status"], "n": st.get("n", 0),
                 "median_ns": st.get("median"), "min_ns": st.get("min"),
@@ -29,5 +41,5 @@ def to_csv(doc: dict) -> str:
                 "warnings": "; ".join(st.get("warnings", [])), "reason": case.get("reason") or "",
                 "syscalls_per_op": (case.get("syscalls") or {}).get("total_per_op"),
                 "instructions_per_op": (case.get("instructions") or {}).get("per_op"),
-            })
+            }.items()})
     return buf.getvalue()

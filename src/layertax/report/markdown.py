@@ -6,11 +6,14 @@ from layertax.report import format as fmt
 
 
 def _escape(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    """Plain text in a Markdown cell or line: HTML is shown, not rendered (a program's name may
+    be `<img onerror=...>`), and a pipe or a newline cannot break the table."""
+    text = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return text.replace("|", "\\|").replace("\r", " ").replace("\n", " ")
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    out = ["| " + " | ".join(_escape(h) for h in header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     out += ["| " + " | ".join(_escape(c) for c in row) + " |" for row in rows]
     return out
 
@@ -31,17 +34,17 @@ def to_markdown(doc: dict) -> str:
     lines = [f"Machine: {fmt.machine_line(doc['machine'])}  "]
     if fmt.run_method_applies(doc):
         lines.append(f"Method: {fmt.settings_line(doc['settings'])}  ")
-    lines += [f"Command: `{' '.join(doc.get('command', []))}`", ""]
+    lines += [f"Command: {_escape(' '.join(doc.get('command', [])))}", ""]
     for exp in doc["experiments"]:
-        lines += [f"## {exp['name']}: {exp['title']}", "", exp["question"], ""]
+        lines += [f"## {_escape(exp['name'])}: {_escape(exp['title'])}", "", _escape(exp["question"]), ""]
         if exp.get("method"):
-            lines += [f"Method: {exp['method']}", ""]
+            lines += [f"Method: {_escape(exp['method'])}", ""]
         counted = exp.get("metric") == "instructions"
         if counted:
             lines += _instructions(exp)
         for i, group in enumerate([] if counted else fmt.case_groups(exp)):
             if i:
-                lines += ["", f"{group['title']}:", ""]
+                lines += ["", f"{_escape(group['title'])}:", ""]
             rows = fmt.case_rows(exp, group)
             columns = fmt.case_columns(exp, group, rows)
             lines += _table([header for _, header in columns],
@@ -56,7 +59,7 @@ def to_markdown(doc: dict) -> str:
                              for r in exp["classic_now"]])
         for table in exp.get("tables", []):
             if table["rows"]:
-                lines += ["", f"{table['title']}:", ""] + _table(table["columns"], table["rows"])
+                lines += ["", f"{_escape(table['title'])}:", ""] + _table(table["columns"], table["rows"])
                 lines += [f"- {_escape(n)}" for n in table.get("notes", [])]
         extra = fmt.problems(exp) + [f"noisy: {n}" for n in fmt.noise_lines(exp)]
         stopping = fmt.stopping_line(exp)
