@@ -8,7 +8,7 @@ from layertax.report import format as fmt
 def _escape(text: str) -> str:
     """Plain text in a Markdown cell or line: HTML is shown, not rendered (a program's name may
     be `<img onerror=...>`), and a pipe or a newline cannot break the table."""
-    text = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    text = str(text).replace("&", "&amp;").replace("<", "&lt;")   # no "<", no tag: ">" alone stays readable
     return text.replace("|", "\\|").replace("\r", " ").replace("\n", " ")
 
 
