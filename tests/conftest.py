@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from layertax.engine.build import ninja, toolchain
+from layertax.engine.builder import ninja, toolchain
 from layertax.experiment import CKernel, Case, Classic, ClassicFigure, Experiment
 
 TESTS = Path(__file__).parent

@@ -91,7 +91,7 @@ def test_inspect_uses_only_loadtimes_public_functions():
 
 
 def test_reports_import_nothing_that_measures():
-    assert _violations(("layertax.report",), ("layertax.engine.measure", "layertax.engine.build",
+    assert _violations(("layertax.report",), ("layertax.engine.measure", "layertax.engine.builder",
                                               "layertax.engine.session", "layertax.engine.machine",
                                               "layertax.loader", "layertax.experiments", "layertax.inspect",
                                               "layertax.commands", "layertax.cli")) == []

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from conftest import probe_target
 
-from layertax.engine.build import ninja
+from layertax.engine.builder import ninja
 
 
 def test_builds_once_then_hits_the_cache(tmp_path):

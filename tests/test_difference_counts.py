@@ -9,8 +9,8 @@ import pytest
 
 from layertax import experiments
 from layertax.engine.measure import callgrind_file, instructions, syscalls
-from layertax.engine.build import kernels, toolchain
-from layertax.engine.build.kernels import PreparedKernel
+from layertax.engine.builder import kernels, toolchain
+from layertax.engine.builder.kernels import PreparedKernel
 from layertax.engine.measure.scheduler import Scheduler
 from layertax.engine.measure.settings import Settings
 

@@ -12,7 +12,7 @@ import subprocess
 import pytest
 
 from layertax import experiments
-from layertax.engine.build import kernels, toolchain
+from layertax.engine.builder import kernels, toolchain
 from layertax.experiments.encoding.kernels import text as pytext
 
 EXP = experiments.get("encoding")

@@ -3,7 +3,7 @@ import os
 
 from conftest import probe_experiment
 
-from layertax.engine.build import kernels
+from layertax.engine.builder import kernels
 from layertax.engine.measure.scheduler import Scheduler, select_cases
 from layertax.engine.measure.settings import Settings
 

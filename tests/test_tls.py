@@ -8,7 +8,7 @@ import pytest
 
 from conftest import run_cli
 from layertax import experiments
-from layertax.engine.build import ninja, toolchain
+from layertax.engine.builder import ninja, toolchain
 from layertax.experiments.tls import models
 
 
@@ -46,7 +46,7 @@ def test_a_failed_check_fails_its_case_with_the_reason(cache):
     import os
     import subprocess
 
-    from layertax.engine.build import kernels
+    from layertax.engine.builder import kernels
 
     prepared = kernels.prepare([experiments.get("tls")], cache)[("tls", "tls-c")]
     assert prepared.argv, prepared.error or prepared.skip

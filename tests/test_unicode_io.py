@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run_cli
-from layertax.engine.build import toolchain
+from layertax.engine.builder import toolchain
 from layertax.experiments.unicode_io import capture, classify, diagnose, environments, message, native, programs
 from layertax.experiments.unicode_io.tables import cell_text, link_agreement
 

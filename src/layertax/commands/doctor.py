@@ -7,7 +7,7 @@ from rich.table import Table
 
 from layertax import console as consoles
 from layertax.engine import machine
-from layertax.engine.build import toolchain
+from layertax.engine.builder import toolchain
 
 OPTIONAL_TOOLS = ("cc", "liburing", "clang", "lld", "mold", "musl-gcc", "valgrind", "strace")
 

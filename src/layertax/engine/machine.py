@@ -10,7 +10,7 @@ import os
 import platform
 from pathlib import Path
 
-from layertax.engine.build import toolchain
+from layertax.engine.builder import toolchain
 
 SYS_CPU = Path("/sys/devices/system/cpu")
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from layertax import paths
 from layertax.engine import machine
-from layertax.engine.build import kernels
+from layertax.engine.builder import kernels
 from layertax.engine.measure import instructions
 from layertax.engine.measure.budget import Budget, saved_round_costs
 from layertax.engine.measure.scheduler import Scheduler

@@ -12,7 +12,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from layertax.engine.build import toolchain
+from layertax.engine.builder import toolchain
 
 # Loader phases by the ld.so function that does them (inclusive instructions).
 PHASES = {

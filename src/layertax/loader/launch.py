@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from layertax.engine.build import ninja, toolchain
+from layertax.engine.builder import ninja, toolchain
 from layertax.engine.measure.settings import default_cpu
 from layertax.engine.processes import ParentAwayFrom, kill_group
 from layertax.errors import LayertaxError, UsageError

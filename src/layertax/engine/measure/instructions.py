@@ -39,7 +39,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from layertax.engine.measure import aslr, callgrind_file
-from layertax.engine.build import toolchain
+from layertax.engine.builder import toolchain
 from layertax.engine.measure.fixed_run import fixed_run
 
 ITERS = (100, 3100)  # a wide span: what varies once per run (printing a time's digits) shrinks per op

@@ -28,7 +28,7 @@ from layertax.engine.analysis import analyze
 from layertax.engine import machine
 from layertax.engine.measure import protocol, syscalls
 from layertax.engine.processes import ParentAwayFrom, kill_group
-from layertax.engine.build.kernels import PreparedKernel
+from layertax.engine.builder.kernels import PreparedKernel
 from layertax.errors import UsageError
 from layertax.experiment import Case, Experiment, ProgressSink, SharedInput
 from layertax.progress import NoProgress

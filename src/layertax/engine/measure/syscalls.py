@@ -16,7 +16,7 @@ import re
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from layertax.engine.build import toolchain
+from layertax.engine.builder import toolchain
 from layertax.engine.measure.fixed_run import fixed_run
 
 ITERS = (40, 240)  # two fixed iteration counts; their difference is what is counted

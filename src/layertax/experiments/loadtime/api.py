@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from layertax.engine.build.ninja import BuildFailed
+from layertax.engine.builder.ninja import BuildFailed
 from layertax.experiment import ProgressSink
 from layertax.experiments.loadtime import generate, sweep, variants
 from layertax.experiments.loadtime.measure import build_variants

@@ -92,7 +92,7 @@ def _gen_command(kit: CommandKit) -> click.Command:
     def gen(libs, exports, relocs, name_len, out, variant_names, no_build) -> None:
         """Write N libraries x M exports x K relocations, a main that references every export,
         and a build.ninja that builds every variant (`ninja -C DIR VARIANT` rebuilds one)."""
-        from layertax.engine.build import ninja, toolchain
+        from layertax.engine.builder import ninja, toolchain
         from layertax.experiments.loadtime import generate, variants
         from layertax.experiments.loadtime.measure import split_available
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from layertax.engine import machine
 from layertax.engine.analysis import analyze
-from layertax.engine.build import ninja, toolchain
+from layertax.engine.builder import ninja, toolchain
 from layertax.engine.measure.settings import Settings
 from layertax.errors import LayertaxError
 from layertax.experiments.loadtime import generate, variants

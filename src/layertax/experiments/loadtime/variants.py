@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from layertax.engine.build.ninja import shell_quote
+from layertax.engine.builder.ninja import shell_quote
 from layertax.experiments.loadtime.generate import Shape
 
 LAZY = ("-Wl,-z,lazy",)  # explicit: some distributions default to -z now

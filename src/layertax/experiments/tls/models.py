@@ -17,7 +17,7 @@ from elftools.elf.descriptions import describe_reloc_type
 from elftools.elf.elffile import ELFFile
 from elftools.elf.relocation import RelocationSection
 
-from layertax.engine.build import ninja, toolchain
+from layertax.engine.builder import ninja, toolchain
 from layertax.errors import LayertaxError
 
 KERNEL_DIR = Path(__file__).resolve().parent / "kernels"

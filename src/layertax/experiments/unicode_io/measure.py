@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from layertax.engine.analysis import analyze
-from layertax.engine.build import kernels, toolchain
+from layertax.engine.builder import kernels, toolchain
 from layertax.engine import machine
 from layertax.experiments.unicode_io import capture, classify, diagnose, environments, message, native, programs
 from layertax.experiments.unicode_io.tables import all_tables

@@ -11,7 +11,7 @@ import hashlib
 import shutil
 from pathlib import Path
 
-from layertax.engine.build import ninja, toolchain
+from layertax.engine.builder import ninja, toolchain
 from layertax.experiments.unicode_io import message
 from layertax.experiments.unicode_io.programs import Program
 

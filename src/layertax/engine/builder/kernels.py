@@ -11,7 +11,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from layertax.engine.build import ninja, runtimes, toolchain
+from layertax.engine.builder import ninja, runtimes, toolchain
 from layertax.experiment import CKernel, Experiment, Kernel, PythonKernel, RuntimeKernel
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[3]  # the directory holding the layertax package

@@ -13,7 +13,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from layertax.engine.build import ninja, toolchain
+from layertax.engine.builder import ninja, toolchain
 from layertax.experiment import Experiment, RuntimeKernel
 
 HARNESS_DIR = Path(__file__).resolve().parents[2] / "harnesses"
