@@ -11,7 +11,6 @@ from rich.console import Console
 from layertax import console as consoles
 from layertax.engine import machine
 from layertax.engine.store import results, runs
-from layertax.errors import LayertaxError
 from layertax.report import exporters, terminal
 
 
@@ -26,14 +25,11 @@ def keep(doc: dict, out: Console, save: bool, exports: dict[str, Path], path: Pa
         lines.append(f"\nsaved: {path}")
     failed = exporters.write_exports(doc, exports)
     (show or (lambda: terminal.render(doc, out, verbose)))()
-    written = [target for flag, target in exports.items() if not any(f.startswith(f"{flag} ") or
-                                                                       f.startswith(f"{flag}:") for f in failed)]
-    for line in lines + [f"wrote: {target}" if str(target) == "-" else f"wrote: {target.resolve()}"
-                         for target in written if str(target) != "-"]:
+    for line in lines + exporters.wrote_lines(exports, failed):
         out.print(line, markup=False, highlight=False)
     if failed:
         # The run is measured, saved and shown; only these files are missing.
-        raise LayertaxError("could not write " + "; ".join(failed))
+        raise exporters.failure(failed)
 
 
 def finish_launch_command(result: dict, method: dict, save: bool, exports: dict[str, Path],

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from layertax import console as consoles
 from layertax.engine.store import results
-from layertax.errors import LayertaxError, UsageError
+from layertax.errors import UsageError
 from layertax.report import exporters, terminal
 
 
@@ -26,14 +26,13 @@ def run(files: tuple[Path, ...], html: str | None, export_options: dict, verbose
             with consoles.busy(f"writing {html_target.name}"):
                 results.write_text(to_html(*docs), html_target)
         except OSError as e:
-            failed.append(f"--html {html_target}: {e.strerror or e}")
+            failed["--export-html"] = f"{html_target}: {e.strerror or e}"
         exports["--export-html"] = html_target
     out = consoles.console()
     for doc in docs:
         terminal.render(doc, out, verbose)
-    for flag, target in exports.items():
-        if str(target) != "-" and not any(f.startswith(flag) for f in failed):
-            out.print(f"wrote: {target.resolve()}", markup=False, highlight=False)
+    for line in exporters.wrote_lines(exports, failed):
+        out.print(line, markup=False, highlight=False)
     if failed:
-        raise LayertaxError("could not write " + "; ".join(failed))
+        raise exporters.failure(failed)
     return 0

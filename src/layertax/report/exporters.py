@@ -59,17 +59,26 @@ def by_flag(flag: str) -> Exporter:
     return next(e for e in EXPORTERS.values() if e.flag == flag)
 
 
-def write_exports(doc: dict, targets: dict[str, Path]) -> list[str]:
+def write_exports(doc: dict, targets: dict[str, Path]) -> dict[str, str]:
     """Writes each export (a file atomically, like a saved run; a device or `-` as a stream);
-    returns one line for each that could not be written (the others are written all the same)."""
-    failed = []
+    returns {flag: why} for each that could not be written (the others are written all the same)."""
+    failed = {}
     for flag, path in targets.items():
-        exporter = by_flag(flag)
         try:
             with busy(f"writing {path.name}"):
-                results.write_text(exporter.to_text(doc), path)
+                results.write_text(by_flag(flag).to_text(doc), path)
         except OSError as e:
-            failed.append(f"{flag} {path}: {e.strerror or e}")
+            failed[flag] = f"{path}: {e.strerror or e}"
         except LayertaxError as e:
-            failed.append(f"{flag}: {e}")
+            failed[flag] = str(e)
     return failed
+
+
+def wrote_lines(targets: dict[str, Path], failed: dict[str, str]) -> list[str]:
+    """ "wrote: PATH" for every export written to a file (not the failed ones, not `-`)."""
+    return [f"wrote: {path.resolve()}" for flag, path in targets.items() if flag not in failed and str(path) != "-"]
+
+
+def failure(failed: dict[str, str]) -> LayertaxError:
+    """The one-line error for the exports that could not be written."""
+    return LayertaxError("could not write " + "; ".join(f"{flag} {why}" for flag, why in failed.items()))
