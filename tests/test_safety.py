@@ -136,7 +136,7 @@ def test_sigterm_keeps_the_rounds_that_finished_and_leaves_nothing_behind(tmp_pa
 def test_two_runs_at_once_keep_two_results_and_two_history_rows(tmp_path):
     env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data")}
     argv = [sys.executable, "-m", "layertax", "run", "callchain", "--case", "c-rename", "--runs", "2", "--warmup",
-            "0", "--no-syscalls"]
+            "0", "--no-syscalls", "--allow-concurrent"]
     procs = [subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               stdin=subprocess.DEVNULL) for _ in range(2)]
     for p in procs:
@@ -145,7 +145,27 @@ def test_two_runs_at_once_keep_two_results_and_two_history_rows(tmp_path):
     saved = sorted((tmp_path / "data" / "layertax" / "runs").glob("*.json"))
     rows = _history_rows(tmp_path / "data")
     assert len(saved) == 2 and len(rows) == 2 and len({r[0] for r in rows}) == 2
-    assert all(json.loads(p.read_text())["complete"] for p in saved)
+    docs = [json.loads(p.read_text()) for p in saved]
+    assert all(d["complete"] and d["concurrent"]["allowed"] for d in docs)
+
+
+def test_a_second_measuring_layertax_is_refused_unless_allowed(tmp_path):
+    from layertax.engine.measure.alone import Measuring, lock_dir
+
+    with Measuring() as claim:                      # this test process measuring, as far as layertax can tell
+        refused = run_cli("launch", "--runs", "2", "--", "/bin/true")
+        assert refused.returncode == 2 and refused.stdout == ""
+        assert refused.stderr.count("\n") == 1 and f"pid {os.getpid()}" in refused.stderr
+        assert "--allow-concurrent" in refused.stderr and "Traceback" not in refused.stderr
+        allowed = run_cli("launch", "--runs", "2", "--allow-concurrent", "--export-json", str(tmp_path / "r.json"),
+                          "--", "/bin/true")
+        assert allowed.returncode == 0, allowed.stderr
+        assert "measured while another layertax was measuring" in allowed.stdout
+        assert claim.look() == {}                   # each child gave its claim back
+    doc = json.loads((tmp_path / "r.json").read_text())
+    assert doc["concurrent"] == {"allowed": True, "others": [{"pid": os.getpid(), "command": doc["concurrent"]
+                                                               ["others"][0]["command"]}]}
+    assert not lock_dir().exists()                  # the last one out removed the directory
 
 
 def _hostile_doc() -> dict:

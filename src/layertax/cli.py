@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from layertax import experiments
-from layertax.commands.options import CONTEXT, export_options, export_values
+from layertax.commands.options import CONTEXT, export_options, export_values, keeping_options
 from layertax.commands.options import Duration, Finite
 from layertax.engine.measure.settings import QUICK, THOROUGH, Settings
 from layertax.errors import LayertaxError
@@ -78,16 +78,15 @@ def list_cmd(experiment: str | None) -> None:
 @click.option("--cpu", type=click.IntRange(min=0), help="Pin kernels to this CPU. [default: the last usable CPU]")
 @click.option("--no-pin", is_flag=True, help="Do not pin kernels to a CPU.")
 @click.option("--no-priority", is_flag=True, help="Do not try to raise the kernels' scheduling priority.")
-@click.option("--no-save", is_flag=True, help="Do not save the run under the data directory or record it in the history.")
 @click.option("--metric", type=click.Choice(["time", "instructions"]), default="time", show_default=True,
               help="time: interleaved timed rounds. instructions: user-space instructions per operation under "
                    "valgrind's callgrind (two runs, N1 and N2 iterations, differenced), by object, with each case's "
                    "chain of functions down to the system call; deterministic, independent of machine noise.")
 @click.option("--no-syscalls", is_flag=True, help="Skip the separate strace run that counts each case's system "
               "calls per operation (the timed runs are never traced).")
-@export_options
+@keeping_options
 def run(experiment_names, quick, thorough, precision, budget, runs, warmup, burst, min_time, case_globs, timeout,
-        seed, cpu, no_pin, no_priority, no_save, metric, no_syscalls, **options) -> None:
+        seed, cpu, no_pin, no_priority, no_save, allow_concurrent, metric, no_syscalls, **options) -> None:
     """Run experiments (all of them if none is named) and print a table per experiment.
 
     Every run is saved as JSON under $XDG_DATA_HOME/layertax/runs/ with its raw samples,
@@ -100,13 +99,12 @@ def run(experiment_names, quick, thorough, precision, budget, runs, warmup, burs
     settings = {"quick": quick, "thorough": thorough, "precision": precision, "budget": budget, "runs": runs, "warmup": warmup, "burst": burst, "min_time": min_time,
                 "timeout": timeout, "seed": seed, "cpu": cpu, "pin": not no_pin, "raise_priority": not no_priority,
                 "count_syscalls": not no_syscalls, "metric": metric}
-    _exit(running.run(experiment_names, case_globs, settings, own, exports, save=not no_save))
+    _exit(running.run(experiment_names, case_globs, settings, own, exports, not no_save, allow_concurrent))
 
 
 def _launch_options(f):
     """The options every command built on the launch timer shares."""
-    f = export_options(f)
-    f = click.option("--no-save", is_flag=True, help="Do not save the run or record it in the history.")(f)
+    f = keeping_options(f)
     f = click.option("--no-priority", is_flag=True, help="Do not try to raise the launches' priority.")(f)
     f = click.option("--no-pin", is_flag=True, help="Do not pin the launches to a CPU.")(f)
     f = click.option("--seed", type=click.IntRange(min=1), help="Seed of the shuffled order (recorded).")(f)
@@ -132,7 +130,7 @@ def _timer_options(runs, warmup, timeout, seed, no_pin, no_priority) -> dict:
 @_launch_options
 @click.argument("command", nargs=-1, type=click.UNPROCESSED, required=True)
 def launch(command, runs, warmup, timeout, ignore_failure, no_stamp, seed, no_pin, no_priority, no_save,
-           **exports) -> None:
+           allow_concurrent, **exports) -> None:
     """Time how long COMMAND takes to start (spawn->main) and to exit.
 
     \b
@@ -146,7 +144,8 @@ def launch(command, runs, warmup, timeout, ignore_failure, no_stamp, seed, no_pi
     from layertax.commands import launch as launching
 
     timer = _timer_options(runs, warmup, timeout, seed, no_pin, no_priority)
-    _exit(launching.run(list(command), timer, ignore_failure, not no_stamp, not no_save, export_values(exports)))
+    _exit(launching.run(list(command), timer, ignore_failure, not no_stamp, not no_save, allow_concurrent,
+                        export_values(exports)))
 
 
 @cli.command(context_settings=CONTEXT)
@@ -165,7 +164,7 @@ def launch(command, runs, warmup, timeout, ignore_failure, no_stamp, seed, no_pi
 @click.argument("binary")
 @click.argument("args", nargs=-1)
 def inspect(binary, args, runs, warmup, timeout, model_file, no_predict, verbose, seed, no_pin, no_priority, no_save,
-            **exports) -> None:
+            allow_concurrent, **exports) -> None:
     """Why does BINARY take this long to reach main, and what would fix it?
 
     \b
@@ -181,7 +180,7 @@ def inspect(binary, args, runs, warmup, timeout, model_file, no_predict, verbose
     from layertax.commands import inspect as inspecting
 
     timer = _timer_options(runs, warmup, timeout, seed, no_pin, no_priority)
-    _exit(inspecting.run(binary, list(args), timer, model_file, not no_predict, not no_save,
+    _exit(inspecting.run(binary, list(args), timer, model_file, not no_predict, not no_save, allow_concurrent,
                          export_values(exports), verbose))
 
 

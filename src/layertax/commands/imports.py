@@ -7,11 +7,10 @@ from layertax import console as consoles
 from layertax.commands import keeping
 from layertax.engine import machine
 from layertax.engine.store import hyperfine, results
-from layertax.report import exporters
 
 
 def import_hyperfine(file: Path, export_options: dict) -> int:
-    exports = exporters.export_paths(export_options)
+    exports = keeping.targets(export_options, True)
     exp = hyperfine.experiment(file)
     doc = results.new_document({"method": exp["method"]}, machine.fingerprint(), [exp], complete=True)
     keeping.keep(doc, consoles.console(), True, exports)

@@ -5,19 +5,20 @@ from pathlib import Path
 
 from layertax import console as consoles
 from layertax.commands import keeping
+from layertax.engine.measure.alone import Measuring
 from layertax.inspect.measure import STATS_LAUNCHES
 from layertax.inspect.run import inspect as inspect_program
 from layertax.loader import launch
 from layertax.progress import for_console
-from layertax.report import exporters
 
 
 def run(binary: str, args: list[str], timer_options: dict, model_file: Path | None, predict: bool,
-        save: bool, export_options: dict, verbose: bool = False) -> int:
+        save: bool, allow_concurrent: bool, export_options: dict, verbose: bool = False) -> int:
     settings = launch.LaunchSettings.from_options(**timer_options)
-    exports = exporters.export_paths(export_options)
+    exports = keeping.targets(export_options, save)
     err = consoles.console(stderr=True)
-    result = inspect_program(binary, args, settings, model_file, predict, lambda: for_console(err),
-                             lambda m: err.print(m, style="dim"))
-    method = settings.method("variant", f"; {STATS_LAUNCHES} LD_DEBUG=statistics launches per variant")
-    return keeping.finish_launch_command(result, method, save, exports, verbose)
+    with Measuring(allow_concurrent) as claim:
+        result = inspect_program(binary, args, settings, model_file, predict, lambda: for_console(err),
+                                 lambda m: err.print(m, style="dim"))
+        method = settings.method("variant", f"; {STATS_LAUNCHES} LD_DEBUG=statistics launches per variant")
+        return keeping.finish_launch_command(result, method, save, exports, verbose, claim)

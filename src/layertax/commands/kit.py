@@ -8,9 +8,9 @@ from pathlib import Path
 
 from layertax import console as consoles
 from layertax.commands import keeping
-from layertax.commands.options import CONTEXT, export_options
+from layertax.commands.options import CONTEXT, export_values, keeping_options
+from layertax.engine.measure.alone import Measuring
 from layertax.progress import for_console
-from layertax.report import exporters
 
 
 class CliKit:
@@ -22,11 +22,14 @@ class CliKit:
     def progress(self):
         return for_console(consoles.console(stderr=True))
 
-    def export_options(self, command: Callable) -> Callable:
-        return export_options(command)
+    def keeping_options(self, command: Callable) -> Callable:
+        return keeping_options(command)
 
-    def export_paths(self, options: dict) -> dict[str, Path]:
-        return exporters.export_paths(options)
+    def targets(self, options: dict, save: bool) -> dict[str, Path]:
+        return keeping.targets(export_values(options), save)
 
-    def keep(self, doc: dict, save: bool, exports: dict[str, Path]) -> None:
-        keeping.keep(doc, consoles.console(), save, exports)
+    def measuring(self, allow_concurrent: bool) -> Measuring:
+        return Measuring(allow_concurrent)
+
+    def keep(self, doc: dict, save: bool, exports: dict[str, Path], claim: Measuring | None = None) -> None:
+        keeping.keep(doc, consoles.console(), save, exports, claim=claim)

@@ -4,10 +4,10 @@ from __future__ import annotations
 from layertax import console as consoles
 from layertax import paths
 from layertax.commands import keeping
+from layertax.engine.measure.alone import Measuring
 from layertax.errors import UsageError
 from layertax.loader import launch, launch_command
 from layertax.progress import for_console
-from layertax.report import exporters
 
 
 def split_vs(argv: list[str]) -> list[list[str]]:
@@ -26,11 +26,12 @@ def split_vs(argv: list[str]) -> list[list[str]]:
 
 
 def run(argv: list[str], timer_options: dict, ignore_failure: bool, stamp: bool, save: bool,
-        export_options: dict) -> int:
+        allow_concurrent: bool, export_options: dict) -> int:
     settings = launch.LaunchSettings.from_options(**timer_options)
     commands = [launch_command.resolve(g, "COMMAND" if i == 0 else "--vs") for i, g in enumerate(split_vs(argv))]
-    exports = exporters.export_paths(export_options)
+    exports = keeping.targets(export_options, save)
     tools = launch.tools(paths.cache_dir())
-    result = launch_command.measure(commands, settings, tools, ignore_failure, stamp,
-                                    for_console(consoles.console(stderr=True)))
-    return keeping.finish_launch_command(result, settings.method("command"), save, exports)
+    with Measuring(allow_concurrent) as claim:
+        result = launch_command.measure(commands, settings, tools, ignore_failure, stamp,
+                                        for_console(consoles.console(stderr=True)))
+        return keeping.finish_launch_command(result, settings.method("command"), save, exports, claim=claim)

@@ -20,6 +20,17 @@ def export_options(command: Callable) -> Callable:
     return command
 
 
+def keeping_options(command: Callable) -> Callable:
+    """What every measuring command shares about keeping its result: --export-*, --no-save and
+    --allow-concurrent (handed over as export_NAME, no_save, allow_concurrent)."""
+    command = export_options(command)
+    command = click.option("--allow-concurrent", is_flag=True,
+                           help="Measure even while another layertax is measuring on this machine (otherwise "
+                                "refused: each would disturb the other's figures); the result records it.")(command)
+    return click.option("--no-save", is_flag=True,
+                        help="Do not save the result under the data directory or record it in the history.")(command)
+
+
 def export_values(options: dict) -> dict:
     """The export_* entries of a command's keyword arguments."""
     return {e.option: options.get(e.option) for e in EXPORTERS.values()}

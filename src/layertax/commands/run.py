@@ -5,10 +5,10 @@ from __future__ import annotations
 from layertax import console as consoles
 from layertax import experiments
 from layertax.commands import keeping
+from layertax.engine.measure.alone import Measuring
 from layertax.engine.measure.settings import Settings
 from layertax.errors import UsageError
 from layertax.progress import for_console
-from layertax.report import exporters
 
 
 def experiment_options(chosen, values: dict) -> dict:
@@ -46,7 +46,7 @@ def _with_cases(chosen: list, case_globs: tuple[str, ...]) -> list:
 
 
 def run(experiment_names: tuple[str, ...], case_globs: tuple[str, ...], settings_options: dict,
-        own_options: dict, export_options: dict, save: bool) -> int:
+        own_options: dict, export_options: dict, save: bool, allow_concurrent: bool = False) -> int:
     """The whole command; returns its exit code (130 interrupted, 1 a case failed)."""
     from layertax.engine.measure import instructions
     from layertax.engine.session import run_session
@@ -61,11 +61,13 @@ def run(experiment_names: tuple[str, ...], case_globs: tuple[str, ...], settings
                          "kernel loops, and these experiments measure their own way (whole process launches, a "
                          "correctness matrix)")
     chosen = _with_cases(chosen, case_globs)
-    exports = exporters.export_paths(export_options)
+    exports = keeping.targets(export_options, save)
     out, err = consoles.console(), consoles.console(stderr=True)
-    session = run_session(chosen, settings, case_globs, save, progress=lambda: for_console(err),
-                          note=lambda message: err.print(message, style="dim"),
-                          warn=lambda message: err.print(message, style="yellow"), busy=consoles.busy)
+    with Measuring(allow_concurrent) as claim:
+        session = run_session(chosen, settings, case_globs, save, progress=lambda: for_console(err),
+                              note=lambda message: err.print(message, style="dim"),
+                              warn=lambda message: err.print(message, style="yellow"), busy=consoles.busy,
+                              claim=claim)
     measured = any(c.get("samples") for e in session.doc["experiments"] for c in e.get("cases", []))
     if session.interrupted and not measured:
         if session.path is not None and session.path.exists():

@@ -32,11 +32,21 @@ def _cpuinfo() -> dict[str, str]:
     return info
 
 
-def _meminfo_gib() -> float | None:
+def _meminfo_bytes(key: str) -> int | None:
     for line in (_read("/proc/meminfo") or "").splitlines():
-        if line.startswith("MemTotal:"):
-            return round(int(line.split()[1]) / 2**20, 1)
+        if line.startswith(key + ":"):
+            return int(line.split()[1]) * 1024
     return None
+
+
+def _meminfo_gib() -> float | None:
+    total = _meminfo_bytes("MemTotal")
+    return None if total is None else round(total / 2**30, 1)
+
+
+def memory_available() -> int | None:
+    """Bytes the kernel reckons can be allocated now without swapping (MemAvailable)."""
+    return _meminfo_bytes("MemAvailable")
 
 
 def _governors() -> list[str]:

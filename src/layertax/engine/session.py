@@ -16,6 +16,7 @@ from layertax import paths
 from layertax.engine import machine
 from layertax.engine.builder import kernels
 from layertax.engine.measure import instructions
+from layertax.engine.measure.alone import Measuring
 from layertax.engine.measure.budget import Budget, saved_round_costs
 from layertax.engine.measure.scheduler import Scheduler
 from layertax.engine.measure.settings import Settings
@@ -37,8 +38,8 @@ class Session:
 def run_session(chosen: list[Experiment], settings: Settings, case_globs: tuple[str, ...], save: bool,
                 progress: Callable[[], ProgressSink], note: Callable[[str], None],
                 warn: Callable[[str], None] | None = None,
-                busy: Callable[[str], contextlib.AbstractContextManager] = lambda message: contextlib.nullcontext()
-                ) -> Session:
+                busy: Callable[[str], contextlib.AbstractContextManager] = lambda message: contextlib.nullcontext(),
+                claim: Measuring | None = None) -> Session:
     """Measures the chosen experiments; the document is saved after each one when save is set
     (the caller records it in the history and exports it once the run ends)."""
     count = sum(len(e.kernels) for e in chosen)
@@ -48,7 +49,7 @@ def run_session(chosen: list[Experiment], settings: Settings, case_globs: tuple[
     doc = results.new_document(None, fingerprint)
     path = runs.new_path(doc | {"experiments": [{"name": e.name} for e in chosen]}) if save else None
     try:
-        return _measure(chosen, settings, case_globs, prepared, doc, path, progress, note, warn)
+        return _measure(chosen, settings, case_globs, prepared, doc, path, progress, note, warn, claim)
     except BaseException:
         # The name reserved for this run holds nothing yet if no experiment finished: give it back.
         if path is not None and path.exists() and path.stat().st_size == 0:
@@ -56,7 +57,7 @@ def run_session(chosen: list[Experiment], settings: Settings, case_globs: tuple[
         raise
 
 
-def _measure(chosen, settings, case_globs, prepared, doc, path, progress, note, warn) -> Session:
+def _measure(chosen, settings, case_globs, prepared, doc, path, progress, note, warn, claim) -> Session:
     fingerprint = doc["machine"]
     scheduler = Scheduler(settings, progress(), note=note)
     doc["settings"] = settings.to_dict()
@@ -88,6 +89,8 @@ def _measure(chosen, settings, case_globs, prepared, doc, path, progress, note, 
             if deadline is not None:
                 result["stopping"]["allotted_s"] = round(deadline - budget.allotted_at, 3)
         doc["experiments"].append(result)
+        if claim is not None:   # another layertax that started meanwhile is seen here
+            doc["concurrent"] = claim.record()
         if path is not None:  # after every experiment, so an interruption or crash keeps what finished
             results.save(doc, path)
         if interrupted:

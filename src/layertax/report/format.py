@@ -261,3 +261,12 @@ def stopping_line(exp: dict) -> str | None:
 def _why(stopped: str) -> str:
     return {"budget": "out of budget", "max rounds": "the maximum of rounds", "interrupted": "interrupted"}.get(
         stopped, stopped)
+
+
+def concurrent_line(doc: dict) -> str | None:
+    """The warning for a run measured while another layertax was measuring (--allow-concurrent)."""
+    others = (doc.get("concurrent") or {}).get("others") or []
+    if not others:
+        return None
+    who = ", ".join(f"pid {o['pid']} ({o['command']})" for o in others[:2]) + (" ..." if len(others) > 2 else "")
+    return f"measured while another layertax was measuring on this machine: {who}; its load is in these figures"

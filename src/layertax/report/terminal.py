@@ -245,5 +245,8 @@ def render(doc: dict, console: Console, verbose: bool = True) -> None:
         console.print(f"method: {fmt.settings_line(doc['settings'])}"
                       + ("; median and order-statistic 95% CI; ratios paired per round" if timed else ""),
                       style="dim")
+    concurrent = fmt.concurrent_line(doc)
+    if concurrent:
+        console.print(concurrent, style="bold yellow")
     for exp in doc["experiments"]:
         render_experiment(exp, console, verbose)

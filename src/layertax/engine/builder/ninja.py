@@ -21,6 +21,7 @@ from pathlib import Path
 
 import ninja as ninja_pkg
 
+from layertax.engine.processes import kill_group
 from layertax.errors import LayertaxError
 
 NATIVE_DIR = Path(__file__).resolve().parents[2] / "native"
@@ -146,8 +147,10 @@ def run_ninja(directory: Path, targets: tuple[str, ...] = (), jobs: int | None =
     on_line sees every line ninja prints, e.g. "[3/40] CC obj/lib1.o", for a progress bar.
     """
     argv = [ninja_binary(), "-C", str(directory), "-k", "0", *(["-j", str(jobs)] if jobs else []), *targets]
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, encoding="utf-8", errors="replace",
-                            stdin=subprocess.DEVNULL)
+    # In its own session, so that an interruption ends ninja and every compiler it started
+    # (killing ninja alone leaves them writing into a directory that is being removed).
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, encoding="utf-8",
+                            errors="replace", stdin=subprocess.DEVNULL, start_new_session=True)
     lines = []
     try:
         for line in proc.stdout:
@@ -156,8 +159,7 @@ def run_ninja(directory: Path, targets: tuple[str, ...] = (), jobs: int | None =
                 on_line(line.rstrip("\n"))
         proc.wait()
     except BaseException:
-        proc.kill()
-        proc.wait()
+        kill_group(proc)
         raise
     return proc.returncode == 0, "".join(lines)
 

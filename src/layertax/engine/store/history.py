@@ -2,8 +2,18 @@
 from __future__ import annotations
 
 import sqlite3
-from contextlib import closing
+from contextlib import closing, contextmanager
 from pathlib import Path
+
+from layertax.errors import LayertaxError
+
+
+class HistoryError(LayertaxError):
+    """The history database cannot be read or written (damaged, not a database, a directory)."""
+
+    def __init__(self, db: Path, why: str):
+        super().__init__(f"the run history {db} cannot be used ({why}): rename it and layertax starts a new one "
+                         "(the saved runs stay in runs/), or run with --no-save")
 
 SCHEMA_SQL = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -19,18 +29,35 @@ CREATE TABLE IF NOT EXISTS runs (
 """
 
 
-def _connect(db: Path) -> sqlite3.Connection:
-    db.parent.mkdir(parents=True, exist_ok=True)
-    # A generous timeout: two layertax processes may finish at the same moment.
-    conn = sqlite3.connect(db, timeout=30)
-    conn.execute(SCHEMA_SQL)
-    return conn
+@contextmanager
+def _connect(db: Path):
+    """An open connection, closed after; any database failure becomes one HistoryError."""
+    try:
+        db.parent.mkdir(parents=True, exist_ok=True)
+        # A generous timeout: two layertax processes may finish at the same moment.
+        with closing(sqlite3.connect(db, timeout=30)) as conn:
+            conn.execute(SCHEMA_SQL)
+            yield conn
+    except sqlite3.Error as e:
+        raise HistoryError(db, str(e)) from None
+    except OSError as e:
+        raise HistoryError(db, e.strerror or str(e)) from None
+
+
+def check(db: Path) -> None:
+    """Opens the history and reads it through, so a damaged one is reported before a run
+    measures rather than after (SQLite opens a damaged file lazily, and happily)."""
+    with _connect(db) as conn:
+        problem = conn.execute("PRAGMA quick_check").fetchone()[0]
+        conn.execute("SELECT count(*) FROM runs").fetchone()
+    if problem != "ok":
+        raise HistoryError(db, f"quick_check: {problem}")
 
 
 def record(db: Path, doc: dict, path: Path) -> int:
     machine = doc.get("machine", {})
     summary = f"{machine.get('cpu_model', '?')}, {machine.get('cores', '?')} cores, {machine.get('kernel', '?')}"
-    with closing(_connect(db)) as conn, conn:
+    with _connect(db) as conn, conn:
         cur = conn.execute(
             "INSERT INTO runs (created, path, experiments, machine_id, machine, version, complete) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -44,7 +71,7 @@ def runs(db: Path, limit: int | None = None) -> list[dict]:
     """Newest first."""
     if not db.exists():
         return []
-    with closing(_connect(db)) as conn:
+    with _connect(db) as conn:
         conn.row_factory = sqlite3.Row
         sql = "SELECT * FROM runs ORDER BY id DESC"
         rows = conn.execute(sql + (" LIMIT ?" if limit else ""), (limit,) if limit else ()).fetchall()

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
 import sys
 import tempfile
@@ -27,6 +28,11 @@ from layertax.errors import UsageError
 from layertax.version import full_version
 
 SCHEMA = "layertax/1"
+
+# A saved run or an export is a few hundred KiB (a long launch run with every raw sample, or
+# the HTML report: a few MiB); less free space than this is refused before measuring rather
+# than failing after it.
+MIN_FREE_BYTES = 16 << 20
 
 
 class ResultError(UsageError):
@@ -185,6 +191,10 @@ def check_writable(path: str | Path, what: str) -> Path:
         else:
             with tempfile.NamedTemporaryFile(dir=parent, prefix=f".{p.name}.", suffix=".probe"):
                 pass
+        free = shutil.disk_usage(parent).free
     except OSError as e:
         raise UsageError(f"cannot write {what} {p}: {e.strerror or e}") from None
+    if free < MIN_FREE_BYTES:
+        raise UsageError(f"cannot write {what} {p}: only {free >> 20} MiB free in {parent}, and it may need "
+                         f"{MIN_FREE_BYTES >> 20} MiB")
     return p

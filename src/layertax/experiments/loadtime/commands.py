@@ -84,7 +84,7 @@ class _NinjaProgress:
 def _gen_command(kit: CommandKit) -> click.Command:
     @click.command("gen", context_settings=kit.context_settings)
     @_shape_options
-    @click.option("--out", type=click.Path(file_okay=False, path_type=Path),
+    @click.option("--out", type=click.Path(file_okay=False),
                   help="Directory to create (must not exist). [default: ./loadtime-NxMxK]")
     @click.option("--variants", "variant_names", metavar="LIST",
                   help="Comma-separated variants to build (default: all this machine can build).")
@@ -93,13 +93,15 @@ def _gen_command(kit: CommandKit) -> click.Command:
         """Write N libraries x M exports x K relocations, a main that references every export,
         and a build.ninja that builds every variant (`ninja -C DIR VARIANT` rebuilds one)."""
         from layertax.engine.builder import ninja, toolchain
-        from layertax.experiments.loadtime import generate, variants
+        from layertax.experiments.loadtime import estimate, generate, variants
         from layertax.experiments.loadtime.measure import split_available
 
         shape = generate.Shape(libs, exports, relocs, name_len)
         shape.validate()
         names = _variant_list(variant_names)
-        out = out or Path(f"loadtime-{libs}x{exports}x{relocs}" + (f"-n{name_len}" if name_len else ""))
+        if out is not None and not out.strip():
+            raise UsageError("--out: an empty path; name a new directory")
+        out = Path(out) if out else Path(f"loadtime-{libs}x{exports}x{relocs}" + (f"-n{name_len}" if name_len else ""))
         out = out.absolute()
         if out.exists():
             raise UsageError(f"--out {out}: already exists; name a new directory")
@@ -113,6 +115,9 @@ def _gen_command(kit: CommandKit) -> click.Command:
             raise UsageError(toolchain.hint("cc"))
         chosen, skipped = split_available(names)
         console, err = kit.console(), kit.console(stderr=True)
+        guess = estimate.refuse_what_cannot_fit(shape, 0 if no_build else variants.builds([*chosen, variants.EMPTY]), parent)
+        if guess.build_s > 10 or guess.source_bytes > 100e6:
+            err.print(f"{shape.label()}: {guess.line()} (an estimate)", style="dim")
         # Everything is written to a temporary sibling and renamed into place at the end,
         # so a failure or Ctrl-C leaves nothing half-written behind.
         try:
@@ -134,6 +139,10 @@ def _gen_command(kit: CommandKit) -> click.Command:
                 if failed:
                     (staging / "build.log").write_text(log)
             os.rename(staging, out)
+        except KeyboardInterrupt:   # Ctrl-C, SIGTERM, SIGHUP
+            shutil.rmtree(staging, ignore_errors=True)
+            err.print(f"interrupted: nothing kept ({out} was never created; the half-written files are removed)")
+            raise click.exceptions.Exit(130) from None
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
@@ -182,9 +191,8 @@ def _sweep_command(kit: CommandKit) -> click.Command:
                                        "relocations; sysv-hash prices a SysV hash table's search).")
     @click.option("--runs", type=click.IntRange(min=1), default=15, show_default=True,
                   help="Launches per variant per point.")
-    @click.option("--no-save", is_flag=True, help="Do not save the result or record it in the history.")
-    @kit.export_options
-    def sweep(vary, variant_names, runs, no_save, **export_options) -> None:
+    @kit.keeping_options
+    def sweep(vary, variant_names, runs, no_save, allow_concurrent, **export_options) -> None:
         """Measure the program at several sizes and fit ns per relative relocation, per symbol
         lookup, per library, per page fault and per SysV-hashed object searched (least squares
         on median spawn->main)."""
@@ -192,11 +200,13 @@ def _sweep_command(kit: CommandKit) -> click.Command:
 
         dims = _parse_vary(vary)
         names = _variant_list(variant_names)
-        sweep_lib.shapes_of(dims)  # validates every point before anything is built
-        exports = kit.export_paths(export_options)
+        # Every point is validated, and each must fit this machine, before anything is built.
+        sweep_lib.check_points(sweep_lib.shapes_of(dims), names, err=kit.console(stderr=True))
+        exports = kit.targets(export_options, not no_save)
         err = kit.console(stderr=True)
-        doc = sweep_lib.run(dims, names, runs, kit.progress, say=lambda m: err.print(m, style="dim"))
-        kit.keep(doc, not no_save, exports)
+        with kit.measuring(allow_concurrent) as claim:
+            doc = sweep_lib.run(dims, names, runs, kit.progress, say=lambda m: err.print(m, style="dim"))
+            kit.keep(doc, not no_save, exports, claim)
         if doc["experiments"][0]["interrupted"]:
             raise click.exceptions.Exit(130)
 

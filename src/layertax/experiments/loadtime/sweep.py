@@ -57,6 +57,23 @@ def shapes_of(dims: dict[str, list[int]]) -> list[generate.Shape]:
     return shapes
 
 
+def check_points(shapes: list[generate.Shape], names: list[str] | None, err=None) -> None:
+    """Refuses (one line, with the estimate) a point this machine cannot build; says how long
+    the builds may take when it is more than a minute."""
+    from layertax.experiments.loadtime import estimate, variants
+    from layertax.experiments.loadtime.measure import split_available
+
+    chosen, _ = split_available(names)
+    builds = variants.builds([*chosen, variants.EMPTY])
+    cache = paths.cache_dir()
+    cache.mkdir(parents=True, exist_ok=True)
+    guesses = [estimate.refuse_what_cannot_fit(shape, builds, cache) for shape in shapes]
+    total = sum(g.build_s for g in guesses)
+    if err is not None and total > 60:
+        err.print(f"building the {len(shapes)} points may take about {total / 60:.0f} min (an estimate; cached "
+                  "after)", style="dim")
+
+
 def run(dims: dict[str, list[int]], names: list[str] | None, runs: int, progress_factory, say=None) -> dict:
     """Measures every point and fits the model; returns the whole result document (not yet saved)."""
     settings = Settings(runs=runs, warmup=1, runs_given=True, cpu=default_cpu(),

@@ -71,6 +71,12 @@ def by_name(name: str) -> Variant:
     return EMPTY if name == "empty" else next(v for v in VARIANTS if v.name == name)
 
 
+def builds(chosen: list[Variant]) -> int:
+    """How many times the sources are compiled or linked for these variants: once per object
+    set they use, once per program (static variants link the libraries' objects once more)."""
+    return len({v.libs for v in chosen} | {v.main for v in chosen}) + len(chosen)
+
+
 def _flags(flags) -> str:
     return " ".join(shell_quote(f) for f in flags)
 

@@ -19,7 +19,7 @@ class InputFile(click.ParamType):
     name = "path"
 
     def convert(self, value, param, ctx):
-        from layertax.experiments.scan.inputfile import check_readable
+        from layertax.experiments.scan.inputfile import check_readable   # numpy: only when used
 
         try:
             return str(check_readable(Path(value)))
@@ -37,10 +37,20 @@ class ByteSize(click.ParamType):
             n = sizes.parse_size(value)
         except ValueError as e:
             self.fail(str(e), param, ctx)
+        if n < sizes.MIN_SCAN:
+            self.fail(f"{value!r} is {sizes.human(n)}: at least {sizes.human(sizes.MIN_SCAN)}, or the scans time opening "
+                      "the file rather than reading it", param, ctx)
         free = shutil.disk_usage(tempfile.gettempdir()).free
         if n > free:
-            self.fail(f"{value!r} is {n:,} bytes; the temporary directory {tempfile.gettempdir()} has "
-                      f"{sizes.human(free)} free", param, ctx)
+            self.fail(f"{value!r} needs {sizes.human(n)} of disk for the generated file; the temporary directory "
+                      f"{tempfile.gettempdir()} has {sizes.human(free)} free", param, ctx)
+        from layertax.engine.machine import memory_available
+        from layertax.experiments.scan.shared import ceiling_bytes
+
+        memory, available = n + ceiling_bytes(n), memory_available()
+        if available is not None and memory > available:
+            self.fail(f"{value!r} needs about {sizes.human(memory)} of memory (the file in the page cache and the "
+                      f"memory ceiling's buffer); {sizes.human(available)} is available", param, ctx)
         return n
 
 

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from layertax.engine import machine
 from layertax.errors import UsageError
 from layertax.experiment import SharedInput
 from layertax.experiments.scan import inputfile, sizes
@@ -22,17 +23,6 @@ CEILING_MIN, CEILING_MAX = 1 << 20, 1 << 30
 
 def ceiling_bytes(size: int) -> int:
     return min(max(size, CEILING_MIN), CEILING_MAX)
-
-
-def _mem_available() -> int | None:
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return None
 
 
 def _chunks(progress, label: str, size: int):
@@ -58,6 +48,9 @@ def _make(options: dict, thorough: bool, workroot: Path, note, progress) -> tupl
             count, size = inputfile.count_file(path, _chunks(progress, "scan: counting", path.stat().st_size))
         finally:
             progress.finish()
+        if size < sizes.MIN_SCAN:
+            note(f"scan: warning: {path} has {size:,} bytes, under {sizes.human(sizes.MIN_SCAN)}: the figures time "
+                 "opening and mapping the file more than reading it (the counts are still checked)")
         return path, size, count, {"source": "file", "path": str(path)}
     size = options.get("size")
     size = (THOROUGH_SIZE if thorough else DEFAULT_SIZE) if size is None else size
@@ -80,7 +73,7 @@ def _make(options: dict, thorough: bool, workroot: Path, note, progress) -> tupl
 def scan_input(options: dict, settings, workroot: Path, note, progress) -> Iterator[SharedInput]:
     path, size, count, what = _make(options, settings.thorough, workroot, note, progress)
     ceiling = ceiling_bytes(size)
-    available = _mem_available()
+    available = machine.memory_available()
     if available is not None and size + ceiling > available // 2:
         note(f"scan: warning: the file ({sizes.human(size)}) and the ceiling's buffer take more than half of the "
              f"available memory ({sizes.human(available)}): the page cache may not keep the file warm")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 _PREFIXES = "KMGTPEZY"
+MIN_SCAN = 1 << 20   # a smaller file: the scans time opening and mapping it, not reading it
 _SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)\s*([A-Za-z]*)\s*$")
 
 
