@@ -202,10 +202,10 @@ def test_missing_file_directory_non_elf_truncated(tmp_path):
     _cli_error(["inspect", str(tmp_path), "--no-save"], r"is a directory")
     text = tmp_path / "notes.txt"
     text.write_text("hello\n")
-    _cli_error(["inspect", str(text), "--no-save"], r"not an ELF file")
+    _cli_error(["inspect", str(text), "--no-save"], r"not an ELF program")
     truncated = tmp_path / "truncated"
     truncated.write_bytes(Path("/usr/bin/git").read_bytes()[:200])
-    _cli_error(["inspect", str(truncated), "--no-save"], r"truncated or corrupt")
+    _cli_error(["inspect", str(truncated), "--no-save"], r"malformed ELF file: the program header table runs past the end of the file")
 
 
 def _foreign(tmp_path, tools) -> Path:

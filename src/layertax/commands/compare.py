@@ -43,8 +43,16 @@ def _pairs(files: tuple[Path, ...], vs_history: int | None) -> list[tuple[Path, 
     return [(Path(earlier["path"]), subject_path)]
 
 
+def _refuse_a_file_against_itself(pairs: list[tuple[Path, Path]]) -> None:
+    for a, b in pairs:
+        if Path(a).exists() and Path(b).exists() and Path(a).resolve() == Path(b).resolve():
+            raise UsageError(f"{a} and {b} are the same file: every difference would be zero by construction; "
+                             "compare two runs")
+
+
 def run(files: tuple[Path, ...], vs_history: int | None, threshold: float) -> int:
     pairs = _pairs(files, vs_history)
+    _refuse_a_file_against_itself(pairs)
     out = consoles.console()
     loaded = {p: results.load(p) for pair in pairs for p in pair}
     for i, (a, b) in enumerate(pairs):

@@ -11,7 +11,7 @@ from layertax.engine.analysis import analyze
 from layertax.engine.store import runs
 from layertax.errors import LayertaxError, UsageError
 from layertax.inspect import measure, model, split, static, tables
-from layertax.loader import launch
+from layertax.loader import launch, startable
 from layertax.loader.stamp import EMPTY, EMPTY_STAMPED, stamp_library
 
 
@@ -29,7 +29,44 @@ def resolve_binary(name: str) -> Path:
         raise UsageError(f"{name}: no such file")
     if path.is_dir():
         raise UsageError(f"{name}: is a directory, not a program")
+    if not path.is_file():
+        raise UsageError(f"{name}: not a regular file, not a program")
+    _refuse_what_is_not_an_elf_program(path, name)
     return path.absolute()
+
+
+def _refuse_what_is_not_an_elf_program(path: Path, name: str) -> None:
+    try:
+        with open(path, "rb") as f:
+            head = f.read(256)
+    except OSError as e:
+        raise UsageError(f"{name}: cannot read it ({e.strerror or e})") from None
+    if head.startswith(b"#!"):
+        line = head[2:].split(b"\n")[0].decode(errors="replace").strip()
+        interp = line.split()[0] if line.split() else "its interpreter"
+        raise UsageError(f"{name}: a script (#!{line}), not an ELF program: inspect its interpreter "
+                         f"(layertax inspect {interp} {name})")
+    if not head.startswith(b"\x7fELF"):
+        raise UsageError(f"{name}: not an ELF program (no ELF header)")
+
+
+def refuse_what_cannot_start(program, path: Path, name: str) -> None:
+    """One line, before anything is timed, for a file that is not a program (exit 2) or a program
+    the loader cannot start (exit 1, with the loader's own words)."""
+    kinds = {"ET_REL": "an object file (ET_REL), not a program: link it into one first",
+             "ET_CORE": "a core dump (ET_CORE), not a program"}
+    if program.type in kinds:
+        raise UsageError(f"{name}: {kinds[program.type]}")
+    if program.type == "ET_DYN" and not program.pie and program.interp is None and program.entry == 0:
+        raise UsageError(f"{name}: a shared library without an entry point, not a program (inspect a program "
+                         "that loads it)")
+    if program.type not in ("ET_EXEC", "ET_DYN"):
+        raise UsageError(f"{name}: not a program ({program.type})")
+    if static.runnable_here(program) is None and not os.access(path, os.X_OK):
+        raise UsageError(f"{name}: not executable (no x permission): chmod +x it first")
+    complaint = startable.loader_complaint(path) if static.runnable_here(program) is None else None
+    if complaint:
+        raise LayertaxError(f"{name} cannot start; the loader says: {complaint}")
 
 
 def _user_preload() -> list[str]:
@@ -62,10 +99,12 @@ def lookup_check(result: dict, pic, empty_pic) -> list[dict]:
 def inspect(binary: str, args: list[str], lsettings: launch.LaunchSettings, model_file: Path | None,
             predict: bool, progress_factory, say) -> dict:
     path = resolve_binary(binary)
-    program = static.elfinfo.read(path)
-    why_not = static.runnable_here(program)
-    if why_not is None and not os.access(path, os.X_OK):
-        why_not = "not executable (no x permission)"
+    try:
+        program = static.elfinfo.read(path)
+    except LayertaxError as e:   # a malformed ELF file is not a program: a usage error, said in words
+        raise UsageError(str(e)) from None
+    refuse_what_cannot_start(program, path, binary)
+    why_not = static.runnable_here(program)   # a foreign ELF file: described, not measured
     dynamic = program.interp is not None
     tools = launch.tools(paths.cache_dir()) if why_not is None else None
     preload = [str(stamp_library(tools, phases=True)), *_user_preload()] if tools and dynamic else None
@@ -74,7 +113,8 @@ def inspect(binary: str, args: list[str], lsettings: launch.LaunchSettings, mode
     result = {"name": "inspect", "title": f"start-up of {path.name}", "binary": str(path), "args": args,
               "question": f"Why does {path.name} take as long as it does to reach main, and what would fix it?",
               "unit": "spawn->main", "baseline": measure.LAZY, "classic": None, "cases": [], "controls": [],
-              "static": pic.to_dict(), "measured_skipped": why_not, "notes": [], "interrupted": False}
+              "static": pic.to_dict(), "measured_skipped": why_not, "notes": [], "interrupted": False,
+              "show_cases": why_not is None}
     reference = reference_variant = None
     if why_not is None and dynamic and predict:
         try:

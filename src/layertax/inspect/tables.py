@@ -201,7 +201,8 @@ def all_tables(result: dict, pic) -> list[dict]:
     """Every table, in the result; the terminal shows the split and the fixes in short and keeps the
     rest (the dependency tree, the measured picture, the full split, the lookups, the prediction,
     the fixes with how each was priced) for --verbose."""
-    tables = [{**tree_table(pic), "detail": True}]
+    # Not measured (a foreign ELF file): the static picture is all there is, so it is shown.
+    tables = [{**tree_table(pic), "detail": bool(result.get("cases"))}]
     if result.get("cases"):
         tables += [{**measured_table(result), "detail": True}, {**split_summary(result), "brief": True},
                    {**split_table(result), "detail": True}, {**lookup_table(result), "detail": True},
@@ -235,6 +236,8 @@ def notes(result: dict) -> list[str]:
     if result.get("cases") and result.get("unit") == "spawn->exit":
         out.append("no main stamp: the program does not start through glibc's __libc_start_main (static, or "
                    "another runtime), or ignores LD_PRELOAD (setuid): figures are spawn->exit")
+    if not result.get("cases"):
+        return out
     out.append("constructors: from the first constructor's stamp (a dependency-free library initialised first) to "
                "main; includes libc's own initialisation and the stamp library's, not IFUNC resolvers (those run "
                "during relocation) nor lazy binding in main")

@@ -12,6 +12,8 @@ inside a corrupt file (its own errors, construct's, IndexError, ValueError...).
 """
 from __future__ import annotations
 
+import os
+import struct
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +25,7 @@ from elftools.elf.gnuversions import GNUVerNeedSection
 from elftools.elf.relocation import RelocationSection, RelrRelocationSection
 
 from layertax.errors import LayertaxError
+from layertax.loader import elfcheck
 
 # Relocation kinds, by the suffix of the type name (R_X86_64_GLOB_DAT, R_AARCH64_GLOB_DAT...).
 # _IRELATIVE before _RELATIVE: the first suffix that matches wins.
@@ -89,6 +92,7 @@ class ElfObject:
     rpath: list[str] = field(default_factory=list)
     runpath: list[str] = field(default_factory=list)
     pie: bool = False
+    entry: int = 0                  # e_entry: 0 in a library that cannot be run
     bind_now: bool = False
     symbolic: bool = False
     textrel: bool = False
@@ -270,29 +274,46 @@ def _relocations(obj: ElfObject, elf: ELFFile, symbols: list | None, relro: tupl
 
 
 def read(path: Path) -> ElfObject:
-    """One object's static picture; a LayertaxError (one line) for anything that is not a sound ELF file."""
+    """One object's static picture; a LayertaxError (one line, in words) for anything that is not
+    a sound ELF file: never a parser's exception text."""
     path = Path(path)
     if path.is_dir():
         raise LayertaxError(f"{path}: is a directory, not a program")
     try:
-        with open(path, "rb") as f:
-            if f.read(4) != b"\x7fELF":
-                raise LayertaxError(f"{path}: not an ELF file")
-            f.seek(0)
-            return _read(path, ELFFile(f))
-    except LayertaxError:
-        raise
+        f = open(path, "rb")
     except OSError as e:
         raise LayertaxError(f"{path}: cannot read it ({e.strerror or e})") from None
-    except Exception as e:  # noqa: BLE001 - a corrupt file can fail anywhere inside pyelftools
-        reason = str(e).splitlines()[0][:120] if str(e) else type(e).__name__
-        raise LayertaxError(f"{path}: not a readable ELF file (truncated or corrupt: {reason})") from None
+    with f:
+        if f.read(4) != b"\x7fELF":
+            raise LayertaxError(f"{path}: not an ELF file")
+        try:
+            elfcheck.check(f, os.fstat(f.fileno()).st_size)
+        except elfcheck.Malformed as e:
+            raise LayertaxError(f"{path}: a malformed ELF file: {e}") from None
+        except (OSError, struct.error):
+            raise LayertaxError(f"{path}: a malformed ELF file: its headers cannot be read") from None
+        f.seek(0)
+        try:
+            return _read(path, ELFFile(f))
+        except LayertaxError:
+            raise
+        except MemoryError:
+            raise LayertaxError(f"{path}: a malformed ELF file: a table claims more entries than the file "
+                                "holds") from None
+        except Exception:  # noqa: BLE001 - past the structural check, pyelftools can still fail deep inside
+            raise LayertaxError(f"{path}: a malformed ELF file: its headers are sound, but a table they point to "
+                                "(symbols, relocations, the dynamic section or version needs) is not") from None
+
+
+def _name(value, what: str) -> str:
+    """pyelftools' name of an enum field, or a name for a value it does not know (it hands back the int)."""
+    return value if isinstance(value, str) else f"unknown {what} {value:#x}"
 
 
 def _read(path: Path, elf: ELFFile) -> ElfObject:
     word = elf.elfclass // 8
     obj = ElfObject(str(path), elf_class=elf.elfclass, machine=_machine(elf["e_machine"]),
-                    type=elf["e_type"])
+                    type=_name(elf["e_type"], "type"), entry=elf["e_entry"])
     relro = None
     for seg in elf.iter_segments():
         if seg["p_type"] == "PT_INTERP":

@@ -12,8 +12,8 @@ import shutil
 from pathlib import Path
 
 from layertax.engine.analysis import analyze, stats
-from layertax.errors import UsageError
-from layertax.loader import launch
+from layertax.errors import LayertaxError, UsageError
+from layertax.loader import launch, startable
 from layertax.loader.launches import launch_cases
 from layertax.loader.stamp import EMPTY, EMPTY_STAMPED, preload_cost, preload_env
 from layertax.units import duration, stage
@@ -31,6 +31,9 @@ def resolve(argv: list[str], flag: str) -> list[str]:
         raise UsageError(f"command not found: {program}")
     if not os.access(found, os.X_OK):
         raise UsageError(f"not executable: {found}")
+    complaint = startable.loader_complaint(Path(found))
+    if complaint:
+        raise LayertaxError(f"{found} cannot start; the loader says: {complaint}")
     return [str(Path(found).absolute()), *argv[1:]]
 
 
@@ -88,7 +91,7 @@ def measure(commands: list[list[str]], settings: launch.LaunchSettings, tools: l
         case["layer"] = "control" if is_control else (
             "compared" if cases else ("baseline" if len(commands) > 1 else "the command"))
         (controls if is_control else cases).append(case)
-    measured = [c for c in cases if c["samples"]]
+    measured = [c for c in cases if c["samples"] and c["status"] == "ok"]
     stamped = bool(measured) and all(all(s["main_ns"] is not None for s in c["samples"]) for c in measured)
     metric = "main_ns" if stamped else "exit_ns"
     result = {"name": "launch", "title": "process start-up", "metric": metric,
@@ -127,7 +130,7 @@ def _notes(result: dict, stamp: bool, stamped: bool) -> list[str]:
                          "empty program's spawn->exit (paired per round); spawn->main of the commands includes it")
         notes.append("spawn->main: posix_spawn until main is called (the preloaded stamp library interposes "
                      "__libc_start_main; every constructor included)")
-    if not stamped:
+    if not stamped and any(c["status"] == "ok" for c in result["cases"]):
         notes.append("not every command stamped (a static binary ignores LD_PRELOAD; or --no-stamp): "
                      "figures are spawn->exit")
     return notes

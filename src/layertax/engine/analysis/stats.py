@@ -31,6 +31,14 @@ NOISY_STEAL = 0.01
 DEFAULT_THRESHOLD = 0.02
 
 
+def _spread(iqr: float, median: float) -> float | None:
+    """IQR / median; None when the median is zero and the IQR is not (times below a tool's
+    resolution, e.g. hyperfine's 0.0): a relative spread is then undefined, not infinite."""
+    if median:
+        return iqr / median
+    return 0.0 if iqr == 0 else None
+
+
 def median_ci(values, confidence: float = CONFIDENCE) -> tuple[float, float, float]:
     """Order-statistic interval for the median: (low, high, achieved coverage).
 
@@ -65,7 +73,7 @@ def _describe(values) -> dict:
     q1, q3 = np.percentile(x, [25, 75])
     return {"n": int(x.size), "min": float(x.min()), "max": float(x.max()), "mean": float(x.mean()),
             "stdev": float(x.std(ddof=1)) if x.size > 1 else 0.0,
-            "iqr": float(q3 - q1), "spread": float((q3 - q1) / med) if med else math.inf}
+            "iqr": float(q3 - q1), "spread": _spread(float(q3 - q1), float(med))}
 
 
 def _with_median(summary: dict, values) -> dict:
@@ -156,7 +164,7 @@ def noise_warnings(summary: dict, disturbed_share: float | None = None,
     med = summary["median"]
     if med and (hi - lo) / 2 / med > NOISY_CI_HALF_WIDTH:
         warnings.append(f"median uncertain by +-{(hi - lo) / 2 / med:.0%} (95% CI)")
-    if summary["spread"] > NOISY_SPREAD:
+    if summary["spread"] is not None and summary["spread"] > NOISY_SPREAD:
         warnings.append(f"samples spread {summary['spread']:.0%} (IQR/median)")
     if summary["ci_coverage"] < CONFIDENCE:
         count = f"{summary['rounds']} rounds" if "rounds" in summary else f"{summary['n']} samples"

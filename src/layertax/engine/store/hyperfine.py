@@ -54,6 +54,7 @@ def _case(result: dict, names: dict[str, int]) -> dict:
 
 def experiment(path: Path) -> dict:
     """The hyperfine export at path as one layertax experiment (stats filled in)."""
+    path = Path(path)
     data = _read(path)
     names: dict[str, int] = {}
     cases = [_case(r, names) for r in data["results"]]
@@ -62,5 +63,12 @@ def experiment(path: Path) -> dict:
            "interrupted": False, "kernels": {}, "cases": cases, "source": str(path),
            "method": f"imported from hyperfine's JSON ({path.name}): each run of a command is one sample and one "
                      "round; hyperfine records no machine, so this one is the importing machine"}
+    zeros = sum(1 for r in data["results"] for t in r["times"] if t == 0)
+    if zeros:
+        # hyperfine subtracts its shell's measured start-up from every run and clamps what goes
+        # below zero to 0.0 (ShellExecutor::subtract_shell_spawning_time in its src/benchmark/executor.rs).
+        exp["method"] += (f"; {zeros} of its times are 0.0: hyperfine subtracted its shell's start-up and clamped "
+                          "the result at zero, so those runs took less than the shell's noise (hyperfine -N times "
+                          "fast commands without a shell)")
     analyze.analyze(exp)
     return exp

@@ -1,0 +1,49 @@
+"""Can this program start at all? The dynamic loader's own answer, asked before anything is
+timed: a program whose library is missing exits 127 before main, and timing that failure as
+start-up would print a figure for something that never started."""
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from elftools.common.exceptions import ELFError
+from elftools.elf.elffile import ELFFile
+
+
+def interpreter(path: Path) -> str | None:
+    """The PT_INTERP of an ELF file (None: not dynamic, or not a readable ELF file)."""
+    try:
+        with open(path, "rb") as f:
+            if f.read(4) != b"\x7fELF":
+                return None
+            f.seek(0)
+            for seg in ELFFile(f).iter_segments():
+                if seg["p_type"] == "PT_INTERP":
+                    return seg.get_interp_name()
+    except (OSError, ELFError, ValueError, KeyError, TypeError, AttributeError, AssertionError):
+        return None
+    return None
+
+
+def loader_complaint(path: Path, env: dict[str, str] | None = None) -> str | None:
+    """What glibc's loader says is missing for path (e.g. "libf.so => not found"), or None.
+
+    Only asked of a program that glibc's ld.so loads: with LD_TRACE_LOADED_OBJECTS set, ld.so
+    lists the objects and exits before any of the program's code runs (a static program would
+    ignore the variable and run, so it is never asked)."""
+    interp = interpreter(path)
+    if interp is None or "ld-linux" not in Path(interp).name:
+        return None
+    try:
+        done = subprocess.run([str(Path(path).absolute())], env={**(env or os.environ), "LD_TRACE_LOADED_OBJECTS": "1"},
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True, errors="replace", timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    text = done.stdout + done.stderr
+    missing = [line.strip() for line in text.splitlines() if "not found" in line or "error while loading" in line]
+    if missing:
+        return "; ".join(missing[:3]) + (f" (and {len(missing) - 3} more)" if len(missing) > 3 else "")
+    if done.returncode != 0:
+        return (text.strip().splitlines() or [f"exit status {done.returncode}"])[-1][:200]
+    return None
