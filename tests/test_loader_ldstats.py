@@ -27,9 +27,25 @@ def test_text_without_statistics_is_an_error():
 
 
 def test_which_glibc_versions_drop_a_digit():
-    assert ldstats.glibc_drops_digit("glibc 2.36")
+    assert ldstats.glibc_drops_digit("glibc 2.36") and ldstats.glibc_drops_digit("glibc 2.31")
+    assert not ldstats.glibc_drops_digit("glibc 2.30")     # printed every digit (b881217f17 came in 2.31)
     assert not ldstats.glibc_drops_digit("glibc 2.28")
     assert not ldstats.glibc_drops_digit(None)
+
+
+@pytest.mark.parametrize("name, version, printed, scale", [
+    # 2.31 on (recorded on 2.36): the NUL overwrote the last digit.
+    ("ld_debug_statistics_true.txt", "glibc 2.31", 293_579, 10),
+    # 2.30: every digit, then stray bytes from the unterminated buffer before " cycles".
+    ("ld_debug_statistics_glibc230_style.txt", "glibc 2.30", 2_935_794, 1),
+])
+def test_the_x10_decision_on_each_style_of_text(name, version, printed, scale):
+    s = ldstats.parse((DATA / name).read_text(encoding="latin-1"))
+    assert s.total_ticks == printed
+    # Without a wall clock the version decides; with one (2.5 ticks/ns, spawn->main 1.5 ms, which
+    # holds 1.17 ms of loader), the same run's clock agrees with the version.
+    assert ldstats.tick_scale(s, version, 2.5, None)[0] == scale
+    assert ldstats.tick_scale(s, version, 2.5, 1_500_000)[0] == scale
 
 
 def test_tick_scale_is_checked_against_the_wall_clock():

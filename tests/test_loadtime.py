@@ -212,3 +212,22 @@ def test_run_loadtime_quick_end_to_end(tmp_path):
     assert default["elf"]["relocations"]["relative"] == 5000 + 33
     assert cases["static"]["loader"]["status"] == "none"
     assert [t["title"] for t in exp["tables"]][0].startswith("the loader")
+
+
+@pytest.mark.slow
+def test_run_loadtime_honours_case_and_keeps_the_baseline_and_the_control(tmp_path):
+    out = tmp_path / "r.json"
+    p = run_cli("run", "loadtime", "--case", "static", "--runs", "2", "--warmup", "0", "--no-save",
+                "--export-json", str(out), timeout=600)
+    assert p.returncode == 0, p.stderr
+    exp = json.loads(out.read_text())["experiments"][0]
+    assert [c["name"] for c in exp["cases"]] == ["default", "static", "empty"]
+    assert all(len(c["samples"]) == 2 for c in exp["cases"])
+
+
+def test_unicode_io_honours_case(tmp_path):
+    out = tmp_path / "r.json"
+    p = run_cli("run", "unicode-io", "--case", "py-print", "--no-save", "--export-json", str(out), timeout=600)
+    assert p.returncode == 0, p.stderr
+    names = [c["name"] for c in json.loads(out.read_text())["experiments"][0]["cases"]]
+    assert names == ["c-printf", "py-print"]

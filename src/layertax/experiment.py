@@ -145,7 +145,9 @@ class MeasureHook(Protocol):
     was interrupted."""
 
     def __call__(self, experiment: Experiment, settings: Settings, progress: ProgressSink,
-                 cache_root: Path) -> tuple[dict, bool]: ...
+                 cache_root: Path, case_globs: tuple[str, ...] = ()) -> tuple[dict, bool]: ...
+    # case_globs: --case as given; the hook measures the matching cases and the baselines
+    # and controls they are compared with (engine.measure.scheduler.select_cases).
 
 
 class TablesHook(Protocol):

@@ -79,7 +79,7 @@ def _measure(chosen, settings, case_globs, prepared, doc, path, progress, note, 
                 (warn or note)(f"{exp.name}: measured its own way, not by kernel loops; --metric instructions does not "
                      f"apply (see `layertax {exp.name} --help`)")
                 continue
-            result, interrupted = own_way(exp, settings, progress(), paths.cache_dir())
+            result, interrupted = own_way(exp, settings, progress(), paths.cache_dir(), case_globs)
         elif counting_instructions:
             result, interrupted = instructions.measure_experiment(exp, kmap, case_globs, settings, progress(),
                                                                   note=note)

@@ -37,7 +37,8 @@ OPS = ("getcwd", "stat", "readlink")
 # The other runtimes' rows: (case name without -nonascii, kernel, language, op, what it calls).
 # Go and Rust keep paths as bytes (the control group); Java and Node convert UTF-16.
 RUNTIME_ROWS = (
-    ("go-getcwd-os", "paths-go", "go", "getcwd", "Go os.Getwd()"),
+    ("go-getcwd-os", "paths-go", "go", "getcwd", "Go os.Getwd(), $PWD stale (after os.Chdir)"),
+    ("go-getcwd-os-pwd", "paths-go", "go", "getcwd", "Go os.Getwd(), $PWD right (as a shell starts it)"),
     ("go-getcwd-syscall", "paths-go", "go", "getcwd", "Go syscall.Getwd()"),
     ("go-stat-os", "paths-go", "go", "stat", "Go os.Stat(string)"),
     ("go-stat-syscall", "paths-go", "go", "stat", "Go syscall.Stat(string)"),

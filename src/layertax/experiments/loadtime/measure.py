@@ -14,6 +14,7 @@ from pathlib import Path
 from layertax.engine import machine
 from layertax.engine.analysis import analyze
 from layertax.engine.builder import ninja, toolchain
+from layertax.engine.measure.scheduler import select_cases
 from layertax.engine.measure.settings import Settings
 from layertax.errors import LayertaxError
 from layertax.experiments.loadtime import generate, variants
@@ -148,10 +149,13 @@ def measure_shape(shape: generate.Shape, names: list[str] | None, settings: Sett
     return result, interrupted
 
 
-def measure(exp, settings: Settings, progress, cache_root: Path) -> tuple[dict, bool]:
-    """`layertax run loadtime`: the classic configuration, every available variant."""
+def measure(exp, settings: Settings, progress, cache_root: Path, case_globs: tuple[str, ...] = ()
+            ) -> tuple[dict, bool]:
+    """`layertax run loadtime`: the classic configuration, every available variant (or those
+    --case names, with the baseline; the empty control is always measured)."""
     quick_callgrind = {"default", "empty"} if settings.quick else None
-    raw, interrupted = measure_shape(generate.Shape(), None, settings, cache_root, progress, quick_callgrind)
+    names = [c.name for c in select_cases(exp, case_globs) if c.name != variants.EMPTY.name] if case_globs else None
+    raw, interrupted = measure_shape(generate.Shape(), names, settings, cache_root, progress, quick_callgrind)
     result = {"name": exp.name, "title": exp.title, "question": exp.question, "unit": exp.unit,
               "baseline": exp.baseline, "notes": list(exp.notes), "classic": exp.classic.to_dict(),
               "harness": None, "kernels": {}, **raw}

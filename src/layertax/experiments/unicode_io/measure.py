@@ -14,6 +14,7 @@ from pathlib import Path
 from layertax.engine.analysis import analyze
 from layertax.engine.builder import kernels, toolchain
 from layertax.engine import machine
+from layertax.engine.measure.scheduler import select_cases
 from layertax.experiments.unicode_io import capture, classify, diagnose, environments, message, native, programs
 from layertax.experiments.unicode_io.tables import all_tables
 
@@ -78,7 +79,8 @@ def _case(p: programs.Program) -> dict:
             "cells": []}
 
 
-def measure(exp, settings, progress, cache_root: Path) -> tuple[dict, bool]:
+def measure(exp, settings, progress, cache_root: Path, case_globs: tuple[str, ...] = ()) -> tuple[dict, bool]:
+    chosen = {c.name for c in select_cases(exp, case_globs)}   # every case when no --case was given
     progress.start("unicode-io build", 1)
     try:
         native_exe, native_skip, native_fail = native.build_all(list(programs.NATIVE), cache_root)
@@ -92,7 +94,7 @@ def measure(exp, settings, progress, cache_root: Path) -> tuple[dict, bool]:
     versions = _versions()
 
     cases, work = [], []
-    for p in programs.PROGRAMS:
+    for p in (p for p in programs.PROGRAMS if p.name in chosen):
         case = _case(p)
         cases.append(case)
         argv = command(p, native_exe, runtime_argv)

@@ -58,6 +58,19 @@ func setupPlace(nonascii bool) func(string) (any, error) {
 	}
 }
 
+// withPwd: the same place, with $PWD naming it, as a shell sets it for a program it starts
+// (os.Chdir does not update $PWD, so setupPlace alone leaves it stale, as in a Go program
+// that changed directory). os.Getwd then returns $PWD after its two stats, without getcwd.
+func withPwd(setup func(string) (any, error)) func(string) (any, error) {
+	return func(dir string) (any, error) {
+		state, err := setup(dir)
+		if err == nil {
+			err = os.Setenv("PWD", state.(*place).home)
+		}
+		return state, err
+	}
+}
+
 func leave(state any) {
 	p := state.(*place)
 	os.Remove(filepath.Join(p.home, p.link))
@@ -172,7 +185,8 @@ func main() {
 		}
 		setup := setupPlace(nonascii)
 		cases = append(cases,
-			harnessCase{"go-getcwd-os" + suffix, "os.Getwd: stat(\".\") and stat($PWD), then getcwd" + where, 1, setup, runOsGetwd, verifyCwd, leave},
+			harnessCase{"go-getcwd-os" + suffix, "os.Getwd, $PWD stale (after os.Chdir): stat(\".\") and stat($PWD), then getcwd" + where, 1, setup, runOsGetwd, verifyCwd, leave},
+			harnessCase{"go-getcwd-os-pwd" + suffix, "os.Getwd, $PWD right (as a shell starts it): stat(\".\") and stat($PWD)" + where, 1, withPwd(setup), runOsGetwd, verifyCwd, leave},
 			harnessCase{"go-getcwd-syscall" + suffix, "syscall.Getwd" + where, 1, setup, runSyscallGetwd, verifyCwd, leave},
 			harnessCase{"go-stat-os" + suffix, "os.Stat(string)" + where, 1, setup, runOsStat, verifyOsStat, leave},
 			harnessCase{"go-stat-syscall" + suffix, "syscall.Stat(string)" + where, 1, setup, runSyscallStat, verifySyscallStat, leave},
