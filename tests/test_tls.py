@@ -81,3 +81,27 @@ def test_instruction_ratios_are_taken_to_each_groups_baseline():
     analyze.analyze_instructions(exp)
     ratios = {c["name"]: c["ratio"] for c in exp["cases"]}
     assert ratios == {"xorshift": 1.0, "rand": 2.0, "global-var": 1.0, "tls-gd": 3.5}
+
+
+def test_each_tlsdesc_case_times_the_tls_it_names(cache):
+    """Swapped libraries: the small one under tls-desc-dynamic gets static TLS, the padded one
+    under tls-desc gets dynamic TLS; the kernel sees it from the variable's address and fails."""
+    import os
+    import subprocess
+
+    from layertax.engine.builder import kernels
+
+    prepared = kernels.prepare([experiments.get("tls")], cache)[("tls", "tls-c")]
+    assert prepared.argv, prepared.error or prepared.skip
+    by_case = {m.case: m for m in models.MODELS}
+    small = _lib(cache, by_case["tls-desc"], by_case["tls-desc"].cflags)
+    padded = _lib(cache, by_case["tls-desc-dynamic"], by_case["tls-desc-dynamic"].cflags)
+    for case, var, lib, needle in (("tls-desc-dynamic", "LAYERTAX_TLS_LIB_DESC_DYN", small, "got static TLS"),
+                                   ("tls-desc", "LAYERTAX_TLS_LIB_DESC", padded, "got dynamic TLS"),
+                                   ("tls-desc-dynamic", "LAYERTAX_TLS_LIB_DESC_DYN", padded, None)):
+        proc = subprocess.run([*prepared.argv, "--case", case, "--samples", "1", "--min-sample-ns", "1000"],
+                              env={**os.environ, var: str(lib)}, capture_output=True, text=True, timeout=60)
+        if needle:
+            assert proc.returncode != 0 and needle in proc.stdout + proc.stderr, (case, proc.stdout, proc.stderr)
+        else:
+            assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -45,6 +45,7 @@ CASES = (
     _model("tls-ie", "__thread in a library: initial-exec"),
     _model("tls-gd", "dlopened library: global-dynamic (__tls_get_addr)"),
     _model("tls-desc", "dlopened library: TLS descriptors (gnu2)"),
+    _model("tls-desc-dynamic", "dlopened library: TLS descriptors, dynamic TLS (static TLS exhausted)"),
     _model("pthread-getspecific", "pthread_getspecific(key)"),
     _model("cpp-thread-local-ctor", "C++ thread_local with a constructor (wrapper)", language="c++"),
     _model("tls-le-static", "local-exec, static", "tls-c-static"),

@@ -41,6 +41,10 @@ MODELS = (
           ("-ftls-model=global-dynamic", "-mtls-dialect=gnu"), "R_X86_64_DTPMOD64", ("R_X86_64_TLSDESC",)),
     Model("tls-desc", "LAYERTAX_TLS_LIB_DESC", "TLS descriptors",
           ("-ftls-model=global-dynamic", "-mtls-dialect=gnu2"), "R_X86_64_TLSDESC", ("R_X86_64_DTPMOD64",)),
+    # The same, with a 64 KiB TLS block that static TLS cannot hold (the kernel checks with dlinfo).
+    Model("tls-desc-dynamic", "LAYERTAX_TLS_LIB_DESC_DYN", "TLS descriptors, dynamic TLS",
+          ("-ftls-model=global-dynamic", "-mtls-dialect=gnu2", "-DLAYERTAX_TLS_PAD=65536"), "R_X86_64_TLSDESC",
+          ("R_X86_64_DTPMOD64",)),
 )
 
 

@@ -2,7 +2,7 @@
 access paths beside the classic 18%."""
 from __future__ import annotations
 
-TLS_PATHS = ("tls-le", "tls-ie", "tls-gd", "tls-desc", "pthread-getspecific", "cpp-thread-local-ctor",
+TLS_PATHS = ("tls-le", "tls-ie", "tls-gd", "tls-desc", "tls-desc-dynamic", "pthread-getspecific", "cpp-thread-local-ctor",
              "tls-le-static", "pthread-getspecific-static", "cpp-thread-local-ctor-static")
 
 

@@ -9,6 +9,13 @@
 
 __thread uint64_t model_counter;   /* default visibility: global-dynamic unless told otherwise */
 
+#ifdef LAYERTAX_TLS_PAD
+/* A TLS block larger than the surplus glibc keeps in static TLS for dlopened libraries
+ * (glibc.rtld.optional_static_tls, 512 bytes by default): the loader must give this build
+ * dynamic TLS, and its descriptors resolve through _dl_tlsdesc_dynamic. */
+__attribute__((used)) __thread char model_pad[LAYERTAX_TLS_PAD];
+#endif
+
 static __attribute__((noinline)) void bump(void)
 {
     model_counter++;
@@ -25,4 +32,10 @@ void model_run(uint64_t n)
 uint64_t model_get(void)
 {
     return model_counter;
+}
+
+/* Where this thread's counter lives (the kernel tells static TLS from dynamic by it). */
+void *model_addr(void)
+{
+    return &model_counter;
 }

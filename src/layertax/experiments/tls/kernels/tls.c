@@ -333,6 +333,7 @@ static const char *model_env(const char *case_name)
 {
     if (!strncmp(case_name, "tls-ie", 6)) return "LAYERTAX_TLS_LIB_IE";
     if (!strncmp(case_name, "tls-gd", 6)) return "LAYERTAX_TLS_LIB_GD";
+    if (!strncmp(case_name, "tls-desc-dynamic", 16)) return "LAYERTAX_TLS_LIB_DESC_DYN";
     if (!strncmp(case_name, "tls-desc", 8)) return "LAYERTAX_TLS_LIB_DESC";
     return NULL;
 }
@@ -359,6 +360,19 @@ static int model_setup(lt_ctx *ctx)
         if (!m->run || !m->get)
             return lt_fail(ctx, LT_FAIL, "the model library lacks model_run/model_get");
         m->start = m->get();
+        /* Which TLS did the loader give the library? x86-64 keeps static TLS just below the
+         * thread pointer (TLS variant II); a dynamic block is malloc'd elsewhere. The two
+         * TLSDESC cases must each time the path they name. */
+        void *(*addr)(void) = (void *(*)(void))dlsym(m->lib, "model_addr");
+        if (!addr)
+            return lt_fail(ctx, LT_FAIL, "the model library lacks model_addr");
+        uintptr_t tp = (uintptr_t)__builtin_thread_pointer(), at = (uintptr_t)addr();
+        int in_static = at < tp && tp - at < ((uintptr_t)1 << 20);
+        if (!strcmp(c, "tls-desc-dynamic") && in_static)
+            return lt_fail(ctx, LT_FAIL, "the library got static TLS, so its descriptors take the fast path, "
+                           "not _dl_tlsdesc_dynamic");
+        if (!strcmp(c, "tls-desc") && !in_static)
+            return lt_fail(ctx, LT_FAIL, "the library got dynamic TLS, not the static-TLS fast path it claims");
     } else if (!strncmp(c, "pthread-getspecific", 19)) {
         m->specific = calloc(1, sizeof *m->specific);
         if (!m->specific || pthread_key_create(&m->key, NULL) != 0 || pthread_setspecific(m->key, m->specific) != 0)
@@ -475,6 +489,7 @@ static const lt_case CASES[] = {
     MODEL("tls-ie", "__thread in a library: initial-exec", run_lib),
     MODEL("tls-gd", "dlopened: global-dynamic, __tls_get_addr", run_lib),
     MODEL("tls-desc", "dlopened: TLS descriptors (gnu2)", run_lib),
+    MODEL("tls-desc-dynamic", "dlopened: TLS descriptors, dynamic TLS (_dl_tlsdesc_dynamic)", run_lib),
 #endif
     MODEL("pthread-getspecific", "pthread_getspecific(key)", run_specific),
     MODEL("cpp-thread-local-ctor", "C++ thread_local with a constructor", run_tl_ctor),
