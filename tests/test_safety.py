@@ -31,28 +31,31 @@ def _drain(fifo: Path, got: list) -> threading.Thread:
     return thread
 
 
+def _export_through_fifo(fifo: Path, flag: str, target: Path) -> bytes:
+    """`report --export-X target` while a thread reads fifo (target is fifo or a link to it); what it read."""
+    got: list = []
+    reader = _drain(fifo, got)
+    p = run_cli("report", str(RECORDED), flag, str(target), timeout=60)
+    reader.join(10)
+    assert p.returncode == 0, p.stderr
+    assert got
+    return got[0]
+
+
 def test_an_export_into_a_fifo_is_a_stream_and_the_fifo_stays(tmp_path):
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
-    got: list = []
-    reader = _drain(fifo, got)
-    p = run_cli("report", str(RECORDED), "--export-csv", str(fifo), timeout=60)
-    reader.join(10)
-    assert p.returncode == 0, p.stderr
+    got = _export_through_fifo(fifo, "--export-csv", fifo)
     assert stat.S_ISFIFO(fifo.lstat().st_mode)                 # not replaced by a regular file
-    assert got and got[0].startswith(b"experiment,") and b"c-rename" in got[0]
+    assert got.startswith(b"experiment,") and b"c-rename" in got
 
 
 def test_a_symlink_to_a_fifo_stays_a_symlink(tmp_path):
     fifo, link = tmp_path / "pipe", tmp_path / "link"
     os.mkfifo(fifo)
     link.symlink_to(fifo)
-    got: list = []
-    reader = _drain(fifo, got)
-    p = run_cli("report", str(RECORDED), "--export-markdown", str(link), timeout=60)
-    reader.join(10)
-    assert p.returncode == 0, p.stderr
-    assert link.is_symlink() and stat.S_ISFIFO(fifo.lstat().st_mode) and b"callchain" in got[0]
+    got = _export_through_fifo(fifo, "--export-markdown", link)
+    assert link.is_symlink() and stat.S_ISFIFO(fifo.lstat().st_mode) and b"callchain" in got
 
 
 def test_a_symlink_to_a_file_is_replaced_through_the_link(tmp_path):

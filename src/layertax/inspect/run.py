@@ -50,23 +50,21 @@ def _refuse_what_is_not_an_elf_program(path: Path, name: str) -> None:
         raise UsageError(f"{name}: not an ELF program (no ELF header)")
 
 
-def refuse_what_cannot_start(program, path: Path, name: str) -> None:
+def refuse_what_cannot_start(program, path: Path, name: str) -> str | None:
     """One line, before anything is timed, for a file that is not a program (exit 2) or a program
-    the loader cannot start (exit 1, with the loader's own words)."""
-    kinds = {"ET_REL": "an object file (ET_REL), not a program: link it into one first",
-             "ET_CORE": "a core dump (ET_CORE), not a program"}
-    if program.type in kinds:
-        raise UsageError(f"{name}: {kinds[program.type]}")
-    if program.type == "ET_DYN" and not program.pie and program.interp is None and program.entry == 0:
-        raise UsageError(f"{name}: a shared library without an entry point, not a program (inspect a program "
-                         "that loads it)")
-    if program.type not in ("ET_EXEC", "ET_DYN"):
-        raise UsageError(f"{name}: not a program ({program.type})")
-    if static.runnable_here(program) is None and not os.access(path, os.X_OK):
-        raise UsageError(f"{name}: not executable (no x permission): chmod +x it first")
-    complaint = startable.loader_complaint(path) if static.runnable_here(program) is None else None
-    if complaint:
-        raise LayertaxError(f"{name} cannot start; the loader says: {complaint}")
+    the loader cannot start (exit 1, with the loader's own words). Returns why this machine
+    cannot run it (a foreign ELF file: described, not measured), or None."""
+    why = static.not_a_program(program)
+    if why:
+        raise UsageError(f"{name}: {why}")
+    foreign = static.runnable_here(program)
+    if foreign is None:
+        if not os.access(path, os.X_OK):
+            raise UsageError(f"{name}: not executable (no x permission): chmod +x it first")
+        complaint = startable.loader_complaint(path, program.interp) if program.interp else None
+        if complaint:
+            raise LayertaxError(f"{name} cannot start; the loader says: {complaint}")
+    return foreign
 
 
 def _user_preload() -> list[str]:
@@ -103,8 +101,7 @@ def inspect(binary: str, args: list[str], lsettings: launch.LaunchSettings, mode
         program = static.elfinfo.read(path)
     except LayertaxError as e:   # a malformed ELF file is not a program: a usage error, said in words
         raise UsageError(str(e)) from None
-    refuse_what_cannot_start(program, path, binary)
-    why_not = static.runnable_here(program)   # a foreign ELF file: described, not measured
+    why_not = refuse_what_cannot_start(program, path, binary)   # a foreign ELF file: described, not measured
     dynamic = program.interp is not None
     tools = launch.tools(paths.cache_dir()) if why_not is None else None
     preload = [str(stamp_library(tools, phases=True)), *_user_preload()] if tools and dynamic else None

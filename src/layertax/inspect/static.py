@@ -55,7 +55,8 @@ def host_machine() -> tuple[int, str]:
 
 
 def runnable_here(program: elfinfo.ElfObject) -> str | None:
-    """Why this machine cannot run the program under layertax's stamps (None: it can)."""
+    """Why this machine cannot run the program under layertax's stamps (None: it can); what is
+    not a program at all is not_a_program's to say."""
     cls, machine = host_machine()
     if (program.machine, machine) in (("i386", "x86_64"), ("arm", "aarch64")):
         return (f"a 32-bit ({program.machine}) program on a 64-bit machine: layertax's stamp library is 64-bit, "
@@ -65,10 +66,20 @@ def runnable_here(program: elfinfo.ElfObject) -> str | None:
     if program.elf_class != cls:
         return (f"a {program.elf_class}-bit program on a {cls}-bit machine: layertax's stamp library is "
                 f"{cls}-bit, so start-up cannot be measured with it")
+    return None
+
+
+def not_a_program(program: elfinfo.ElfObject) -> str | None:
+    """Why this ELF file is not a program at all, whatever the machine (None: it is one)."""
+    kinds = {"ET_REL": "an object file (ET_REL), not a program: link it into one first",
+             "ET_CORE": "a core dump (ET_CORE), not a program"}
+    if program.type in kinds:
+        return kinds[program.type]
     if program.type not in ("ET_EXEC", "ET_DYN"):
         return f"not a program ({program.type})"
-    if program.type == "ET_DYN" and not program.pie and program.interp is None and program.soname:
-        return "a shared library, not a program"
+    if (program.type == "ET_DYN" and not program.pie and program.interp is None
+            and (program.entry == 0 or program.soname)):
+        return "a shared library without an entry point, not a program (inspect a program that loads it)"
     return None
 
 

@@ -26,13 +26,14 @@ def interpreter(path: Path) -> str | None:
     return None
 
 
-def loader_complaint(path: Path, env: dict[str, str] | None = None) -> str | None:
+def loader_complaint(path: Path, interp: str | None = None, env: dict[str, str] | None = None) -> str | None:
     """What glibc's loader says is missing for path (e.g. "libf.so => not found"), or None.
 
     Only asked of a program that glibc's ld.so loads: with LD_TRACE_LOADED_OBJECTS set, ld.so
     lists the objects and exits before any of the program's code runs (a static program would
-    ignore the variable and run, so it is never asked)."""
-    interp = interpreter(path)
+    ignore the variable and run, so it is never asked). interp: its PT_INTERP, if the caller
+    has already read it."""
+    interp = interp or interpreter(path)
     if interp is None or "ld-linux" not in Path(interp).name:
         return None
     try:
