@@ -1,13 +1,15 @@
 """What the stamp preload costs, against the floor: an empty preloaded object.
 
-Launches layertax's empty program bare, with an empty shared object preloaded (no code,
-no constructor: what any LD_PRELOAD costs), with the main-only stamp library (`launch`)
-and with the phases stamp (`inspect`), interleaved round by round by the launch timer,
-and prints each preload's extra spawn->exit over the bare program, paired per round
-(median and its 95% interval), and the stamp's cost over the floor's. Target (issue 23):
-the main-only stamp within 25% of the floor. Not a test: it measures.
+Launches layertax's empty program bare; with an empty shared object preloaded, built two
+ways: the floor (no code, no start files, no libc: the least any LD_PRELOAD costs) and as
+`cc -shared` builds it by default (start files, libc, binutils' four-segment layout with
+RELRO: what a typical small preload costs); with the main-only stamp library (`launch`)
+and with the phases stamp (`inspect`). Interleaved round by round by the launch timer, it
+prints each preload's extra spawn->exit over the bare program, paired per round (median
+and its 95% interval), and the stamps' cost over the floor's. Target (issue 23): the
+main-only stamp within 25% of the floor. Not a test: it measures.
 
-    .venv/bin/python bench/stamp_cost.py [--runs 500] [--repeat 3]
+    .venv/bin/python bench/stamp_cost.py [--runs 1000] [--repeat 3]
 """
 from __future__ import annotations
 
@@ -28,17 +30,20 @@ from layertax.loader.launches import launch_cases
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=500)
+    parser.add_argument("--runs", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     tools = launch.tools(paths.cache_dir())
     with tempfile.TemporaryDirectory(prefix="layertax-bench-") as tmp:
-        nothing = Path(tmp) / "libnothing.so"
-        (Path(tmp) / "nothing.c").write_text("/* an object with nothing in it */\n")
-        subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", str(nothing), str(Path(tmp) / "nothing.c")], check=True)
+        source = Path(tmp) / "nothing.c"
+        source.write_text("/* an object with nothing in it */\n")
+        floor_lib, default_lib = Path(tmp) / "libfloor.so", Path(tmp) / "libdefault.so"
+        subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-nostdlib", "-o", str(floor_lib), str(source)], check=True)
+        subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", str(default_lib), str(source)], check=True)
         empty = (str(tools.empty),)
         targets = [launch.Target("bare", empty),
-                   launch.Target("empty preload (floor)", empty, (("LD_PRELOAD", str(nothing)),)),
+                   launch.Target("empty preload (floor)", empty, (("LD_PRELOAD", str(floor_lib)),)),
+                   launch.Target("empty preload, cc default", empty, (("LD_PRELOAD", str(default_lib)),)),
                    launch.Target("stamp (launch)", empty, (("LD_PRELOAD", str(tools.stamp_lib)),)),
                    launch.Target("stamp + phases (inspect)", empty, (("LD_PRELOAD", str(tools.stamp_phases_lib)),))]
         print(f"{args.runs} launches of each, interleaved; extra spawn->exit over the bare empty program, "
@@ -55,7 +60,12 @@ def main() -> int:
                 extra[name] = float(np.median(diffs))
                 print(f"  run {rep}: {name:26} {extra[name]:6.1f} [{lo:5.1f}, {hi:5.1f}]")
             floor = extra["empty preload (floor)"]
-            print(f"  run {rep}: stamp (launch) / floor = {extra['stamp (launch)'] / floor:.2f}x; "
+            floor_values = analyze.round_values(cases["empty preload (floor)"], "exit_ns")
+            stamp_values = analyze.round_values(cases["stamp (launch)"], "exit_ns")
+            over = [(stamp_values[r] - floor_values[r]) / 1e3 for r in floor_values if r in stamp_values]
+            lo, hi, _ = stats.median_ci(over)
+            print(f"  run {rep}: stamp (launch) / floor = {extra['stamp (launch)'] / floor:.2f}x "
+                  f"(stamp - floor, paired: {np.median(over):.1f} [{lo:.1f}, {hi:.1f}] µs); "
                   f"stamp + phases / floor = {extra['stamp + phases (inspect)'] / floor:.2f}x")
     return 0
 
