@@ -57,7 +57,8 @@ def tools(cache_root: Path) -> LaunchTools:
     stamp_links = ("-nostartfiles", *compact_layout, "-Wl,--as-needed", "-ldl")
     built = _build_all([
         ninja.BuildTarget("launch", (NATIVE / "launch.c", *common), (), (), (), cc.path, cc.version, kind="program"),
-        ninja.BuildTarget("liblayertax-first.so", (NATIVE / "first.c",), (), freestanding, ("-nostdlib", *compact_layout),
+        ninja.BuildTarget("liblayertax-first.so", (NATIVE / "first.c",), (), freestanding,
+                          ("-nostdlib", *compact_layout),
                           cc.path, cc.version, kind="shared"),
         ninja.BuildTarget("empty", (NATIVE / "empty.c",), (), (), (), cc.path, cc.version, kind="program"),
         ninja.BuildTarget("liblayertax-stamp.so", (NATIVE / "stamp.c",), (), ("-fno-stack-protector",),
