@@ -259,6 +259,16 @@ def test_a_program_reading_stdin_gets_eof(tmp_path):
     assert r.returncode == 0, r.stderr
 
 
+
+def test_no_save_keeps_no_calibration_either(tmp_path):
+    """With no saved sweep, inspect runs a quick calibration and keeps it for next time, but
+    --no-save means nothing is written to the data directory, the calibration included."""
+    r = run_cli("inspect", shutil.which("true"), "--runs", "2", "--no-save")
+    assert r.returncode == 0, r.stderr
+    assert "running a quick calibration" in r.stderr and "not saved (--no-save)" in r.stderr
+    runs_dir = tmp_path / "data" / "layertax" / "runs"
+    assert not runs_dir.exists() or not any(runs_dir.iterdir())
+
 # ---- the whole report on a generated program ------------------------------------------------------------------
 
 def _synthetic_sweep(path: Path, slopes: dict[str, float]) -> None:

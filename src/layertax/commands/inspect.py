@@ -19,6 +19,6 @@ def run(binary: str, args: list[str], timer_options: dict, model_file: Path | No
     err = consoles.console(stderr=True)
     with Measuring(allow_concurrent) as claim:
         result = inspect_program(binary, args, settings, model_file, predict, lambda: for_console(err),
-                                 lambda m: err.print(m, style="dim"))
+                                 lambda m: err.print(m, style="dim"), keep_calibration=save)
         method = settings.method("variant", f"; {STATS_LAUNCHES} LD_DEBUG=statistics launches per variant")
         return keeping.finish_launch_command(result, method, save, exports, verbose, claim)

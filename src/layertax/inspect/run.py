@@ -95,7 +95,8 @@ def lookup_check(result: dict, pic, empty_pic) -> list[dict]:
 
 
 def inspect(binary: str, args: list[str], lsettings: launch.LaunchSettings, model_file: Path | None,
-            predict: bool, progress_factory, say) -> dict:
+            predict: bool, progress_factory, say, keep_calibration: bool = True) -> dict:
+    """keep_calibration: save a calibration sweep this run had to make, for the next inspect (not with --no-save)."""
     path = resolve_binary(binary)
     try:
         program = static.elfinfo.read(path)
@@ -128,13 +129,14 @@ def inspect(binary: str, args: list[str], lsettings: launch.LaunchSettings, mode
             result["lookup_check"] = lookup_check(result, pic, empty_pic)
             if predict and not result["interrupted"]:
                 ref = (static.picture(Path(reference), preload=preload), reference_variant) if reference else None
-                result["prediction"] = _predict(result, pic, empty_pic, ref, stamp_paths, model_file, progress_factory, say)
+                result["prediction"] = _predict(result, pic, empty_pic, ref, stamp_paths, model_file, progress_factory, say,
+                                                keep_calibration)
     result["tables"] = tables.all_tables(result, pic.without(stamp_paths))
     result["notes"] += tables.notes(result)
     return result
 
 
-def _model(model_file: Path | None, progress_factory, say) -> dict:
+def _model(model_file: Path | None, progress_factory, say, keep_calibration: bool) -> dict:
     if model_file is not None:
         return model.fit(model.load_sweep(model_file), str(model_file))
     fingerprint = machine.fingerprint()
@@ -149,8 +151,10 @@ def _model(model_file: Path | None, progress_factory, say) -> dict:
     from layertax.experiments.loadtime import api as loadtime
 
     doc = loadtime.calibration_sweep(progress_factory, say)
-    if doc["complete"]:
+    if doc["complete"] and keep_calibration:
         say(f"saved: {runs.save_run(doc)}")
+    elif doc["complete"]:
+        say("the calibration is not saved (--no-save): the next inspect runs it again")
     return model.fit(doc, "a quick calibration sweep run now")
 
 
@@ -170,8 +174,9 @@ def _calibration(fitted: dict, by_name: dict, reference, pic, empty_pic) -> dict
             "factor": measured / predicted}
 
 
-def _predict(result, pic, empty_pic, reference, stamp_paths, model_file, progress_factory, say) -> dict:
-    fitted = _model(model_file, progress_factory, say)
+def _predict(result, pic, empty_pic, reference, stamp_paths, model_file, progress_factory, say,
+             keep_calibration: bool) -> dict:
+    fitted = _model(model_file, progress_factory, say, keep_calibration)
     problem = model.usable(fitted)
     out = {"model": fitted, "status": "ok" if problem is None else "unusable", "reason": problem}
     if problem is not None:
