@@ -74,3 +74,17 @@ def test_wide_terminals_keep_the_full_table(path):
             rows = [r for g in fmt.case_groups(exp) for r in fmt.case_rows(exp, g)]
             if rows:
                 assert "95% CI" in text and rows[0]["layer"].split()[0] in text
+
+
+def test_inspect_is_a_compact_summary_at_100_columns():
+    """inspect's terminal summary: at most ~40 lines at 100 columns; --verbose has everything."""
+    doc = json.loads((Path(__file__).parent / "data" / "recorded" / "inspect-git.json").read_text())
+    out = io.StringIO()
+    terminal.render(doc, Console(file=out, width=100, no_color=True), verbose=False)
+    brief = out.getvalue().splitlines()
+    assert len(brief) <= 42 and max(len(line) for line in brief) <= 100
+    assert "more tables in the result (--verbose prints them)" in out.getvalue()
+    full = _render(doc, 100)
+    exp = doc["experiments"][0]
+    assert all(" ".join(table["title"].split()[:3]) in full for table in exp["tables"] if table["rows"])
+    assert all(note.split(":")[0] in full for note in exp["detail_notes"])

@@ -133,6 +133,7 @@ def inspect(binary: str, args: list[str], lsettings: launch.LaunchSettings, mode
                                                 keep_calibration)
     result["tables"] = tables.all_tables(result, pic.without(stamp_paths))
     result["notes"] += tables.notes(result)
+    result["detail_notes"] = tables.detail_notes(result)
     return result
 
 

@@ -183,7 +183,7 @@ def fixes_table(result: dict) -> dict:
 def fixes_summary(result: dict) -> dict:
     """The fixes in one line each: what it is, what it would save (the full table is --verbose)."""
     full = fixes_table(result)
-    return {"title": full["title"], "columns": ["fix", "saves", "share"],
+    return {"title": "what each fix would save (estimates)", "columns": ["fix", "saves", "of spawn->main"],
             "rows": [row[:3] for row in full["rows"]], "notes": []}
 
 
@@ -191,10 +191,8 @@ def split_summary(result: dict) -> dict:
     """The split as the user runs the program (lazy binding); --verbose has both variants and sources."""
     full = split_table(result)
     rows = [row for row in full["rows"] if row[0].startswith(f"{measure.LAZY}: ")]
-    notes = []
-    return {**full, "rows": [[row[0][len(measure.LAZY) + 2:], *row[1:]] for row in rows], "notes": notes,
-            "title": f"the split of spawn->main, {measure.LAZY} (each stage paired inside one launch, with its "
-                     "95% interval; --verbose says where each comes from)"}
+    return {**full, "rows": [[row[0][len(measure.LAZY) + 2:], *row[1:]] for row in rows], "notes": [],
+            "title": f"the split of spawn->main, {measure.LAZY} (stages paired per launch, 95% CIs; more: --verbose)"}
 
 
 def all_tables(result: dict, pic) -> list[dict]:
@@ -216,29 +214,47 @@ def notes(result: dict) -> list[str]:
     if result.get("measured_skipped"):
         out.append(f"measured picture skipped: {result['measured_skipped']}")
     order = (result.get("init_order") or {}).get("order") or []
-    if order:
-        names = [Path(p.replace("(program) ", "")).name for p in order]
-        real = [n for n in names if not n.startswith("ld-linux")]
-        ok = bool(real) and real[0] == "liblayertax-first.so"
-        out.append(("constructor order checked (LD_DEBUG=files): " if ok else
-                    "WARNING: the first-constructor stamp did not run first, so 'constructors' is not exact: ")
-                   + " -> ".join(names))
+    if order and not _first_ran_first(order):
+        out.append("WARNING: the first-constructor stamp did not run first, so 'constructors' is not exact "
+                   "(the order: --verbose)")
+    elif order:
+        out.append("constructor order checked (LD_DEBUG=files): the first-constructor stamp ran first")
     cost = result.get("preload_cost")
     if cost:
         out.append(f"the stamp preload adds {units.stage({'median': cost['median_ns'], 'ci95': cost['ci95']})} to "
                    "an empty program's spawn->exit; the figures include it, the differences against the empty "
                    "control cancel it")
+    by_status: dict[str, list[str]] = {}   # one line for every case that exited the same way
     for c in result.get("cases", []):
         statuses = {s["exit_status"] for s in c["samples"]}
         if statuses - {0}:
-            out.append(f"{c['name']}: exit status {', '.join(map(str, sorted(statuses)))} (start-up is measured "
-                       "anyway; give the program's arguments after --)")
+            by_status.setdefault(", ".join(map(str, sorted(statuses))), []).append(c["name"])
+    for status, names in by_status.items():
+        out.append(f"exit status {status} ({', '.join(names)}): start-up is measured anyway; give the program's "
+                   "arguments after --")
     if result.get("cases") and result.get("unit") == "spawn->exit":
         out.append("no main stamp: the program does not start through glibc's __libc_start_main (static, or "
                    "another runtime), or ignores LD_PRELOAD (setuid): figures are spawn->exit")
-    if not result.get("cases"):
-        return out
-    out.append("constructors: from the first constructor's stamp (a dependency-free library initialised first) to "
-               "main; includes libc's own initialisation and the stamp library's, not IFUNC resolvers (those run "
-               "during relocation) nor lazy binding in main")
     return out
+
+
+def detail_notes(result: dict) -> list[str]:
+    """What --verbose adds under the tables: how the figures were checked and what a stage holds."""
+    out = []
+    order = (result.get("init_order") or {}).get("order") or []
+    if order:
+        out.append("constructor order (LD_DEBUG=files): " + " -> ".join(_object_names(order)))
+    if result.get("cases"):
+        out.append("constructors: from the first constructor's stamp (a dependency-free library initialised first) "
+                   "to main; includes libc's own initialisation and the stamp library's, not IFUNC resolvers (those "
+                   "run during relocation) nor lazy binding in main")
+    return out
+
+
+def _object_names(order: list[str]) -> list[str]:
+    return [Path(p.replace("(program) ", "")).name for p in order]
+
+
+def _first_ran_first(order: list[str]) -> bool:
+    real = [n for n in _object_names(order) if not n.startswith("ld-linux")]
+    return bool(real) and real[0] == "liblayertax-first.so"

@@ -80,7 +80,7 @@ def headline(exp: dict) -> dict:
 
 def _experiment(exp: dict) -> dict:
     instructions = exp.get("metric") == "instructions"
-    details = [*exp.get("notes", [])]
+    details = [*exp.get("notes", []), *exp.get("detail_notes", [])]
     for line in (fmt.own_settings_line(exp), fmt.harness_line(exp), fmt.runtimes_line(exp)):
         if line:
             details.append(line)

@@ -22,7 +22,8 @@ def _row_style(status: str) -> str | None:
 # interval in one cell, and the layers (prose) in a legend under the table, so every
 # number stays whole in an 80-column terminal.
 WIDE = 120
-FIGURE = re.compile(r"^[-+\s\d.,:%~±…\[\]()x/<>=]*(?:[µnm]?s|GB/s|[KMG]iB|B)?[-+\s\d.,:%~±…\[\]()x/<>=µnms]*$")
+# A figure: a number with its unit, an interval, a ratio, or a bar of '#' and '.' (a share drawn).
+FIGURE = re.compile(r"^[-+\s\d.,:%~±…\[\]()x/<>=#]*(?:[µnm]?s|GB/s|[KMG]iB|B)?[-+\s\d.,:%~±…\[\]()x/<>=µnms]*$")
 
 
 def _case_table(exp: dict, group: dict, width: int) -> tuple[Table, list[str]]:
@@ -42,7 +43,8 @@ def _case_table(exp: dict, group: dict, width: int) -> tuple[Table, list[str]]:
             t.add_row(*(Text(cells[key]) if key in ("case", "layer") else cells[key] for key, _ in columns),
                       style=_row_style(row["status"]))
         return t, []
-    t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False)
+    t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False,
+              show_edge=False)
     keys = [key for key, _ in columns if key not in ("layer", "ci95", "syscalls")]
     headers = {"median": f"median [95% CI] {exp['unit']}", "ratio": "ratio [95% CI]", "classic": "then",
                "syscalls": "system calls", "mean_sd": "mean ± σ", "range": "min … max", "n": "runs"}
@@ -119,10 +121,12 @@ def _extra_table(table: dict, console: Console) -> Table | Group:
     """An experiment's own table: columns of figures never wrap (a number is whole or absent),
     prose wraps; a table whose figures alone are wider than the terminal is printed row by
     row instead, one "column: value" a line, so no figure is ever cut."""
-    t = Table(title=table["title"], title_justify="left")
+    wide = console.width >= WIDE
+    # Narrower than WIDE, the rules go (a line under the header only): four lines fewer a table.
+    t = Table(title=table["title"], title_justify="left") if wide else \
+        Table(title=table["title"], title_justify="left", box=box.SIMPLE_HEAD, show_edge=False)
     align = table.get("align") or ["left"] + ["right"] * (len(table["columns"]) - 1)
     nowrap = table.get("nowrap", 1)   # leading columns kept on one line (names) where there is room
-    wide = console.width >= WIDE
     for i, col in enumerate(table["columns"]):
         cells = [str(row[i]) for row in table["rows"] if i < len(row)]
         figures = _figures(cells) and i >= nowrap
@@ -217,7 +221,7 @@ def render_experiment(exp: dict, console: Console, verbose: bool = True) -> None
     if stopping:
         style = "yellow" if "not met" in stopping or "too few" in stopping else "dim"
         console.print(f"  {escape(stopping)}", style=style)
-    details = [*exp.get("notes", [])]
+    details = [*exp.get("notes", []), *(exp.get("detail_notes", []) if verbose else [])]
     own = fmt.own_settings_line(exp)
     if own:
         details.insert(0, own)
@@ -230,8 +234,8 @@ def render_experiment(exp: dict, console: Console, verbose: bool = True) -> None
         console.print(f"  {escape(line)}", style="yellow" if line.startswith("skipped") else "bold red")
     noise = fmt.noise_lines(exp)
     if noise:
-        console.print("  ~ noisy: the absolute figure is uncertain beyond a few percent "
-                      "(ratios are paired per round and usually tighter):", style="yellow")
+        console.print("  ~ noisy: absolute figures uncertain beyond a few percent (paired ratios are tighter):",
+                      style="yellow")
         for line in noise:
             console.print(f"    {escape(line)}", style="yellow")
     if exp.get("interrupted"):
