@@ -41,6 +41,7 @@ CASES = (
     _state("rand-static", "rand(), static glibc", "tls-c-static"),
     _state("errno-static", "errno, static glibc", "tls-c-static"),
     _model("global-var", "a plain global, no TLS (the floor)"),
+    _model("global-var-ptr", "the same global through a pointer (not a RIP-relative address)"),
     _model("tls-le", "__thread in the program: local-exec"),
     _model("tls-ie", "__thread in a library: initial-exec"),
     _model("tls-gd", "dlopened library: global-dynamic (__tls_get_addr)"),
