@@ -40,8 +40,8 @@ CASES = (
     _state("errno", "errno written and read back (one __errno_location)"),
     _state("rand-static", "rand(), static glibc", "tls-c-static"),
     _state("errno-static", "errno, static glibc", "tls-c-static"),
-    _model("global-var", "a plain global, no TLS (the floor)"),
-    _model("global-var-ptr", "the same global through a pointer (not a RIP-relative address)"),
+    _model("global-var-ptr", "a plain global through a pointer, no TLS (the floor)"),
+    _model("global-var", "the same global at a RIP-relative address"),
     _model("tls-le", "__thread in the program: local-exec"),
     _model("tls-ie", "__thread in a library: initial-exec"),
     _model("tls-gd", "dlopened library: global-dynamic (__tls_get_addr)"),
@@ -80,7 +80,7 @@ EXPERIMENT = Experiment(
     cases=CASES,
     classic=CLASSIC,
     package_dir=Path(__file__).resolve().parent,
-    groups=(CaseGroup("models", "one thread-local counter, bumped once per call, by access path", "global-var"),),
+    groups=(CaseGroup("models", "one thread-local counter, bumped once per call, by access path", "global-var-ptr"),),
     notes=("every case checks its final value: rand/random_r sums against a replay of glibc's generator, "
            "rand_r against a replay of its seeds, each counter against the iterations run",
            "-threads cases run one thread per CPU, each pinned to its own; ns/op is the time of one call as each "
