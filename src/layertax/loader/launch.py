@@ -47,11 +47,11 @@ def tools(cache_root: Path) -> LaunchTools:
     # look up), and the first-constructor library not even libc (first.c says why).
     freestanding = ("-nostdlib", "-ffreestanding", "-fno-stack-protector", "-fno-builtin")
     # Two LOAD segments (code and read-only data in one, data in the other) and no RELRO:
-    # ld.so maps each segment with its own mmap and write-protects RELRO with an
-    # mprotect, and on this kind of VM those calls, not the stamp's code, were most of
-    # what a preload costs (docs/launch.md, section 4: 27 µs with binutils' default
-    # layout, 13 µs with this one, an empty object 11-13 µs). The cost: the stamp's own
-    # GOT stays writable, which matters to nothing but the stamp.
+    # ld.so maps each segment with its own mmap, and a RELRO that ends inside the data
+    # segment splits that mapping with an mprotect. The layout, not the stamp's code, was
+    # most of what the preload cost (docs/launch.md, section 4: 27 µs with binutils'
+    # default layout, 13 µs with this one, an empty object 11-13 µs). The price: the
+    # stamp's own GOT stays writable, which matters to nothing but the stamp.
     compact_layout = ("-Wl,-z,noseparate-code", "-Wl,-z,norelro")
     # dlsym is in libc since glibc 2.34; --as-needed drops libdl there and keeps it before.
     stamp_links = ("-nostartfiles", *compact_layout, "-Wl,--as-needed", "-ldl")
