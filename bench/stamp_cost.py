@@ -19,7 +19,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-import numpy as np
 
 from layertax import paths
 from layertax.engine.analysis import analyze, stats
@@ -51,21 +50,18 @@ def main() -> int:
         for rep in range(1, args.repeat + 1):
             settings = launch.LaunchSettings(runs=args.runs, warmup=5, seed=rep, cpu=default_cpu(), raise_priority=True)
             cases = launch_cases(targets, settings, tools).cases
-            bare = analyze.round_values(cases["bare"], "exit_ns")
+            values = {name: analyze.round_values(case, "exit_ns") for name, case in cases.items()}
             extra = {}
             for name in list(cases)[1:]:
-                values = analyze.round_values(cases[name], "exit_ns")
-                diffs = [(values[r] - bare[r]) / 1e3 for r in bare if r in values]
-                lo, hi, _ = stats.median_ci(diffs)
-                extra[name] = float(np.median(diffs))
+                d = stats.paired_difference(values[name], values["bare"])
+                extra[name] = d["median"] / 1e3
+                lo, hi = (v / 1e3 for v in d["ci95"])
                 print(f"  run {rep}: {name:26} {extra[name]:6.1f} [{lo:5.1f}, {hi:5.1f}]")
             floor = extra["empty preload (floor)"]
-            floor_values = analyze.round_values(cases["empty preload (floor)"], "exit_ns")
-            stamp_values = analyze.round_values(cases["stamp (launch)"], "exit_ns")
-            over = [(stamp_values[r] - floor_values[r]) / 1e3 for r in floor_values if r in stamp_values]
-            lo, hi, _ = stats.median_ci(over)
+            over = stats.paired_difference(values["stamp (launch)"], values["empty preload (floor)"])
+            lo, hi = (v / 1e3 for v in over["ci95"])
             print(f"  run {rep}: stamp (launch) / floor = {extra['stamp (launch)'] / floor:.2f}x "
-                  f"(stamp - floor, paired: {np.median(over):.1f} [{lo:.1f}, {hi:.1f}] µs); "
+                  f"(stamp - floor, paired: {over['median'] / 1e3:.1f} [{lo:.1f}, {hi:.1f}] µs); "
                   f"stamp + phases / floor = {extra['stamp + phases (inspect)'] / floor:.2f}x")
     return 0
 
