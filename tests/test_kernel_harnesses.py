@@ -18,7 +18,7 @@ def test_c_kernel_gives_descriptor_and_exact_samples(probe_binary):
     assert d["kernel"] == "probe" and d["clock"] == "CLOCK_MONOTONIC" and d["ops_per_iter"] == 3
     assert d["clock_res_ns"] >= 1 and d["clock_overhead_ns"] >= 0
     assert [(s["iters"], s["ops"]) for s in out.samples] == [(1000, 3000)] * 4
-    assert all("csw_vol" in s and "csw_invol" in s for s in out.samples)
+    assert all("csw_vol" in s and "csw_invol" in s and "minflt" in s for s in out.samples)
 
 
 def test_c_calibration_fixes_one_iteration_count(probe_binary):

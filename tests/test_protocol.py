@@ -8,10 +8,10 @@ DESCRIPTOR = '{"kernel":"k","case":"c","language":"c","ops_per_iter":2}'
 
 def test_parses_descriptor_and_samples():
     out = parse("\n".join([DESCRIPTOR,
-                           '{"case":"c","iters":10,"ops":20,"ns":5000,"csw_vol":0,"csw_invol":1}',
+                           '{"case":"c","iters":10,"ops":20,"ns":5000,"csw_vol":0,"csw_invol":1,"minflt":3}',
                            '{"case":"c","iters":10,"ops":20,"ns":5100}', ""]), expected_case="c")
     assert out.descriptor["kernel"] == "k"
-    assert out.samples == [{"iters": 10, "ns": 5000, "ops": 20, "csw_vol": 0, "csw_invol": 1},
+    assert out.samples == [{"iters": 10, "ns": 5000, "ops": 20, "csw_vol": 0, "csw_invol": 1, "minflt": 3},
                            {"iters": 10, "ns": 5100, "ops": 20}]
     assert out.error is None and out.skip is None
 

@@ -84,6 +84,7 @@ def _timed(case: PyCase, state: Any, iters: int) -> dict:
         "ns": t1 - t0,
         "csw_vol": r1.ru_nvcsw - r0.ru_nvcsw,
         "csw_invol": r1.ru_nivcsw - r0.ru_nivcsw,
+        "minflt": r1.ru_minflt - r0.ru_minflt,
     }
 
 

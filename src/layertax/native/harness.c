@@ -143,6 +143,7 @@ static int parse_options(int argc, char **argv, options *o)
 typedef struct sample {
     uint64_t ns;
     long csw_vol, csw_invol;
+    long minflt;   /* page faults inside the timed region: first touches that setup missed */
 } sample;
 
 static int timed(const lt_case *c, lt_ctx *ctx, uint64_t iters, sample *s)
@@ -157,6 +158,7 @@ static int timed(const lt_case *c, lt_ctx *ctx, uint64_t iters, sample *s)
     s->ns = t1 - t0;
     s->csw_vol = r1.ru_nvcsw - r0.ru_nvcsw;
     s->csw_invol = r1.ru_nivcsw - r0.ru_nivcsw;
+    s->minflt = r1.ru_minflt - r0.ru_minflt;
     if (rc != LT_OK)
         return rc;
     return c->verify ? c->verify(ctx) : LT_OK;
@@ -256,9 +258,9 @@ int lt_main(int argc, char **argv, const char *kernel, const lt_case *cases, siz
             break;
         printf("{\"case\":");
         lt_json_string(stdout, c->name);
-        printf(",\"iters\":%llu,\"ops\":%llu,\"ns\":%llu,\"csw_vol\":%ld,\"csw_invol\":%ld}\n",
+        printf(",\"iters\":%llu,\"ops\":%llu,\"ns\":%llu,\"csw_vol\":%ld,\"csw_invol\":%ld,\"minflt\":%ld}\n",
                (unsigned long long)iters, (unsigned long long)iters * c->ops_per_iter,
-               (unsigned long long)s.ns, s.csw_vol, s.csw_invol);
+               (unsigned long long)s.ns, s.csw_vol, s.csw_invol, s.minflt);
         fflush(stdout);
     }
     if (rc != LT_OK)

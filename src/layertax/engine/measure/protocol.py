@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass, field
 
 SAMPLE_INT_FIELDS = ("iters", "ns")
-SAMPLE_OPTIONAL_INT_FIELDS = ("ops", "csw_vol", "csw_invol")
+SAMPLE_OPTIONAL_INT_FIELDS = ("ops", "csw_vol", "csw_invol", "minflt")
 
 
 class ProtocolError(ValueError):
@@ -41,7 +41,7 @@ def _sample(obj: dict, lineno: int, expected_case: str | None) -> dict:
     sample["ops"] = obj.get("ops", obj["iters"])
     if sample["ops"] == 0:
         raise ProtocolError(f"line {lineno}: 'ops' is zero")
-    for key in ("csw_vol", "csw_invol"):
+    for key in ("csw_vol", "csw_invol", "minflt"):
         if key in obj:
             sample[key] = obj[key]
     return sample
