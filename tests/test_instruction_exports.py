@@ -21,8 +21,12 @@ def _doc() -> dict:
                           "all_totals": [[1, 2, 3], [4, 5, 6]]}},
         {"name": "jit", "layer": "Java", "language": "java", "status": "skipped", "reason": "JIT", "group": None},
     ]
+    classic = {"source": "a 2008 blog", "unit": "ms", "baseline": "native",
+               "figures": [{"label": "native", "value": 1.0, "counterpart": "raw", "why": "the floor"},
+                           {"label": "C runtime", "value": 2.1, "counterpart": "libc-rename", "why": "libc"}],
+               "ratios": {"native": 1.0, "C runtime": 2.1}}
     exp = {"name": "demo", "title": "a demo", "question": "what?", "unit": "instructions/op", "baseline": "raw",
-           "metric": "instructions", "cases": cases, "tables": []}
+           "metric": "instructions", "cases": cases, "tables": [], "classic": classic}
     analyze.analyze_instructions(exp)
     return {"machine": {"cpu_model": "cpu", "cores": 2}, "settings": {"method": "callgrind, the difference of two runs"}, "command": ["layertax", "run"],
             "experiments": [exp]}
@@ -42,3 +46,11 @@ def test_csv_has_instructions_per_op_and_the_ratio():
     assert rows["libc-rename"]["instructions_per_op"] == "12.0"
     assert abs(float(rows["libc-rename"]["ratio"]) - 12.0 / 8.5) < 1e-9
     assert rows["jit"]["instructions_per_op"] == "" and rows["jit"]["status"] == "skipped"
+
+
+def test_an_instruction_count_is_never_set_beside_a_classic_time():
+    """The classics timed their layers: an instruction ratio is another quantity, so a counted
+    run has no then-vs-now table (it once printed os.rename's 191x beside MoveFileA's 1.45x)."""
+    doc = _doc()
+    assert doc["experiments"][0]["classic_now"] == []
+    assert "2.10x" not in to_markdown(doc) and "a 2008 blog" not in to_markdown(doc)
