@@ -88,3 +88,21 @@ def test_inspect_is_a_compact_summary_at_100_columns():
     exp = doc["experiments"][0]
     assert all(" ".join(table["title"].split()[:3]) in full for table in exp["tables"] if table["rows"])
     assert all(note.split(":")[0] in full for note in exp["detail_notes"])
+
+
+@pytest.mark.parametrize("path", RECORDED, ids=lambda p: p.stem)
+@pytest.mark.parametrize("width", [120, 140, 160])
+def test_a_case_row_is_one_line_between_80_and_a_full_screen(path, width):
+    """Wider than 120 columns the full table is drawn only if it fits: one that does not
+    (callchain with its system-calls column needs about 190) would wrap each row into three
+    lines; the compact table takes its place. So a case's ratio is on its name's line."""
+    doc = json.loads(path.read_text())
+    lines = _render(doc, width).splitlines()
+    assert max(len(line) for line in lines) <= width
+    for exp in doc["experiments"]:
+        for group in fmt.case_groups(exp):
+            for row in fmt.case_rows(exp, group):
+                if row["ratio"] and row["ratio"] != "-":
+                    name = re.compile(rf"^[\s│┃]*{re.escape(row['case'])}(?: \(base\))?\s")
+                    assert any(name.match(line) and row["ratio"] in line for line in lines), \
+                        (exp["name"], row["case"], width)

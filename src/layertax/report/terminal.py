@@ -18,12 +18,23 @@ def _row_style(status: str) -> str | None:
     return "red" if status == "failed" else ("dim" if status == "skipped" else None)
 
 
-# Below this many columns the case tables go compact: each median and ratio beside its
-# interval in one cell, and the layers (prose) in a legend under the table, so every
-# number stays whole in an 80-column terminal.
+# Below this many columns, or when the full table would not fit, the case tables go compact:
+# each median and ratio beside its interval in one cell, and the layers (prose) in a legend
+# under the table, so every number stays whole in an 80-column terminal.
 WIDE = 120
 # A figure: a number with its unit, an interval, a ratio, or a bar of '#' and '.' (a share drawn).
 FIGURE = re.compile(r"^[-+\s\d.,:%~±…\[\]()x/<>=#]*(?:[µnm]?s|GB/s|[KMG]iB|B)?[-+\s\d.,:%~±…\[\]()x/<>=µnms]*$")
+
+
+def _wide_fits(columns: list[tuple[str, str]], rows: list[dict], width: int) -> bool:
+    """Whether the full table fits on one line a row: each column its widest cell, one space
+    of padding either side and a rule. A wider table would wrap every row into three lines
+    (a callchain run with its system-calls column needs about 190 columns), which is harder
+    to read than the compact table with its legend."""
+    def widest(key: str, header: str) -> int:
+        cells = [row[key] + (" ~" if key == "median" and row["noisy"] else "") for row in rows]
+        return max([len("ratio [95% CI]" if key == "ratio" else header), *map(len, cells)])
+    return 1 + sum(widest(key, header) + 3 for key, header in columns) <= width
 
 
 def _case_table(exp: dict, group: dict, width: int) -> tuple[Table, list[str]]:
@@ -32,7 +43,7 @@ def _case_table(exp: dict, group: dict, width: int) -> tuple[Table, list[str]]:
     columns = fmt.case_columns(exp, group, rows)
     compared = f" (ratios to {group['baseline']}, paired per round)" if fmt.compares(exp, group) else ""
     title = Text(f"{exp['name']}: {group['title']}{compared}")
-    if width >= WIDE:
+    if width >= WIDE and _wide_fits(columns, rows, width):
         t = Table(title=title, title_justify="left", show_lines=False)
         for key, header in columns:
             left = key in ("case", "layer", "syscalls")
