@@ -38,7 +38,7 @@ def _wide_fits(columns: list[tuple[str, str]], rows: list[dict], width: int) -> 
 
 
 def _case_table(exp: dict, group: dict, width: int) -> tuple[Table, list[str]]:
-    """The group's table, and the legend lines that go under it (narrow terminals only)."""
+    """The group's table, and the legend lines that go under it (the compact table only)."""
     rows = fmt.case_rows(exp, group)
     columns = fmt.case_columns(exp, group, rows)
     compared = f" (ratios to {group['baseline']}, paired per round)" if fmt.compares(exp, group) else ""

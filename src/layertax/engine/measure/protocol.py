@@ -11,7 +11,8 @@ import json
 from dataclasses import dataclass, field
 
 SAMPLE_INT_FIELDS = ("iters", "ns")
-SAMPLE_OPTIONAL_INT_FIELDS = ("ops", "csw_vol", "csw_invol", "minflt")
+SAMPLE_COUNTERS = ("csw_vol", "csw_invol", "minflt")   # kept as the kernel gave them, when it gives them
+SAMPLE_OPTIONAL_INT_FIELDS = ("ops", *SAMPLE_COUNTERS)
 
 
 class ProtocolError(ValueError):
@@ -41,7 +42,7 @@ def _sample(obj: dict, lineno: int, expected_case: str | None) -> dict:
     sample["ops"] = obj.get("ops", obj["iters"])
     if sample["ops"] == 0:
         raise ProtocolError(f"line {lineno}: 'ops' is zero")
-    for key in ("csw_vol", "csw_invol", "minflt"):
+    for key in SAMPLE_COUNTERS:
         if key in obj:
             sample[key] = obj[key]
     return sample
