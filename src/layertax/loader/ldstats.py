@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass
 
 _PATTERNS = {
     # [^\n]*? before "cycles": glibc 2.30 printed the digits and then whatever the unterminated
-    # buffer held (2.31 on overwrite the last digit instead; see DIGIT_DROPPED_SINCE).
+    # buffer held (from 2.31 on, the NUL overwrites the last digit instead; see DIGIT_DROPPED_SINCE).
     "total_ticks": r"total startup time in dynamic loader:\s+(\d+)[^\n]*?cycles",
     "relocation_ticks": r"time needed for relocation:\s+(\d+)[^\n]*?cycles",
     "lookups": r"^\s*number of relocations:\s+(\d+)",
