@@ -18,6 +18,10 @@ tools=(
   "strace|strace|system-call counts"
   "gdb|gdb|bench/cpuid_count.py: the CPUID instructions a start-up executes"
   "chromium|chromium|the test that opens the HTML report in a headless browser"
+  "gcc-mingw-w64-x86-64|x86_64-w64-mingw32-gcc|loadtime gen --target pe, windows bundle: the PE programs"
+  "binutils-mingw-w64-x86-64|x86_64-w64-mingw32-dlltool|the PE programs' import libraries by ordinal"
+  "wine|wine|windows run: the Windows bundle run here under Wine (correctness, Wine's timings)"
+  "wine64|/usr/lib/wine/wine64|Wine's 64-bit loader, which the PE32+ programs need"
 )
 # Needed by the Python set-up itself on a bare Debian (venv's ensurepip).
 python_ok=1

@@ -263,6 +263,13 @@ def import_hyperfine(file: Path, **exports) -> None:
     _exit(imports.import_hyperfine(file, export_values(exports)))
 
 
+def _add_windows_commands() -> None:
+    from layertax.commands.windows import import_windows, windows_group
+
+    cli.add_command(windows_group)
+    cli.add_command(import_windows)
+
+
 def _add_experiment_commands() -> None:
     """Experiments' own commands, and their options of `run` (named "<experiment>__<option>",
     shown as "[experiment] ..." in `run --help`). Done once, before the CLI parses."""
@@ -313,6 +320,7 @@ def main(argv: list[str] | None = None) -> None:
     stopped_by = _stop_on_signals()
     try:
         _add_experiment_commands()
+        _add_windows_commands()
         code = cli.main(args=args, prog_name="layertax", standalone_mode=False)
     except click.exceptions.NoArgsIsHelpError as e:  # `layertax` alone: show the help, as git does
         click.echo(e.ctx.get_help() if e.ctx else "")

@@ -98,6 +98,15 @@ def analyze(exp: dict) -> None:
     exp["warnings"] = stats.experiment_warnings(exp.get("cpu_activity"))
 
 
+def complete(doc: dict) -> dict:
+    """A result whose producer wrote raw samples only (the Windows runner's results.json):
+    its statistics filled in, in place, as `layertax run` would have; others are left alone."""
+    for exp in doc["experiments"]:
+        if exp.get("metric") != "instructions" and any("stats" not in c for c in exp["cases"]):
+            analyze(exp)
+    return doc
+
+
 def analyze_instructions(exp: dict) -> None:
     """For a callgrind-counted experiment: each case's ratio to the baseline. Counts are
     deterministic: one value per case, so each interval is [x, x]. No classic comparison:

@@ -32,6 +32,11 @@ TOOLS: dict[str, tuple[tuple[str, ...], tuple[str, ...], str, str]] = {
     "valgrind": (("valgrind",), ("--version",), "valgrind", "instruction counts (--metric instructions)"),
     "strace": (("strace",), ("-V",), "strace", "system-call counts"),
     "hyperfine": (("hyperfine",), ("--version",), "hyperfine", "import-hyperfine"),
+    "mingw-gcc": (("x86_64-w64-mingw32-gcc",), ("--version",), "gcc-mingw-w64-x86-64",
+                  "the Windows (PE32+) programs: loadtime gen --target pe, windows bundle"),
+    "mingw-dlltool": (("x86_64-w64-mingw32-dlltool",), ("--version",), "binutils-mingw-w64-x86-64",
+                      "import libraries by ordinal for the Windows programs"),
+    "wine": (("wine",), ("--version",), "wine and wine64", "running the Windows programs here (windows run)"),
 }
 
 # Libraries probed by compiling and linking a tiny program: name -> (source, link flags, package, what it adds)

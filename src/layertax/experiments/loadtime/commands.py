@@ -4,6 +4,8 @@ The command line lends them what every command shares (experiment.CommandKit), s
 nothing here imports the command line itself."""
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import re
 import shutil
@@ -81,6 +83,115 @@ class _NinjaProgress:
         self.progress.update(self.task, completed=done, total=total, description=what[-60:])
 
 
+def _check_new_directory(out: Path) -> None:
+    if out.exists():
+        raise UsageError(f"--out {out}: already exists; name a new directory")
+    if not out.parent.is_dir():
+        raise UsageError(f"--out {out}: the parent directory does not exist")
+    if not os.access(out.parent, os.W_OK | os.X_OK):
+        raise UsageError(f"--out {out}: cannot write in {out.parent}")
+
+
+@contextlib.contextmanager
+def _staged(out: Path, err: Console):
+    """A temporary sibling of out to write everything into, renamed to out at the end: a failure
+    or Ctrl-C leaves nothing half-written behind."""
+    try:
+        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
+    except OSError as e:
+        raise UsageError(f"--out {out}: cannot create a directory in {out.parent}: {e.strerror}") from None
+    try:
+        yield staging
+        os.rename(staging, out)
+    except KeyboardInterrupt:   # Ctrl-C, SIGTERM, SIGHUP
+        shutil.rmtree(staging, ignore_errors=True)
+        err.print(f"interrupted: nothing kept ({out} was never created; the half-written files are removed)")
+        raise click.exceptions.Exit(130) from None
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def _gen_elf(kit: CommandKit, shape, out: Path, variant_names: str | None, no_build: bool) -> None:
+    from layertax.engine.builder import ninja, toolchain
+    from layertax.experiments.loadtime import estimate, generate, variants
+    from layertax.experiments.loadtime.measure import split_available
+
+    names = _variant_list(variant_names)
+    cc = toolchain.find("cc")
+    if cc is None:
+        raise UsageError(toolchain.hint("cc"))
+    chosen, skipped = split_available(names)
+    console, err = kit.console(), kit.console(stderr=True)
+    guess = estimate.refuse_what_cannot_fit(shape, 0 if no_build else variants.builds([*chosen, variants.EMPTY]),
+                                            out.parent)
+    if guess.build_s > 10 or guess.source_bytes > 100e6:
+        err.print(f"{shape.label()}: {guess.line()} (an estimate)", style="dim")
+    with _staged(out, err) as staging:
+        t0 = time.perf_counter()
+        generate.write_sources(shape, staging)
+        variants.write_ninja(shape, staging, [*chosen, variants.EMPTY], cc.path)
+        t_gen = time.perf_counter() - t0
+        t_build, failed = None, []
+        if not no_build:
+            t1 = time.perf_counter()
+            with _NinjaProgress(err) as bar:
+                ok, log = ninja.run_ninja(staging, on_line=bar.line)
+            t_build = time.perf_counter() - t1
+            failed = [v.name for v in [*chosen, variants.EMPTY] if not (staging / v.program()).is_file()]
+            if failed:
+                (staging / "build.log").write_text(log)
+    console.print(f"wrote {shape.label()} to {out} in {t_gen:.3f} s")
+    if t_build is not None:
+        built = len(chosen) + 1 - len(failed)
+        console.print(f"built {built} program(s) in {t_build:.2f} s with ninja ({os.cpu_count()} CPUs): "
+                      f"{', '.join(v.name for v in chosen if v.name not in failed)}, empty")
+    for name in failed:
+        console.print(f"failed: {name} (see {out / 'build.log'})", style="bold red")
+    for name, hint in skipped.items():
+        console.print(f"skipped: {name}: {hint}", style="yellow")
+    console.print(f"run one: LAYERTAX_STAMP_FD=1 {out}/out/default/prog | od -An -tu8   "
+                  f"(or time them all: layertax run loadtime)")
+    if failed:
+        raise click.exceptions.Exit(1)
+
+
+def _gen_pe(kit: CommandKit, shape, out: Path, no_build: bool) -> None:
+    from layertax.engine.builder import toolchain
+    from layertax.experiments.loadtime.pe import build, generate, variants, verify
+
+    generate.check(shape)
+    tools = [toolchain.find("mingw-gcc"), toolchain.find("mingw-dlltool")]
+    if not no_build and None in tools:
+        raise UsageError(toolchain.hint("mingw-gcc" if tools[0] is None else "mingw-dlltool"))
+    console, err = kit.console(), kit.console(stderr=True)
+    with _staged(out, err) as staging:
+        t0 = time.perf_counter()
+        if no_build:
+            generate.write_sources(shape, staging)
+            build.write_ninja(shape, staging, *(t.path if t else "x86_64-w64-mingw32-" + n for t, n in
+                                                zip(tools, ("gcc", "dlltool"))))
+        else:
+            with _NinjaProgress(err) as bar:
+                build.build(shape, staging, tools[0].path, tools[1].path, on_line=bar.line)
+            report = verify.verify(shape, staging)
+            (staging / "verification.json").write_text(json.dumps(
+                {name: [c.to_dict() for c in claims] for name, claims in report.items()}, indent=1) + "\n")
+        took = time.perf_counter() - t0
+    if no_build:
+        console.print(f"wrote {shape.label()} as PE sources and build.ninja to {out} in {took:.2f} s")
+        return
+    console.print(f"built {shape.label()} as PE32+ in {took:.2f} s: {len(report)} variants in {out}/out/")
+    for name, claims in report.items():
+        broken = [f"{c.claim} ({c.detail})" for c in claims if not c.ok]
+        line = f"  {name}: " + ("; ".join(broken) if broken else f"verified ({len(claims)} claims)")
+        console.print(line, style="bold red" if broken else None, markup=False, highlight=False)
+    console.print(f"every claim and what was found: {out}/verification.json; run them: layertax windows run "
+                  f"(under Wine) or layertax windows bundle (for Windows)", markup=False, highlight=False)
+    if verify.failed(report):
+        raise click.exceptions.Exit(1)
+
+
 def _gen_command(kit: CommandKit) -> click.Command:
     @click.command("gen", context_settings=kit.context_settings)
     @_shape_options
@@ -89,76 +200,27 @@ def _gen_command(kit: CommandKit) -> click.Command:
     @click.option("--variants", "variant_names", metavar="LIST",
                   help="Comma-separated variants to build (default: all this machine can build).")
     @click.option("--no-build", is_flag=True, help="Only write the sources and build.ninja.")
-    def gen(libs, exports, relocs, name_len, out, variant_names, no_build) -> None:
+    @click.option("--target", type=click.Choice(["elf", "pe"]), default="elf", show_default=True,
+                  help="elf: the Linux program in every link variant. pe: Pietrek's own PE32+ EXE and DLLs (mingw-w64): "
+                       "by name/by ordinal x collide/based/bound and the stale-bound probe, each verified.")
+    def gen(libs, exports, relocs, name_len, out, variant_names, no_build, target) -> None:
         """Write N libraries x M exports x K relocations, a main that references every export,
         and a build.ninja that builds every variant (`ninja -C DIR VARIANT` rebuilds one)."""
-        from layertax.engine.builder import ninja, toolchain
-        from layertax.experiments.loadtime import estimate, generate, variants
-        from layertax.experiments.loadtime.measure import split_available
+        from layertax.experiments.loadtime import generate
 
         shape = generate.Shape(libs, exports, relocs, name_len)
         shape.validate()
-        names = _variant_list(variant_names)
+        if target == "pe" and variant_names:
+            raise UsageError("--variants chooses among the ELF variants; --target pe builds all of its own")
         if out is not None and not out.strip():
             raise UsageError("--out: an empty path; name a new directory")
-        out = Path(out) if out else Path(f"loadtime-{libs}x{exports}x{relocs}" + (f"-n{name_len}" if name_len else ""))
-        out = out.absolute()
-        if out.exists():
-            raise UsageError(f"--out {out}: already exists; name a new directory")
-        parent = out.parent
-        if not parent.is_dir():
-            raise UsageError(f"--out {out}: the parent directory does not exist")
-        if not os.access(parent, os.W_OK | os.X_OK):
-            raise UsageError(f"--out {out}: cannot write in {parent}")
-        cc = toolchain.find("cc")
-        if cc is None:
-            raise UsageError(toolchain.hint("cc"))
-        chosen, skipped = split_available(names)
-        console, err = kit.console(), kit.console(stderr=True)
-        guess = estimate.refuse_what_cannot_fit(shape, 0 if no_build else variants.builds([*chosen, variants.EMPTY]), parent)
-        if guess.build_s > 10 or guess.source_bytes > 100e6:
-            err.print(f"{shape.label()}: {guess.line()} (an estimate)", style="dim")
-        # Everything is written to a temporary sibling and renamed into place at the end,
-        # so a failure or Ctrl-C leaves nothing half-written behind.
-        try:
-            staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=parent))
-        except OSError as e:
-            raise UsageError(f"--out {out}: cannot create a directory in {parent}: {e.strerror}") from None
-        try:
-            t0 = time.perf_counter()
-            generate.write_sources(shape, staging)
-            variants.write_ninja(shape, staging, [*chosen, variants.EMPTY], cc.path)
-            t_gen = time.perf_counter() - t0
-            t_build, failed = None, []
-            if not no_build:
-                t1 = time.perf_counter()
-                with _NinjaProgress(err) as bar:
-                    ok, log = ninja.run_ninja(staging, on_line=bar.line)
-                t_build = time.perf_counter() - t1
-                failed = [v.name for v in [*chosen, variants.EMPTY] if not (staging / v.program()).is_file()]
-                if failed:
-                    (staging / "build.log").write_text(log)
-            os.rename(staging, out)
-        except KeyboardInterrupt:   # Ctrl-C, SIGTERM, SIGHUP
-            shutil.rmtree(staging, ignore_errors=True)
-            err.print(f"interrupted: nothing kept ({out} was never created; the half-written files are removed)")
-            raise click.exceptions.Exit(130) from None
-        except BaseException:
-            shutil.rmtree(staging, ignore_errors=True)
-            raise
-        console.print(f"wrote {shape.label()} to {out} in {t_gen:.3f} s")
-        if t_build is not None:
-            built = len(chosen) + 1 - len(failed)
-            console.print(f"built {built} program(s) in {t_build:.2f} s with ninja ({os.cpu_count()} CPUs): "
-                          f"{', '.join(v.name for v in chosen if v.name not in failed)}, empty")
-        for name in failed:
-            console.print(f"failed: {name} (see {out / 'build.log'})", style="bold red")
-        for name, hint in skipped.items():
-            console.print(f"skipped: {name}: {hint}", style="yellow")
-        console.print(f"run one: LAYERTAX_STAMP_FD=1 {out}/out/default/prog | od -An -tu8   "
-                      f"(or time them all: layertax run loadtime)")
-        if failed:
-            raise click.exceptions.Exit(1)
+        default = f"loadtime-{'pe-' if target == 'pe' else ''}{libs}x{exports}x{relocs}" + (f"-n{name_len}" if name_len else "")
+        out = (Path(out) if out else Path(default)).absolute()
+        _check_new_directory(out)
+        if target == "pe":
+            _gen_pe(kit, shape, out, no_build)
+        else:
+            _gen_elf(kit, shape, out, variant_names, no_build)
 
     return gen
 

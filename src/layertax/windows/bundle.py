@@ -1,0 +1,147 @@
+"""`layertax windows bundle`: the PE variants (verified), the runner, the experiments' fixed
+fields and a manifest, with a run.cmd, zipped: a user copies the zip to a Windows machine,
+unpacks it, runs run.cmd, and brings back results.json."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from layertax.engine.builder import toolchain
+from layertax.errors import LayertaxError, UsageError
+from layertax.experiments.loadtime.generate import Shape
+from layertax.experiments.loadtime.pe import build, verify
+from layertax.experiments.loadtime.pe.verify import Claim
+from layertax.version import full_version
+from layertax.windows import experiments
+
+RUNNER_SOURCE = Path(__file__).resolve().parent / "native" / "runner.c"
+RUNNER_FLAGS = ("-O2", "-Wall", "-nostdlib", "-ffreestanding", "-fno-asynchronous-unwind-tables", "-Wl,-e,Start")
+MAX_BUNDLE_LIBS = 64        # the runner's LoadLibrary cases hold at most this many modules
+DEFAULT_RUNS = 30           # Pietrek's 30 launches
+
+RUN_CMD = "\r\n".join([
+    "@echo off",
+    "rem layertax: Pietrek's experiments on this machine. Writes results.json beside this file.",
+    "rem Usage: run.cmd [ROUNDS]   (default: the manifest's; each round launches every variant once)",
+    'cd /d "%~dp0"',
+    "runner.exe %1",
+    "if errorlevel 1 exit /b %errorlevel%",
+    "echo Bring results.json back and run: layertax import-windows results.json",
+    ""])
+
+README = """Pietrek's experiments, built by layertax {version}.
+
+Run run.cmd (double-click, or from cmd.exe). It needs nothing installed: runner.exe uses
+kernel32 only (and loads msvcrt.dll, which every Windows has, for the C runtime's rename).
+It launches each variant of the load-time program {runs} times, loads each DLL set in
+process, and times the A-vs-W and rename-chain kernels, then writes results.json here.
+Then, on a machine with layertax: layertax import-windows results.json
+
+The variants (each proved by layertax's verifier before it was packed):
+{variants}
+"""
+
+
+@dataclass
+class Bundle:
+    zip_path: Path
+    shape: Shape
+    verified: dict[str, list[Claim]]
+    timed: list[str]           # the variants packed to be timed (the ones that passed)
+
+
+def tools() -> tuple[str, str]:
+    gcc, dlltool = toolchain.find("mingw-gcc"), toolchain.find("mingw-dlltool")
+    for name, tool in (("mingw-gcc", gcc), ("mingw-dlltool", dlltool)):
+        if tool is None:
+            raise UsageError(toolchain.hint(name))
+    return gcc.path, dlltool.path
+
+
+def build_runner(gcc: str, out: Path) -> Path:
+    exe = out / "runner.exe"
+    proc = subprocess.run([gcc, *RUNNER_FLAGS, "-o", str(exe), str(RUNNER_SOURCE), "-lkernel32", "-lntdll", "-lgcc"],
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300)
+    if proc.returncode != 0:
+        raise LayertaxError(f"building runner.exe failed: {(proc.stderr or proc.stdout).strip()[-400:]}")
+    return exe
+
+
+def verification_table(report: dict[str, list[Claim]]) -> dict:
+    """One row per variant (every claim and what was found is in the result's "verification")."""
+    rows = []
+    for name, claims in report.items():
+        broken = [f"{c.claim}: {c.detail}" for c in claims if not c.ok]
+        rows.append([name, f"{sum(c.ok for c in claims)} of {len(claims)}",
+                     "; ".join(broken) if broken else "; ".join(c.claim for c in claims)])
+    return {"title": "what the verifier proved of each file before packing (pefile)", "nowrap": 1,
+            "columns": ["variant", "claims held", "claims (or the ones that failed)"], "rows": rows,
+            "align": ["left", "right", "left"], "detail": True}
+
+
+def _manifest(shape: Shape, runs: int, timed: list[str]) -> str:
+    lines = [f"version\t{full_version()}", f"runs\t{runs}", "warmup\t1", "min_ns\t5000000"]
+    lines += [f"meta\t{name}\tmeta\\{name}.json" for name in experiments.metas()]
+    lines += experiments.manifest_cases(shape.libs, timed)
+    return "\r\n".join(lines) + "\r\n"
+
+
+def assemble(shape: Shape, runs: int, where: Path, on_line: Callable[[str], None] | None = None) -> Bundle:
+    """Builds, verifies and lays out the bundle in where/pietrek/ (where must exist)."""
+    if shape.libs > MAX_BUNDLE_LIBS:
+        raise UsageError(f"--libs {shape.libs}: the bundle's runner loads at most {MAX_BUNDLE_LIBS} DLLs per set")
+    gcc, dlltool = tools()
+    tree = where / "tree"
+    tree.mkdir()
+    build.build(shape, tree, gcc, dlltool, on_line)
+    report = verify.verify(shape, tree)
+    bad = set(verify.failed(report))
+    timed = [name for name in report if name not in bad]
+    root = where / "pietrek"
+    (root / "meta").mkdir(parents=True)
+    shutil.copytree(tree / "out", root / "variants")
+    build_runner(gcc, root)
+    for name, meta in experiments.metas().items():
+        if name == "loadtime-pe":
+            meta = {**meta, "shape": shape.to_dict(), "tables": [verification_table(report)],
+                    "not_timed": sorted(bad),
+                    "verification": {name: [c.to_dict() for c in claims] for name, claims in report.items()}}
+        (root / "meta" / f"{name}.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+    (root / "manifest.txt").write_text(_manifest(shape, runs, timed), encoding="utf-8", newline="")
+    (root / "run.cmd").write_text(RUN_CMD, encoding="ascii", newline="")
+    listing = "\n".join(f"  {name}: {'verified' if name not in bad else 'FAILED verification, not timed'}"
+                        for name in report)
+    (root / "README.txt").write_text(README.format(version=full_version(), runs=runs, variants=listing)
+                                     .replace("\n", "\r\n"), encoding="utf-8", newline="")
+    return Bundle(where / "pietrek.zip", shape, report, timed)
+
+
+def zip_tree(root: Path, target: Path) -> None:
+    """root's files under one top folder, written to a temporary sibling and renamed into place."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.close(fd)
+    try:
+        with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as z:
+            for path in sorted(root.rglob("*")):
+                if path.is_file():
+                    z.write(path, Path(root.name) / path.relative_to(root))
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def make(shape: Shape, runs: int, target: Path, on_line: Callable[[str], None] | None = None) -> Bundle:
+    """The zip at target (its directory must exist); built in a private temporary directory."""
+    with tempfile.TemporaryDirectory(prefix="layertax-bundle-") as tmp:
+        bundle = assemble(shape, runs, Path(tmp), on_line)
+        zip_tree(Path(tmp) / "pietrek", target)
+    bundle.zip_path = target
+    return bundle
