@@ -184,7 +184,7 @@ def _gen_pe(kit: CommandKit, shape, out: Path, no_build: bool) -> None:
     console.print(f"built {shape.label()} as PE32+ in {took:.2f} s: {len(report)} variants in {out}/out/")
     for name, claims in report.items():
         broken = [f"{c.claim} ({c.detail})" for c in claims if not c.ok]
-        line = f"  {name}: " + ("; ".join(broken) if broken else f"verified ({len(claims)} claims)")
+        line = f"  {name}: " + ("; ".join(broken) if broken else f"verified ({len(claims)} claim{'s' if len(claims) > 1 else ''})")
         console.print(line, style="bold red" if broken else None, markup=False, highlight=False)
     console.print(f"every claim and what was found: {out}/verification.json; run them: layertax windows run "
                   f"(under Wine) or layertax windows bundle (for Windows)", markup=False, highlight=False)

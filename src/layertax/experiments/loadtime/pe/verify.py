@@ -43,7 +43,7 @@ def _bases(shape: Shape, v: PeVariant, exe, dlls: dict[str, object]) -> Claim:
 
 def _no_aslr(exe, dlls: dict[str, object]) -> Claim:
     on = [n for n, p in [("EXE", exe), *dlls.items()] if p.OPTIONAL_HEADER.DllCharacteristics & reader.DYNAMIC_BASE]
-    return Claim("DYNAMIC_BASE off in every image", not on, f"on in {', '.join(on)}" if on else f"off in {len(dlls) + 1} images")
+    return Claim("DYNAMIC_BASE off in every image", not on, f"on in {', '.join(on)}" if on else f"off in {len(dlls) + 1} image{'s' if dlls else ''}")
 
 
 def _relocations(shape: Shape, dlls: dict[str, object]) -> Claim:
