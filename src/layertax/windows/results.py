@@ -40,7 +40,7 @@ def correctness_table(exp: dict) -> dict:
         if case.get("probe"):
             ran = case["probe"]
         elif case["status"] == "ok":
-            ran = f"yes ({len(case['samples'])} of {len(case['samples'])} launches exited 0)"
+            ran = f"yes: {len(case['samples'])}/{len(case['samples'])} exit 0"
         else:
             ran = f"NO: {case.get('reason')}"
         rows.append([case["name"], "yes", ran, units.duration(st.get("median")), units.duration(st.get("min")),
