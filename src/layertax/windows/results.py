@@ -78,11 +78,12 @@ def _linux_run(name: str, machine_id: str | None) -> tuple[dict, str] | None:
     return None
 
 
-def analogue_table(exp: dict) -> dict | None:
+def analogue_table(exp: dict, here: str | None) -> dict | None:
+    """here: this machine's id, whose Linux runs are preferred."""
     linux = LINUX_ANALOGUE.get(exp["name"])
     if not linux or not exp.get("classic_now"):
         return None
-    found = _linux_run(linux, machine.fingerprint().get("machine_id"))
+    found = _linux_run(linux, here)
     linux_rows = {r["label"]: r for r in (found[0].get("classic_now") or [])} if found else {}
     rows = []
     for r in exp["classic_now"]:
@@ -98,6 +99,7 @@ def normalise(doc: dict) -> dict:
     """Statistics, the machine's id, the three tables and Wine's label, in place."""
     doc["machine"]["machine_id"] = machine.machine_id(doc["machine"])
     note = _wine_note(doc)
+    here = machine.fingerprint().get("machine_id")
     shape = None
     for exp in doc["experiments"]:
         analyze.analyze(exp)
@@ -108,7 +110,7 @@ def normalise(doc: dict) -> dict:
             tables.insert(0, correctness_table(exp))
         if exp["name"] == "loadlibrary-pe" and shape is not None:
             tables.insert(0, loader_view_table(doc, shape))
-        analogue = analogue_table(exp)
+        analogue = analogue_table(exp, here)
         if analogue:
             tables.append(analogue)
         exp["tables"] = tables

@@ -158,7 +158,7 @@ def _gen_elf(kit: CommandKit, shape, out: Path, variant_names: str | None, no_bu
 
 def _gen_pe(kit: CommandKit, shape, out: Path, no_build: bool) -> None:
     from layertax.engine.builder import toolchain
-    from layertax.experiments.loadtime.pe import build, generate, variants, verify
+    from layertax.experiments.loadtime.pe import build, generate, verify
 
     generate.check(shape)
     tools = [toolchain.find("mingw-gcc"), toolchain.find("mingw-dlltool")]
@@ -167,10 +167,10 @@ def _gen_pe(kit: CommandKit, shape, out: Path, no_build: bool) -> None:
     console, err = kit.console(), kit.console(stderr=True)
     with _staged(out, err) as staging:
         t0 = time.perf_counter()
-        if no_build:
+        if no_build:   # the build.ninja names the tools by their usual commands when they are missing
+            gcc, dlltool = (t.path if t else f"x86_64-w64-mingw32-{n}" for t, n in zip(tools, ("gcc", "dlltool")))
             generate.write_sources(shape, staging)
-            build.write_ninja(shape, staging, *(t.path if t else "x86_64-w64-mingw32-" + n for t, n in
-                                                zip(tools, ("gcc", "dlltool"))))
+            build.write_ninja(shape, staging, gcc, dlltool)
         else:
             with _NinjaProgress(err) as bar:
                 build.build(shape, staging, tools[0].path, tools[1].path, on_line=bar.line)

@@ -18,9 +18,12 @@ REL_BASED_DIR64 = pefile.RELOCATION_TYPE["IMAGE_REL_BASED_DIR64"]
 BOUND_STAMP = 0xFFFFFFFF   # an import descriptor's TimeDateStamp once bound ("see the bound directory")
 
 
+# pefile reads these module globals at parse time; raised once, for every parse.
+pefile.MAX_IMPORT_SYMBOLS = max(pefile.MAX_IMPORT_SYMBOLS, MAX_PE_FUNCTIONS + 1024)
+pefile.MAX_SYMBOL_EXPORT_COUNT = max(pefile.MAX_SYMBOL_EXPORT_COUNT, 65536)
+
+
 def parse(data: bytes, what: str) -> pefile.PE:
-    pefile.MAX_IMPORT_SYMBOLS = max(pefile.MAX_IMPORT_SYMBOLS, MAX_PE_FUNCTIONS + 1024)
-    pefile.MAX_SYMBOL_EXPORT_COUNT = max(pefile.MAX_SYMBOL_EXPORT_COUNT, 65536)
     try:
         return pefile.PE(data=data, fast_load=False)
     except pefile.PEFormatError as e:
