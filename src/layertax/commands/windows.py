@@ -2,10 +2,7 @@
 programs for a Windows machine, run here under Wine, and their results brought home."""
 from __future__ import annotations
 
-import contextlib
 import tempfile
-import threading
-import time
 import zipfile
 from pathlib import Path
 
@@ -13,33 +10,6 @@ import click
 
 from layertax import console as consoles
 from layertax.commands.options import CONTEXT, export_options, export_values, keeping_options
-
-HEARTBEAT_S = 10.0
-
-
-@contextlib.contextmanager
-def _working(message: str):
-    """A spinner on a terminal; otherwise a line now and one every 10 s until done (never silence)."""
-    err = consoles.console(stderr=True)
-    if err.is_terminal:
-        with err.status(message, spinner="dots"):
-            yield
-        return
-    err.print(f"layertax: {message}", markup=False, highlight=False)
-    done, start = threading.Event(), time.monotonic()
-
-    def beat():
-        while not done.wait(HEARTBEAT_S):
-            err.print(f"layertax: {message} ({time.monotonic() - start:.0f} s)", markup=False, highlight=False)
-
-    ticker = threading.Thread(target=beat, daemon=True)
-    ticker.start()
-    try:
-        yield
-    finally:
-        done.set()
-        ticker.join()
-
 
 def _shape_options(f):
     f = click.option("--relocs", type=click.IntRange(min=0, max=10000), default=5, show_default=True,
@@ -91,7 +61,7 @@ def bundle_command(out: Path, runs: int, libs: int, exports: int, relocs: int) -
         raise UsageError(f"--out {out}: the directory {out.parent} does not exist")
     if out.is_dir():
         raise UsageError(f"--out {out}: it is a directory")
-    with _working(f"building and verifying {shape.label()} as PE32+"):
+    with consoles.working(f"building and verifying {shape.label()} as PE32+"):
         made = bundle.make(shape, runs, out)
     console = consoles.console()
     console.print(f"wrote {out}: {_bundle_line(made)}", markup=False, highlight=False)
@@ -119,16 +89,16 @@ def run_command(runs: int, libs: int, exports: int, relocs: int, no_save: bool, 
     err = consoles.console(stderr=True)
     with tempfile.TemporaryDirectory(prefix="layertax-windows-") as tmp:
         tmp = Path(tmp)
-        with _working(f"building and verifying {shape.label()} as PE32+"):
+        with consoles.working(f"building and verifying {shape.label()} as PE32+"):
             made = bundle.make(shape, runs, tmp / "pietrek.zip")
         err.print(f"bundle: {_bundle_line(made)}", markup=False, highlight=False)
         with zipfile.ZipFile(made.zip_path) as z:
             z.extractall(tmp / "unpacked")
         with Measuring(allow_concurrent) as claim:
-            with _working("preparing Wine's prefix (first time: a few seconds)"):
+            with consoles.working("preparing Wine's prefix (first time: a few seconds)"):
                 wine.prefix()
             try:
-                with _working(f"running run.cmd under Wine ({runs} rounds)"):
+                with consoles.working(f"running run.cmd under Wine ({runs} rounds)"):
                     path, _ = wine.run_bundle(tmp / "unpacked" / "pietrek")
             finally:
                 wine.stop_server()

@@ -93,8 +93,10 @@ def _manifest(shape: Shape, runs: int, timed: list[str]) -> str:
     return "\r\n".join(lines) + "\r\n"
 
 
-def assemble(shape: Shape, runs: int, where: Path, on_line: Callable[[str], None] | None = None) -> Bundle:
-    """Builds, verifies and lays out the bundle in where/pietrek/ (where must exist)."""
+def assemble(shape: Shape, runs: int, where: Path, zip_path: Path,
+             on_line: Callable[[str], None] | None = None) -> Bundle:
+    """Builds, verifies and lays out the bundle in where/pietrek/ (where must exist), to be zipped
+    to zip_path."""
     if shape.libs > MAX_BUNDLE_LIBS:
         raise UsageError(f"--libs {shape.libs}: the bundle's runner loads at most {MAX_BUNDLE_LIBS} DLLs per set")
     gcc, dlltool = tools()
@@ -120,7 +122,7 @@ def assemble(shape: Shape, runs: int, where: Path, on_line: Callable[[str], None
                         for name in report)
     (root / "README.txt").write_text(README.format(version=full_version(), runs=runs, variants=listing)
                                      .replace("\n", "\r\n"), encoding="utf-8", newline="")
-    return Bundle(where / "pietrek.zip", shape, report, timed)
+    return Bundle(zip_path, shape, report, timed)
 
 
 def zip_tree(root: Path, target: Path) -> None:
@@ -141,7 +143,6 @@ def zip_tree(root: Path, target: Path) -> None:
 def make(shape: Shape, runs: int, target: Path, on_line: Callable[[str], None] | None = None) -> Bundle:
     """The zip at target (its directory must exist); built in a private temporary directory."""
     with tempfile.TemporaryDirectory(prefix="layertax-bundle-") as tmp:
-        bundle = assemble(shape, runs, Path(tmp), on_line)
+        bundle = assemble(shape, runs, Path(tmp), target, on_line)
         zip_tree(Path(tmp) / "pietrek", target)
-    bundle.zip_path = target
     return bundle
