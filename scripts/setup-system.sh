@@ -22,12 +22,15 @@ tools=(
   "binutils-mingw-w64-x86-64|x86_64-w64-mingw32-dlltool|the PE programs' import libraries by ordinal"
   "wine|wine|windows run: the Windows bundle run here under Wine (correctness, Wine's timings)"
   "wine64|/usr/lib/wine/wine64|Wine's 64-bit loader, which the PE32+ programs need"
+  "postgresql|/usr/lib/postgresql/*/bin/initdb|the shared history's tests (a throw-away PostgreSQL server)"
+  "libbenchmark-tools|/usr/share/benchmark/compare.py|the test that reads --export-gbench with Google Benchmark's compare.py"
 )
 # Needed by the Python set-up itself on a bare Debian (venv's ensurepip).
 python_ok=1
 python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || python_ok=0
 
-present() { case "$1" in /*) [ -e "$1" ] ;; *) command -v "$1" >/dev/null 2>&1 ;; esac; }
+# A probe is a command, or a path (which may hold a glob: PostgreSQL's binaries live under its version).
+present() { case "$1" in /*) compgen -G "$1" >/dev/null ;; *) command -v "$1" >/dev/null 2>&1 ;; esac; }
 
 missing=()
 for entry in "${tools[@]}"; do

@@ -6,11 +6,14 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from conftest import run_cli
 
 pytestmark = pytest.mark.slow
+
+DATA = Path(__file__).parent / "data"
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +24,8 @@ def quick_run(tmp_path_factory):
     md, csv = tmp / "r.md", tmp / "r.csv"
     p = run_cli("run", "callchain", "--quick", "--export-json", str(out), "--export-markdown", str(md),
                 "--export-csv", str(csv), "--export-pyperf", str(tmp / "r.pyperf.json"),
-                "--export-html", str(tmp / "r.html"), env=env)
+                "--export-html", str(tmp / "r.html"), "--export-bmf", str(tmp / "r.bmf.json"),
+                "--export-gbench", str(tmp / "r.gbench.json"), env=env)
     return p, out, md, csv, tmp, env
 
 
@@ -160,6 +164,48 @@ def test_pyperf_reads_the_export(quick_run):
     stats = subprocess.run([sys.executable, "-m", "pyperf", "stats", str(exported)], capture_output=True, text=True,
                            timeout=120)
     assert stats.returncode == 0 and "callchain/c-rename" in stats.stdout, stats.stderr
+
+
+def test_bmf_export_follows_the_published_schema(quick_run):
+    import jsonschema
+    p, out, md, csv, tmp, env = quick_run
+    data = json.loads((tmp / "r.bmf.json").read_text())
+    # The schema bencher.dev publishes for BMF (https://bencher.dev/bmf.json), kept in tests/data.
+    schema = json.loads((DATA / "bmf.schema.json").read_text())
+    jsonschema.validate(data, schema)
+    doc = json.loads(out.read_text())
+    exp = doc["experiments"][0]
+    ok = {c["name"]: c for c in exp["cases"] if c["status"] == "ok" and c["stats"]}
+    assert set(data) == {f"callchain/{name}" for name in ok}
+    for name, case in ok.items():
+        latency = data[f"callchain/{name}"]["latency"]
+        assert latency["value"] == pytest.approx(case["stats"]["median"])
+        assert [latency["lower_value"], latency["upper_value"]] == pytest.approx(case["stats"]["ci95"])
+        assert latency["lower_value"] <= latency["value"] <= latency["upper_value"]
+    baseline = data[f"callchain/{exp['baseline']}"]["ratio-to-baseline"]
+    assert baseline["value"] == 1.0
+
+
+def test_gbench_export_is_read_by_google_benchmarks_compare(quick_run):
+    p, out, md, csv, tmp, env = quick_run
+    exported = tmp / "r.gbench.json"
+    data = json.loads(exported.read_text())
+    doc = json.loads(out.read_text())
+    assert data["context"]["num_cpus"] == doc["machine"]["cores"]
+    assert data["context"]["layertax_machine_id"] == doc["machine"]["machine_id"]
+    rename = next(c for c in doc["experiments"][0]["cases"] if c["name"] == "c-rename")
+    rounds = [b for b in data["benchmarks"] if b["name"] == "callchain/c-rename" and b["run_type"] == "iteration"]
+    assert len(rounds) == len({s["round"] for s in rename["samples"]}) == rounds[0]["repetitions"]
+    assert all(b["real_time"] == b["cpu_time"] > 0 and b["time_unit"] == "ns" for b in rounds)
+    median = next(b for b in data["benchmarks"] if b["name"] == "callchain/c-rename_median")
+    assert median["run_type"] == "aggregate" and median["aggregate_name"] == "median"
+    compare_py = "/usr/share/benchmark/compare.py"     # Debian's libbenchmark-tools, installed by the set-up
+    if not os.path.exists(compare_py):
+        pytest.skip("Google Benchmark's compare.py is missing: apt-get install libbenchmark-tools")
+    shown = subprocess.run([sys.executable, compare_py, "--no-color", "benchmarks", str(exported), str(exported)],
+                           capture_output=True, text=True, timeout=120)
+    assert shown.returncode == 0, shown.stderr
+    assert "callchain/c-rename_median" in shown.stdout and "callchain/c-rename_pvalue" in shown.stdout
 
 
 def test_html_report_renders_in_chromium_with_its_charts(quick_run):

@@ -2,6 +2,8 @@
 import csv
 import io
 
+import pytest
+
 from layertax.engine.analysis import analyze
 from layertax.report.csv import to_csv
 from layertax.report.markdown import to_markdown
@@ -54,3 +56,20 @@ def test_an_instruction_count_is_never_set_beside_a_classic_time():
     doc = _doc()
     assert doc["experiments"][0]["classic_now"] == []
     assert "2.10x" not in to_markdown(doc) and "a 2008 blog" not in to_markdown(doc)
+
+
+def test_bmf_carries_the_exact_counts_and_no_made_up_interval():
+    import json
+
+    from layertax.report.bmf import to_bmf
+    data = json.loads(to_bmf(_doc()))
+    assert data["demo/libc-rename"] == {"instructions": {"value": 12.0},
+                                        "ratio-to-baseline": {"value": pytest.approx(12.0 / 8.5)}}
+    assert "demo/jit" not in data                  # skipped: no figure, not a zero
+
+
+def test_gbench_leaves_instruction_counts_out():
+    import json
+
+    from layertax.report.gbench import to_gbench
+    assert json.loads(to_gbench(_doc()))["benchmarks"] == []

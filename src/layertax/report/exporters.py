@@ -43,6 +43,11 @@ EXPORTERS: dict[str, Exporter] = {e.name: e for e in (
     Exporter("csv", "layertax.report.csv:to_csv", "Also write one CSV row per case here."),
     Exporter("pyperf", "layertax.report.pyperf:to_pyperf", "Also write pyperf's JSON here (one benchmark per "
              "timed case, one run per round), for `pyperf compare_to` and `pyperf stats`."),
+    Exporter("bmf", "layertax.report.bmf:to_bmf", "Also write the Bencher Metric Format here (per case: "
+             "latency or instructions, and ratio-to-baseline, each with its 95% interval), for `bencher run "
+             "--adapter json`."),
+    Exporter("gbench", "layertax.report.gbench:to_gbench", "Also write Google Benchmark's JSON here (one "
+             "repetition per round, a context block from the machine fingerprint), for its compare.py."),
     Exporter("html", "layertax.report.html:to_html", "Also write a self-contained HTML report (charts, the raw "
              "tables behind them, the machine and the command) here."),
 )}
