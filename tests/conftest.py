@@ -58,3 +58,27 @@ def probe_experiment() -> Experiment:
 def run_cli(*args: str, timeout: float = 300, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "layertax", *args], capture_output=True, text=True,
                           timeout=timeout, env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL)
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """One throw-away PostgreSQL server for the session (tests/pgserver.py); skipped with a hint
+    when PostgreSQL is not installed."""
+    import pgserver
+
+    bin_dir = pgserver.binaries()
+    if bin_dir is None:
+        pytest.skip(pgserver.HINT)
+    server = pgserver.Server(bin_dir).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def shared_history(postgres_server, request):
+    """A fresh database on the test server for one test: its URL."""
+    import re
+
+    return postgres_server.new_database(re.sub(r"\W", "_", request.node.name)[:50].lower())

@@ -13,18 +13,15 @@ from pathlib import Path
 import click
 
 from layertax import experiments
-from layertax.commands.options import CONTEXT, export_options, export_values, keeping_options
+from layertax.commands.options import CONTEXT, export_options, export_values, keeping_options, with_version
 from layertax.commands.options import Duration, Finite
 from layertax.engine.measure.settings import QUICK, THOROUGH, Settings
 from layertax.errors import LayertaxError
-from layertax.version import full_version
 
 _D = Settings()   # defaults, shown in --help
 
 
-def _version(f):
-    return click.version_option(full_version(), "--version", "-V", prog_name="layertax",
-                                message="%(prog)s %(version)s")(f)
+_version = with_version
 
 
 def _exit(code: int) -> None:
@@ -35,9 +32,14 @@ def _exit(code: int) -> None:
 @click.group(context_settings=CONTEXT)
 @_version
 @click.option("--debug", is_flag=True, help="Show Python tracebacks on errors.")
-def cli(debug: bool) -> None:
+@click.option("--history", "history_url", metavar="URL", envvar="LAYERTAX_HISTORY", help="Keep the history in this "
+              "database (postgresql://user@host/db), shared by every machine that names it. [default: "
+              "$LAYERTAX_HISTORY, else an SQLite file under the data directory]")
+def cli(debug: bool, history_url: str | None) -> None:
     """Measures the tax each layer under a program charges: the loader, the C runtime,
     string-conversion shims, stdio locks, TLS, and each language's standard library."""
+    if history_url:
+        os.environ["LAYERTAX_HISTORY"] = history_url     # read where the history is opened, and by children
 
 
 @cli.command("list", context_settings=CONTEXT)
@@ -195,28 +197,21 @@ def doctor() -> None:
 
 @cli.command(context_settings=CONTEXT)
 @_version
-@click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True, help="Show at most this many runs.")
-def history(limit: int) -> None:
-    """List saved runs, newest first."""
-    from layertax.commands import history as listing_history
-
-    _exit(listing_history.run(limit))
-
-
-@cli.command(context_settings=CONTEXT)
-@_version
-@click.argument("files", metavar="[A.json] [B.json]...", nargs=-1, type=click.Path(path_type=Path))
+@click.argument("files", metavar="[A.json] [B.json]...", nargs=-1)
 @click.option("--vs-history", type=click.IntRange(min=1), metavar="N",
               help="Compare the run (the one FILE given, or the newest saved run) with the N-th previous saved run "
                    "on this machine that ran the same experiments.")
 @click.option("--threshold", type=Finite(min=0, max=1), default=0.02, show_default=True,
               help="Noise band: a ratio within 1 +- this is 'no difference' even when significant.")
-def compare(files, vs_history, threshold) -> None:
-    """Is B faster, slower, or no different from A, case by case?
+@click.option("--by-machine", is_flag=True, help="The fleet table: each run's ratios to the baseline side by side, "
+              "one column per machine, and how the machines differ. [no RUN: each machine's newest in the history]")
+def compare(files, vs_history, threshold, by_machine) -> None:
+    """Is B faster, slower, or no different from A, case by case? (A run is a file or @ID of the history.)
 
     \b
       layertax compare before.json after.json      (more files: each compared with the first)
       layertax compare --vs-history 1              (the newest run vs the one before it)
+      layertax compare --by-machine a.json @12     (several machines side by side)
 
     Cases are matched by experiment and name. For each: A, B, the ratio B/A with a bootstrap
     95% interval (per-round medians), and a verdict from the Mann-Whitney U test, Holm-corrected
@@ -225,7 +220,7 @@ def compare(files, vs_history, threshold) -> None:
     """
     from layertax.commands import compare as comparing
 
-    _exit(comparing.run(files, vs_history, threshold))
+    _exit(comparing.by_machine(files) if by_machine else comparing.run(files, vs_history, threshold))
 
 
 @cli.command(context_settings=CONTEXT)
@@ -236,7 +231,8 @@ def compare(files, vs_history, threshold) -> None:
                    "page, e.g. a timed run and a --metric instructions run).")
 @export_options
 def report(files, html, **exports) -> None:
-    """Print saved runs' tables again, or turn a run into an HTML report or another format.
+    """Print saved runs' tables again (a FILE, or @ID of the history), or turn a run into an HTML report or
+    another format.
 
     \b
       layertax report run.json --html report.html
@@ -263,11 +259,14 @@ def import_hyperfine(file: Path, **exports) -> None:
     _exit(imports.import_hyperfine(file, export_values(exports)))
 
 
-def _add_windows_commands() -> None:
+def _add_module_commands() -> None:
+    """Commands declared beside their work (a group with subcommands reads best in one place)."""
+    from layertax.commands.fleet import fleet_group
+    from layertax.commands.history import history_group
     from layertax.commands.windows import import_windows, windows_group
 
-    cli.add_command(windows_group)
-    cli.add_command(import_windows)
+    for command in (history_group, fleet_group, windows_group, import_windows):
+        cli.add_command(command)
 
 
 def _add_experiment_commands() -> None:
@@ -320,7 +319,7 @@ def main(argv: list[str] | None = None) -> None:
     stopped_by = _stop_on_signals()
     try:
         _add_experiment_commands()
-        _add_windows_commands()
+        _add_module_commands()
         code = cli.main(args=args, prog_name="layertax", standalone_mode=False)
     except click.exceptions.NoArgsIsHelpError as e:  # `layertax` alone: show the help, as git does
         click.echo(e.ctx.get_help() if e.ctx else "")

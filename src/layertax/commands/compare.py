@@ -4,9 +4,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from layertax import console as consoles
-from layertax import paths
 from layertax.engine.analysis import compare as comparing
-from layertax.engine.store import history, results
+from layertax.commands import runref
+from layertax.engine.store import history
 from layertax.errors import UsageError
 from layertax.report import comparison
 
@@ -15,53 +15,76 @@ def _ordinal(n: int) -> str:
     return {1: "1st", 2: "2nd", 3: "3rd"}.get(n, f"{n}th")
 
 
-def _run_label(path: Path, doc: dict) -> str:
-    return f"{path} ({doc.get('created', '?')}, layertax {doc.get('layertax_version', '?')})"
+def _run_label(run: runref.Run) -> str:
+    return f"{run.name} ({run.doc.get('created', '?')}, layertax {run.doc.get('layertax_version', '?')})"
 
 
-def _pairs(files: tuple[Path, ...], vs_history: int | None) -> list[tuple[Path, Path]]:
-    """(A, B) file pairs: the first file against each other one, or a run against its history."""
+def _pairs(files: tuple[str, ...], vs_history: int | None) -> list[tuple[runref.Run, runref.Run]]:
+    """(A, B) pairs: the first run against each other one, or a run against its history."""
     if vs_history is None and len(files) < 2:
         raise UsageError("compare needs two result files (A B), or --vs-history N")
     if vs_history is not None and len(files) > 1:
         raise UsageError("--vs-history compares one run with its history: give at most one FILE")
     if vs_history is None:
-        return [(files[0], other) for other in files[1:]]
+        loaded = [runref.load(f) for f in files]
+        return [(loaded[0], other) for other in loaded[1:]]
     if files:
-        subject_path = files[0]
+        subject = runref.load(files[0])
     else:
-        newest = history.runs(paths.history_db(), 1)
+        newest = history.runs(None, 1)
         if not newest:
             raise UsageError("no saved runs yet: `layertax run` saves one")
-        subject_path = Path(newest[0]["path"])
-    subject = results.load(subject_path)
-    earlier = history.previous(paths.history_db(), subject, subject_path, vs_history)
+        subject = runref.from_row(newest[0])
+    earlier = history.previous(None, subject.doc, subject.path, vs_history)
     if earlier is None:
         raise UsageError(f"no {_ordinal(vs_history)} earlier run of "
-                         f"{', '.join(e['name'] for e in subject['experiments'])} "
+                         f"{', '.join(e['name'] for e in subject.doc['experiments'])} "
                          "on this machine in the history (see `layertax history`)")
-    return [(Path(earlier["path"]), subject_path)]
+    return [(runref.from_row(earlier), subject)]
 
 
-def _refuse_a_file_against_itself(pairs: list[tuple[Path, Path]]) -> None:
+def _refuse_a_file_against_itself(pairs: list[tuple[runref.Run, runref.Run]]) -> None:
     for a, b in pairs:
-        if Path(a).exists() and Path(b).exists() and Path(a).resolve() == Path(b).resolve():
-            raise UsageError(f"{a} and {b} are the same file: every difference would be zero by construction; "
-                             "compare two runs")
+        same_file = a.path and b.path and a.path.exists() and b.path.exists() and a.path.resolve() == b.path.resolve()
+        if same_file or (a.path is None and a.name == b.name):
+            raise UsageError(f"{a.name} and {b.name} are the same {'file' if same_file else 'run'}: every difference would be zero by "
+                             "construction; compare two runs")
 
 
-def run(files: tuple[Path, ...], vs_history: int | None, threshold: float) -> int:
+def run(files: tuple[str, ...], vs_history: int | None, threshold: float) -> int:
     pairs = _pairs(files, vs_history)
     _refuse_a_file_against_itself(pairs)
     out = consoles.console()
-    loaded = {p: results.load(p) for pair in pairs for p in pair}
     for i, (a, b) in enumerate(pairs):
         if i:
             out.print()
-        doc_a, doc_b = loaded[a], loaded[b]
-        with consoles.busy(f"comparing {b.name} with {a.name}"):
-            result = comparing.compare_runs(doc_a, doc_b, threshold, _run_label(a, doc_a), _run_label(b, doc_b))
+        with consoles.busy(f"comparing {Path(b.name).name} with {Path(a.name).name}"):
+            result = comparing.compare_runs(a.doc, b.doc, threshold, _run_label(a), _run_label(b))
         if not result.experiments:
-            raise UsageError(f"{a} and {b} have no experiment in common")
+            raise UsageError(f"{a.name} and {b.name} have no experiment in common")
         comparison.render(result, out)
+    return 0
+
+
+def newest_per_machine(limit: int = 8) -> list[runref.Run]:
+    """The newest run of each machine in the history (a shared one holds several), newest first."""
+    chosen: dict[str, dict] = {}
+    for row in history.runs(None):
+        if row["machine_id"] not in chosen and row["complete"]:
+            chosen[row["machine_id"]] = row
+        if len(chosen) == limit:
+            break
+    return [runref.from_row(row) for row in chosen.values()]
+
+
+def by_machine(files: tuple[str, ...]) -> int:
+    from layertax.engine.analysis import fleet
+    from layertax.report import fleet as fleet_view
+
+    runs = [runref.load(f) for f in files] if files else newest_per_machine()
+    if len(runs) < 2:
+        raise UsageError("--by-machine sets runs side by side: give two or more (files or @ID), or keep runs of "
+                         "two machines in the history" + ("" if files else f" (it holds {len(runs)})"))
+    table = fleet.fleet([(r.name, r.doc) for r in runs])
+    fleet_view.render(table, consoles.console())
     return 0

@@ -1,18 +1,34 @@
-"""`layertax history`: the saved runs, newest first."""
+"""`layertax history`: the saved runs, newest first; `history push` files saved runs in the
+history (a shared one, typically); `history migrate` copies one history into another."""
 from __future__ import annotations
 
+from pathlib import Path
+
+import click
 from rich.table import Table
 
 from layertax import console as consoles
-from layertax import paths
-from layertax.engine.store import history
+from layertax.commands.options import CONTEXT, with_version
+from layertax.engine import machine
+from layertax.engine.store import history, results
+from layertax.errors import UsageError
 
 
-def run(limit: int) -> int:
-    rows = history.runs(paths.history_db(), limit)
+def _exit(code: int) -> None:
+    if code:
+        raise click.exceptions.Exit(code)
+
+
+def listing(limit: int, all_machines: bool) -> int:
+    here = None if all_machines else machine.fingerprint()["machine_id"]
+    rows = history.runs(None, limit, machine_id=here)
     out = consoles.console()
+    where = history.configured()
+    if where:
+        out.print(f"history: {history.shown(where)}", markup=False, highlight=False, style="dim")
     if not rows:
-        out.print("no runs yet: `layertax run` saves one")
+        others = "" if all_machines or not history.runs(None, 1) else " on this machine (--all-machines shows the others')"
+        out.print(f"no runs yet{others}: `layertax run` saves one", markup=False, highlight=False)
         return 0
     t = Table(title_justify="left")
     for col in ("id", "created", "experiments", "complete", "version", "machine", "file"):
@@ -22,3 +38,67 @@ def run(limit: int) -> int:
                   r["version"], r["machine"], r["path"])
     out.print(t)
     return 0
+
+
+def push(files: tuple[Path, ...]) -> int:
+    """Every file is read and checked before anything is sent; then all are filed in one transaction."""
+    docs = [(results.load(f), Path(f).resolve()) for f in files]
+    out = consoles.console()
+    with consoles.working(f"filing {len(docs)} run(s) in the history"):
+        filed = history.push(None, docs)
+    for (doc, path), (run_id, new) in zip(docs, filed):
+        said = "filed as" if new else "already in the history as"
+        out.print(f"{path}: {said} #{run_id}", markup=False, highlight=False)
+    return 0
+
+
+def migrate(target: str, source: str | None) -> int:
+    source_url = history.url_of(source)
+    target_url = history.url_of(target)
+    if source_url == target_url:
+        raise UsageError("--to names the history being copied: give another")
+    with consoles.working(f"copying {history.shown(source_url)} into {history.shown(target_url)}"):
+        new, already = history.copy(source_url, target_url)
+    consoles.console().print(f"copied {new} run(s) into {history.shown(target_url)}"
+                             + (f"; {already} were there already" if already else ""), markup=False, highlight=False)
+    return 0
+
+
+@click.group("history", context_settings=CONTEXT, invoke_without_command=True)
+@with_version
+@click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True, help="Show at most this many runs.")
+@click.option("--all-machines", is_flag=True, help="Every machine's runs (a shared history holds several), not only "
+              "this machine's.")
+@click.pass_context
+def history_group(ctx, limit: int, all_machines: bool) -> None:
+    """List saved runs, newest first (this machine's unless --all-machines).
+
+    \b
+    The history is an SQLite file under the data directory unless LAYERTAX_HISTORY (or
+    `layertax --history URL`) names a shared PostgreSQL one:
+      LAYERTAX_HISTORY=postgresql://layertax@db.example/layertax layertax run
+    Every run is kept whole in it, so `report @ID` and `compare @ID @ID` work from any machine.
+    """
+    if ctx.invoked_subcommand is None:
+        _exit(listing(limit, all_machines))
+
+
+@history_group.command("push", context_settings=CONTEXT)
+@with_version
+@click.argument("files", metavar="FILE...", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+def push_command(files) -> None:
+    """File saved runs in the history (all of them or, if anything fails, none); a run already
+    there is not filed twice."""
+    _exit(push(files))
+
+
+@history_group.command("migrate", context_settings=CONTEXT)
+@with_version
+@click.option("--to", "target", required=True, metavar="URL", help="The history to copy into, e.g. "
+              "postgresql://user@host/db (created and brought to the current schema if new).")
+@click.option("--from", "source", metavar="URL", help="The history to copy. [default: this machine's SQLite "
+              "history, or LAYERTAX_HISTORY]")
+def migrate_command(target: str, source: str | None) -> None:
+    """Copy every run of one history into another (this machine's SQLite history into a shared
+    PostgreSQL one), in one transaction; runs already there are not copied twice."""
+    _exit(migrate(target, source))

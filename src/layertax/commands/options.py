@@ -8,8 +8,15 @@ from collections.abc import Callable
 import click
 
 from layertax.report.exporters import EXPORTERS
+from layertax.version import full_version
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+def with_version(command: Callable) -> Callable:
+    """--version and -V, on every command as on the top level."""
+    return click.version_option(full_version(), "--version", "-V", prog_name="layertax",
+                                message="%(prog)s %(version)s")(command)
 
 
 def export_options(command: Callable) -> Callable:

@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from layertax import console as consoles
+from layertax.commands import runref
 from layertax.engine.analysis import analyze
 from layertax.engine.store import results
 from layertax.errors import UsageError
@@ -18,7 +19,7 @@ def run(files: tuple[Path, ...], html: str | None, export_options: dict, verbose
     if exports and len(files) > 1:
         raise UsageError(f"{', '.join(exports)} converts one run: give one FILE (only --html takes several)")
     html_target = exporters.export_paths({"export_html": html}).get("--export-html")
-    docs = [analyze.complete(results.load(f)) for f in files]
+    docs = [analyze.complete(runref.load(f).doc) for f in files]
     failed = exporters.write_exports(docs[0], exports)   # files before printing: a closed stdout must not lose one
     if html_target:
         from layertax.report.html import to_html

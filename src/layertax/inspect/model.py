@@ -34,16 +34,15 @@ STATIC_REGRESSORS = CORE_REGRESSORS + OPTIONAL_REGRESSORS
 
 def saved_sweep(machine_id: str | None) -> tuple[dict, str] | None:
     """The newest complete loadtime sweep run on this machine: (document, path)."""
-    from layertax import paths
-    from layertax.engine.store import history, results
+    from layertax.engine.store import history
 
-    for row in history.runs(paths.history_db()):
+    for row in history.runs(machine_id=machine_id):
         if SWEEP_NAME not in row["experiments"].split(",") or not row["complete"]:
             continue
         if machine_id and row["machine_id"] != machine_id:
             continue
         try:
-            return results.load(Path(row["path"])), row["path"]
+            return history.load(row), row["path"]
         except Exception:  # noqa: BLE001 - a moved or damaged file: try the next one
             continue
     return None

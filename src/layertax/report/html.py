@@ -15,6 +15,7 @@ import shlex
 import jinja2
 
 from layertax import units
+from layertax.engine.analysis import fleet
 from layertax.report import format as fmt
 from layertax.report import plots
 
@@ -141,9 +142,23 @@ def run_context(doc: dict, index: int) -> dict:
     }
 
 
+def _machines(docs: tuple[dict, ...]) -> dict | None:
+    """The machines side by side, when the runs come from more than one (a fleet run): what
+    differs between them, and per experiment a chart of each machine's ratios."""
+    hosts = {((d.get("fleet") or {}).get("host"), (d.get("machine") or {}).get("machine_id")) for d in docs}
+    if len(docs) < 2 or len(hosts) < 2:
+        return None
+    table = fleet.fleet([(f"run {i + 1}", doc) for i, doc in enumerate(docs)])
+    labels = [c.label for c in table.columns]
+    return {"labels": labels, "differences": table.differences,
+            "experiments": [{"name": e.name, "title": e.title, "baseline": e.baseline,
+                             "chart": _chart(plots.fleet_bars(e, labels))} for e in table.experiments]}
+
+
 def to_html(*docs: dict) -> str:
     """One page for one run, or for several shown one after another (e.g. a timed run and a
-    --metric instructions run of callchain, whose layer chains only the latter has)."""
+    --metric instructions run of callchain, whose layer chains only the latter has); runs
+    from several machines are first set side by side."""
     runs = [run_context(doc, i + 1) for i, doc in enumerate(docs)]
     title = "layertax: " + "; ".join(r["title"] for r in runs)
-    return _environment().get_template("report.html").render(title=title, runs=runs)
+    return _environment().get_template("report.html").render(title=title, runs=runs, machines=_machines(docs))

@@ -251,3 +251,51 @@ def sweep(exp: dict) -> tuple[str, dict] | None:
     ax.grid(alpha=0.3)
     return _svg(fig), {"columns": ["variant", "libraries", "symbol lookups", "measured µs", "model µs"], "rows": rows}
 
+
+
+MACHINE_COLORS = ("#4c72b0", "#55a868", "#c44e52", "#8172b3", "#ccb974", "#64b5cd", "#8c8c8c", "#937860")
+
+
+def fleet_bars(table, labels: list[str]) -> tuple[str, dict] | None:
+    """One experiment on several machines: per case of its main group, one bar per machine (its
+    ratio to the baseline, with the 95% interval as whiskers), and the classic's ratio as a marker.
+    The other groups (each with its own baseline) are in the table behind the chart."""
+    measured = [r for r in table.rows if any(c.ratio is not None for c in r.cells)]
+    if not measured:
+        return None
+    rows = [r for r in measured if r.group == measured[0].group]
+    n = len(labels)
+    fig = Figure(figsize=(7.5, max(1.8, 0.8 + ROW_INCHES * len(rows) * max(1.0, n * 0.6))))
+    ax = fig.subplots()
+    y = np.arange(len(rows))[::-1].astype(float)
+    height = 0.8 / n
+    for i, label in enumerate(labels):
+        offset = (n - 1 - 2 * i) * height / 2
+        cells = [r.cells[i] for r in rows]
+        values = [c.ratio if c.ratio is not None else np.nan for c in cells]
+        low = [c.ratio - c.ci95[0] if c.ci95 else 0 for c in cells if c.ratio is not None]
+        high = [c.ci95[1] - c.ratio if c.ci95 else 0 for c in cells if c.ratio is not None]
+        shown = [yy + offset for yy, c in zip(y, cells) if c.ratio is not None]
+        color = MACHINE_COLORS[i % len(MACHINE_COLORS)]
+        ax.barh(y + offset, values, height=height * 0.9, color=color, label=_label(label))
+        ax.errorbar([c.ratio for c in cells if c.ratio is not None], shown, xerr=[low, high], fmt="none",
+                    ecolor="black", capsize=2, linewidth=0.8)
+    marked = [(r.classic, yy) for r, yy in zip(rows, y) if r.classic is not None]
+    if marked:
+        ax.scatter([m for m, _ in marked], [yy for _, yy in marked], marker="D", color=THEN, zorder=3,
+                   label="the classic's ratio")
+    ax.axvline(1.0, color="black", linewidth=0.6, alpha=0.5)
+    _log_if_wide(ax, [c.ratio for r in rows for c in r.cells if c.ratio] + [m for m, _ in marked])
+    ax.set_yticks(y, [_label(r.case) for r in rows])
+    ax.set_xlabel(f"ratio to the baseline ({'instructions' if table.method == 'instructions' else 'time'})")
+    _legend_below(ax)
+    ax.grid(axis="x", alpha=0.3)
+    columns = ["case", "group"] + [f"{label}: ratio [95% CI]" for label in labels] + ["classic"]
+
+    def text(cell) -> str:
+        if cell.ratio is None:
+            return cell.status
+        return f"{cell.ratio:.3f}" + (f" [{cell.ci95[0]:.3f}, {cell.ci95[1]:.3f}]" if cell.ci95 else " (exact)")
+    table_rows = [[r.case, r.group or "main"] + [text(c) for c in r.cells] + ["" if r.classic is None else f"{r.classic:.2f}"]
+                  for r in table.rows]
+    return _svg(fig), {"columns": columns, "rows": table_rows}

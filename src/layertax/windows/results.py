@@ -65,11 +65,11 @@ def loader_view_table(doc: dict, shape: Shape) -> dict:
 
 def _linux_run(name: str, machine_id: str | None) -> tuple[dict, str] | None:
     """The newest saved run of a Linux experiment (this machine's first, any machine's otherwise)."""
-    rows = [r for r in history.runs(paths.history_db()) if name in (r["experiments"] or "").split(",")]
+    rows = [r for r in history.runs() if name in (r["experiments"] or "").split(",")]
     rows.sort(key=lambda r: r["machine_id"] != machine_id)     # stable: newest first within each
     for row in rows:
         try:
-            doc = results.load(row["path"])
+            doc = history.load(row)
         except UsageError:
             continue
         exp = next((e for e in doc["experiments"] if e["name"] == name and e.get("metric") != "instructions"), None)

@@ -46,14 +46,11 @@ class Budget:
 
 def saved_round_costs(machine_id: str | None, names: list[str]) -> dict[str, float]:
     """Seconds per round of each named experiment in its newest saved run on this machine."""
-    from pathlib import Path
-
-    from layertax import paths
-    from layertax.engine.store import history, results
+    from layertax.engine.store import history
 
     found: dict[str, float] = {}
     try:
-        rows = history.runs(paths.history_db())
+        rows = history.runs(machine_id=machine_id)
     except Exception:   # noqa: BLE001 - no usable history: every experiment gets the guess
         return found
     for row in rows:
@@ -61,7 +58,7 @@ def saved_round_costs(machine_id: str | None, names: list[str]) -> dict[str, flo
         if not wanted or (machine_id and row["machine_id"] != machine_id):
             continue
         try:
-            doc = results.load(Path(row["path"]))
+            doc = history.load(row)
         except Exception:   # noqa: BLE001 - a moved or damaged file: the next one may do
             continue
         for exp in doc["experiments"]:

@@ -22,7 +22,7 @@ def check_store() -> None:
     if free < results.MIN_FREE_BYTES:
         raise UsageError(f"cannot keep runs in {where}: only {free >> 20} MiB free, and a run needs up to "
                          f"{results.MIN_FREE_BYTES >> 20} MiB (free some space, or run with --no-save)")
-    history.check(paths.history_db())
+    history.check()
 
 
 def new_path(doc: dict) -> Path:
@@ -35,5 +35,5 @@ def save_run(doc: dict, path: Path | None = None) -> Path:
     is written first: if the history then fails (HistoryError), the run is still on disk."""
     path = path or new_path(doc)
     results.save(doc, path)
-    history.record(paths.history_db(), doc, path)
+    history.record(None, doc, path)
     return path

@@ -1,0 +1,37 @@
+"""A run named on the command line: a result file, or `@ID`, a run of the history by its id
+(any machine's, in a shared history: the history keeps every run whole)."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from layertax.engine.store import history, results
+
+_ID = re.compile(r"@(\d+)")
+
+
+@dataclass
+class Run:
+    name: str              # how it is shown: the file, or "history #ID"
+    doc: dict
+    path: Path | None      # the file, when it is one here
+
+
+def is_reference(arg: str | Path) -> bool:
+    return _ID.fullmatch(str(arg)) is not None
+
+
+def load(arg: str | Path) -> Run:
+    found = _ID.fullmatch(str(arg))
+    if found:
+        return Run(f"history #{found.group(1)}", history.document(None, int(found.group(1))), None)
+    return Run(str(arg), results.load(arg), Path(arg))
+
+
+def from_row(row: dict) -> Run:
+    """A run listed by history.runs(): its file when it is here, else the history's copy."""
+    path = Path(row["path"])
+    if path.is_file():
+        return Run(str(path), results.load(path), path)
+    return Run(f"history #{row['id']}", history.load(row), None)

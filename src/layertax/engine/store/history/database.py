@@ -1,0 +1,96 @@
+"""Connections to a history, whichever database holds it: one engine per URL per process,
+the schema brought up to date on first use, and every database failure turned into one
+HistoryError that says which history and what to do."""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from functools import lru_cache
+
+import sqlalchemy as sa
+from sqlalchemy.engine import URL
+
+from layertax.engine.store.history import location, schema
+from layertax.errors import LayertaxError
+
+
+class HistoryError(LayertaxError):
+    """The history cannot be read or written (damaged, unreachable, a connection dropped)."""
+
+    def __init__(self, url: URL, why: str):
+        file = location.sqlite_file(url)
+        if file is not None:
+            advice = ("rename it and layertax starts a new one (the saved runs stay in runs/), "
+                      "or run with --no-save")
+            super().__init__(f"the run history {file} cannot be used ({why}): {advice}")
+        else:
+            super().__init__(f"the shared history {location.shown(url)} cannot be used ({why}): check the "
+                             f"server and {location.ENV} (or --history), or run with --no-save")
+        self.url = url
+
+
+def _why(e: Exception) -> str:
+    """The driver's own words, first line only (SQLAlchemy wraps them in its own and a link)."""
+    original = getattr(e, "orig", None) or e
+    text = str(original).strip().splitlines()
+    return text[0] if text else type(original).__name__
+
+
+def _sqlite_transactions(engine: sa.Engine) -> None:
+    """Real transactions in SQLite: Python's driver would begin one only before INSERT/UPDATE
+    and never around DDL, so a migration could be half-applied. Every transaction begins
+    IMMEDIATE, taking the write lock at once: two writers queue (for up to the busy timeout)
+    instead of one failing when both try to upgrade a read lock."""
+    @sa.event.listens_for(engine, "connect")
+    def _no_implicit(dbapi_connection, record):
+        dbapi_connection.isolation_level = None
+
+    @sa.event.listens_for(engine, "begin")
+    def _begin(conn):
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+@lru_cache(maxsize=16)
+def engine_for(url: URL) -> sa.Engine:
+    if location.is_sqlite(url):
+        # A generous timeout: two layertax processes may finish at the same moment.
+        engine = sa.create_engine(url, connect_args={"timeout": 30}, poolclass=sa.pool.NullPool)
+        _sqlite_transactions(engine)
+        return engine
+    # pre_ping: a pooled connection the server has since closed is replaced, not used.
+    return sa.create_engine(url, pool_pre_ping=True, connect_args={"connect_timeout": 10})
+
+
+_migrated: set[URL] = set()
+
+
+@contextmanager
+def transaction(url: URL):
+    """A connection in one transaction (committed at the end, rolled back on any failure), on a
+    history whose schema is current. Database failures become HistoryError."""
+    file = location.sqlite_file(url)
+    try:
+        if file is not None:
+            file.parent.mkdir(parents=True, exist_ok=True)
+        with engine_for(url).begin() as conn:
+            if url not in _migrated:
+                schema.migrate(conn)
+            yield conn
+        _migrated.add(url)
+    except sa.exc.SQLAlchemyError as e:
+        raise HistoryError(url, _why(e)) from None
+    except RuntimeError as e:          # schema.migrate: a newer layertax's history
+        raise HistoryError(url, str(e)) from None
+    except OSError as e:
+        raise HistoryError(url, e.strerror or str(e)) from None
+
+
+def exists(url: URL) -> bool:
+    """False for an SQLite history not yet created (reading one must not create it)."""
+    file = location.sqlite_file(url)
+    return file is None or file.exists()
+
+
+def forget(url: URL) -> None:
+    """Closes the pooled connections of url (a test's server is about to stop)."""
+    engine_for(url).dispose()
+    _migrated.discard(url)

@@ -1,0 +1,108 @@
+"""The fleet: `layertax fleet run` over Ansible with two inventory hosts that are this machine
+(tests/data/two-local-hosts.ini), the fleet table of `compare --by-machine`, and the machines
+side by side in the HTML report."""
+from __future__ import annotations
+
+import copy
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import run_cli
+
+from layertax.engine.analysis import fleet
+from layertax.engine.store import results
+
+DATA = Path(__file__).parent / "data"
+RECORDED = DATA / "recorded" / "callchain.json"
+
+
+def _machine(doc: dict, **changes) -> dict:
+    doc = copy.deepcopy(doc)
+    doc["machine"] = {**doc["machine"], **changes}
+    return doc
+
+
+def _ansible_missing() -> bool:
+    return not (Path(sys.executable).parent / "ansible-playbook").exists() and not shutil.which("ansible-playbook")
+
+
+def test_the_fleet_table_puts_each_machines_ratio_side_by_side_and_says_what_differs(tmp_path):
+    base = results.load(RECORDED)
+    other = _machine(base, machine_id="other", kernel="6.1.0-99", libc="glibc 2.41")
+    a, b = results.save(base, tmp_path / "a.json"), results.save(other, tmp_path / "b.json")
+    table = fleet.fleet([("a", base), ("b", other)])
+    assert [key for key, _ in table.differences] == ["kernel", "libc"]
+    exp = table.experiments[0]
+    rename = next(r for r in exp.rows if r.case == "c-rename")
+    case = next(c for c in base["experiments"][0]["cases"] if c["name"] == "c-rename")
+    assert rename.cells[0].ratio == case["stats"]["ratio"]["median"] == rename.cells[1].ratio
+    assert rename.cells[0].ci95 == tuple(case["stats"]["ratio"]["ci95"])
+    assert rename.classic == base["experiments"][0]["classic"]["ratios"]["C runtime rename()"]
+    shown = run_cli("compare", "--by-machine", str(a), str(b), env={"COLUMNS": "80"})
+    assert shown.returncode == 0, shown.stderr
+    assert "the machines differ in:" in shown.stdout and "libc: machine" in shown.stdout
+    assert "c-rename" in shown.stdout and "then" in shown.stdout
+    assert max(len(line) for line in shown.stdout.splitlines()) <= 80
+    alone = run_cli("compare", "--by-machine", str(a))
+    assert alone.returncode == 2 and "two or more" in alone.stderr
+
+
+def test_the_html_report_sets_the_machines_side_by_side(tmp_path):
+    from layertax.report.html import to_html
+
+    base = results.load(RECORDED)
+    page = to_html(base, _machine(base, machine_id="other", cpu_model="AMD EPYC"))
+    assert "The machines side by side" in page and "AMD EPYC" in page
+    section = page[page.index("The machines side by side"):page.index('id="run-1"')]
+    assert section.count("<svg") == 1                  # one chart for the one experiment
+    assert "c-rename" in section
+    assert "The machines side by side" not in to_html(base, base)     # one machine: no fleet section
+
+
+@pytest.mark.slow
+def test_fleet_run_on_two_local_hosts_files_both_results_and_prints_the_table(tmp_path):
+    if _ansible_missing():
+        pytest.skip("ansible-core is missing: pip install 'layertax[fleet]'")
+    hosts = tmp_path / "hosts"
+    env = {"LAYERTAX_FLEET_HOME": str(hosts), "XDG_DATA_HOME": str(tmp_path / "data"),
+           "ANSIBLE_HOME": str(tmp_path / "ansible"), "ANSIBLE_REMOTE_TEMP": str(tmp_path / "ansible-remote")}
+    page = tmp_path / "fleet.html"
+    done = run_cli("fleet", "run", "--inventory", str(DATA / "two-local-hosts.ini"), "--html", str(page),
+                   "callchain", "--case", "c-rename", "--runs", "3", "--no-syscalls", env=env, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "PLAY RECAP" in done.stderr and "failed=0" in done.stderr
+    saved = sorted((tmp_path / "data" / "layertax" / "runs").glob("*.json"))
+    docs = [results.load(p) for p in saved]
+    assert sorted(d["fleet"]["host"] for d in docs) == ["alpha", "beta"]
+    assert len({d["fleet"]["id"] for d in docs}) == 1
+    for doc in docs:
+        assert [c["name"] for c in doc["experiments"][0]["cases"] if c["status"] == "ok"] == ["c-raw-syscall",
+                                                                                              "c-rename"]
+        assert doc["concurrent"]["allowed"] is True      # the two hosts are one machine: said in the result
+    # Each host kept its own venv, data and cache.
+    for host in ("alpha", "beta"):
+        assert (hosts / host / "venv" / "bin" / "layertax").exists()
+        assert list((hosts / host / "data" / "layertax" / "runs").glob("*.json"))
+        assert any((hosts / host / "cache").iterdir())
+    # Filed in the history, and the fleet table printed.
+    listed = run_cli("history", "--all-machines", env=env)
+    assert listed.stdout.count("callchain") == 2
+    table = done.stdout[done.stdout.index("callchain: ratio to"):]
+    assert "alpha" in table and "beta" in table and "c-rename" in table
+    assert "The machines side by side" in page.read_text()
+
+
+def test_a_bad_inventory_is_one_line(tmp_path):
+    if _ansible_missing():
+        pytest.skip("ansible-core is missing: pip install 'layertax[fleet]'")
+    missing = run_cli("fleet", "run", "--inventory", str(tmp_path / "nope.ini"), "callchain")
+    assert missing.returncode == 2 and "no such inventory file" in missing.stderr
+    assert len(missing.stderr.strip().splitlines()) == 1
+    empty = tmp_path / "empty.ini"
+    empty.write_text("[lab]\n")
+    none = run_cli("fleet", "run", "--inventory", str(empty), "callchain",
+                   env={"ANSIBLE_HOME": str(tmp_path / "ansible")})
+    assert none.returncode == 2 and "names no host" in none.stderr, none.stderr
