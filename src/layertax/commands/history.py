@@ -20,14 +20,16 @@ def _exit(code: int) -> None:
 
 
 def listing(limit: int, all_machines: bool) -> int:
-    here = None if all_machines else machine.fingerprint()["machine_id"]
+    """This machine's runs in a shared history (unless all_machines); every run in the local one,
+    which holds what this machine ran and what was imported into it (a Windows bundle's result)."""
+    where = history.configured()
+    here = None if all_machines or not where else machine.fingerprint()["machine_id"]
     rows = history.runs(None, limit, machine_id=here)
     out = consoles.console()
-    where = history.configured()
     if where:
         out.print(f"history: {history.shown(where)}", markup=False, highlight=False, style="dim")
     if not rows:
-        others = "" if all_machines or not history.runs(None, 1) else " on this machine (--all-machines shows the others')"
+        others = " on this machine (--all-machines shows the others')" if here and history.runs(None, 1) else ""
         out.print(f"no runs yet{others}: `layertax run` saves one", markup=False, highlight=False)
         return 0
     t = Table(title_justify="left")
@@ -67,11 +69,11 @@ def migrate(target: str, source: str | None) -> int:
 @click.group("history", context_settings=CONTEXT, invoke_without_command=True)
 @with_version
 @click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True, help="Show at most this many runs.")
-@click.option("--all-machines", is_flag=True, help="Every machine's runs (a shared history holds several), not only "
-              "this machine's.")
+@click.option("--all-machines", is_flag=True, help="In a shared history, every machine's runs, not only this "
+              "machine's (the local history lists all it holds).")
 @click.pass_context
 def history_group(ctx, limit: int, all_machines: bool) -> None:
-    """List saved runs, newest first (this machine's unless --all-machines).
+    """List saved runs, newest first (in a shared history, this machine's unless --all-machines).
 
     \b
     The history is an SQLite file under the data directory unless LAYERTAX_HISTORY (or
