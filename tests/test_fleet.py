@@ -63,11 +63,11 @@ def test_the_html_report_sets_the_machines_side_by_side(tmp_path):
 
 
 @pytest.mark.slow
-def test_fleet_run_on_two_local_hosts_files_both_results_and_prints_the_table(tmp_path):
+def test_fleet_run_on_two_local_hosts_files_both_results_and_prints_the_table(tmp_path, shared_history):
     if _ansible_missing():
         pytest.skip("ansible-core is missing: pip install 'layertax[fleet]'")
     hosts = tmp_path / "hosts"
-    env = {"LAYERTAX_FLEET_HOME": str(hosts), "XDG_DATA_HOME": str(tmp_path / "data"),
+    env = {"LAYERTAX_FLEET_HOME": str(hosts), "XDG_DATA_HOME": str(tmp_path / "data"), "LAYERTAX_HISTORY": shared_history,
            "ANSIBLE_HOME": str(tmp_path / "ansible"), "ANSIBLE_REMOTE_TEMP": str(tmp_path / "ansible-remote")}
     page = tmp_path / "fleet.html"
     done = run_cli("fleet", "run", "--inventory", str(DATA / "two-local-hosts.ini"), "--html", str(page),
@@ -87,9 +87,10 @@ def test_fleet_run_on_two_local_hosts_files_both_results_and_prints_the_table(tm
         assert (hosts / host / "venv" / "bin" / "layertax").exists()
         assert list((hosts / host / "data" / "layertax" / "runs").glob("*.json"))
         assert any((hosts / host / "cache").iterdir())
-    # Filed in the history, and the fleet table printed.
-    listed = run_cli("history", "--all-machines", env=env)
-    assert listed.stdout.count("callchain") == 2
+    # Filed in the shared history once each (the hosts keep theirs in their own), and the fleet table printed.
+    from layertax.engine.store import history
+    rows = history.runs(shared_history)
+    assert len(rows) == 2 and sorted(history.load(r, shared_history)["fleet"]["host"] for r in rows) == ["alpha", "beta"]
     table = done.stdout[done.stdout.index("callchain: ratio to"):]
     assert "alpha" in table and "beta" in table and "c-rename" in table
     assert "The machines side by side" in page.read_text()
