@@ -43,12 +43,13 @@ def url_of(where: str | Path | None = None) -> URL:
 
 
 def shown(where: str | URL) -> str:
-    """A URL as it may be printed: never with its password."""
+    """A URL as it may be printed: never with its password, and as people write it (postgresql://,
+    not the driver layertax picked)."""
     try:
         url = where if isinstance(where, URL) else make_url(where)
     except ArgumentError:
         return repr(str(where))
-    return url.render_as_string(hide_password=True)
+    return url.set(drivername=url.get_backend_name()).render_as_string(hide_password=True)
 
 
 def is_sqlite(url: URL) -> bool:

@@ -79,11 +79,12 @@ def _reason(e: database.HistoryError) -> str:
 
 
 def runs(where=None, limit: int | None = None, machine_id: str | None = None) -> list[dict]:
-    """Index rows, newest first (without documents); only machine_id's when given."""
+    """Index rows, newest first (without documents); only machine_id's when given. Newest by the
+    run's own date: a shared history receives runs in any order (pushed late, migrated)."""
     url = location.url_of(where)
     if not database.exists(url):
         return []
-    query = sa.select(*_INDEX).order_by(RUNS.c.id.desc())
+    query = sa.select(*_INDEX).order_by(RUNS.c.created.desc(), RUNS.c.id.desc())
     if machine_id is not None:
         query = query.where(RUNS.c.machine_id == machine_id)
     if limit:
