@@ -47,7 +47,8 @@ def _refuse_a_file_against_itself(pairs: list[tuple[runref.Run, runref.Run]]) ->
     for a, b in pairs:
         same_file = a.path and b.path and a.path.exists() and b.path.exists() and a.path.resolve() == b.path.resolve()
         if same_file or (a.path is None and a.name == b.name):
-            raise UsageError(f"{a.name} and {b.name} are the same {'file' if same_file else 'run'}: every difference would be zero by "
+            what = "file" if same_file else "run"
+            raise UsageError(f"{a.name} and {b.name} are the same {what}: every difference would be zero by "
                              "construction; compare two runs")
 
 

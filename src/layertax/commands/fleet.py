@@ -67,15 +67,21 @@ def run(inventory: Path, run_args: list[str], limit: str | None, wheel: Path | N
     if filed:
         out.print()
         fleet_view.render(fleets.fleet(filed), out)
+    problems = []
     if html_target and filed:
         from layertax.report.html import to_html
 
-        results.write_text(to_html(*[doc for _, doc in filed]), html_target)
-        out.print(f"wrote: {html_target.resolve()}", markup=False, highlight=False)
+        try:
+            results.write_text(to_html(*[doc for _, doc in filed]), html_target)
+            out.print(f"wrote: {html_target.resolve()}", markup=False, highlight=False)
+        except OSError as e:
+            problems.append(f"could not write --html {html_target}: {e.strerror or e}")
     if interrupted:
         raise KeyboardInterrupt
     if missing:
-        raise LayertaxError(f"no result from {', '.join(missing)} (Ansible said why, above; exit {code})")
+        problems.insert(0, f"no result from {', '.join(missing)} (Ansible said why, above; exit {code})")
+    if problems:
+        raise LayertaxError("; ".join(problems))
     return 0
 
 
