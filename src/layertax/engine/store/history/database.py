@@ -10,22 +10,11 @@ import sqlalchemy as sa
 from sqlalchemy.engine import URL
 
 from layertax.engine.store.history import location, schema
-from layertax.errors import LayertaxError
+from layertax.engine.store.history.errors import HistoryError
 
 
-class HistoryError(LayertaxError):
-    """The history cannot be read or written (damaged, unreachable, a connection dropped)."""
-
-    def __init__(self, url: URL, why: str):
-        file = location.sqlite_file(url)
-        if file is not None:
-            advice = ("rename it and layertax starts a new one (the saved runs stay in runs/), "
-                      "or run with --no-save")
-            super().__init__(f"the run history {file} cannot be used ({why}): {advice}")
-        else:
-            super().__init__(f"the shared history {location.shown(url)} cannot be used ({why}): check the "
-                             f"server and {location.ENV} (or --history), or run with --no-save")
-        self.url = url
+def error(url: URL, why: str) -> HistoryError:
+    return HistoryError(location.shown(url), location.sqlite_file(url), why)
 
 
 def _why(e: Exception) -> str:
@@ -77,11 +66,11 @@ def transaction(url: URL):
             yield conn
         _migrated.add(url)
     except sa.exc.SQLAlchemyError as e:
-        raise HistoryError(url, _why(e)) from None
+        raise error(url, _why(e)) from None
     except RuntimeError as e:          # schema.migrate: a newer layertax's history
-        raise HistoryError(url, str(e)) from None
+        raise error(url, str(e)) from None
     except OSError as e:
-        raise HistoryError(url, e.strerror or str(e)) from None
+        raise error(url, e.strerror or str(e)) from None
 
 
 def exists(url: URL) -> bool:

@@ -11,7 +11,7 @@ from sqlalchemy.exc import ArgumentError
 from layertax import paths
 from layertax.errors import UsageError
 
-ENV = "LAYERTAX_HISTORY"
+from layertax.engine.store.history.errors import ENV
 # postgresql:// is what people write; SQLAlchemy would read it as psycopg2, which layertax does not use.
 DRIVERS = {"postgresql": "postgresql+psycopg", "postgres": "postgresql+psycopg", "sqlite": "sqlite"}
 

@@ -11,6 +11,7 @@ import sqlalchemy as sa
 
 from layertax.engine.store import results
 from layertax.engine.store.history import database, location
+from layertax.engine.store.history.errors import HistoryError
 from layertax.engine.store.history.schema import RUNS
 from layertax.errors import UsageError
 
@@ -52,7 +53,7 @@ def check(where=None) -> None:
         if location.is_sqlite(url):
             problem = conn.exec_driver_sql("PRAGMA quick_check").scalar()
             if problem != "ok":
-                raise database.HistoryError(url, f"quick_check: {problem}")
+                raise database.error(url, f"quick_check: {problem}")
         conn.execute(sa.select(sa.func.count()).select_from(RUNS)).scalar()
 
 
@@ -69,13 +70,8 @@ def push(where, docs: list[tuple[dict, Path | str]]) -> list[tuple[int, bool]]:
     try:
         with database.transaction(url) as conn:
             return [_file(conn, _row(doc, path)) for doc, path in docs]
-    except database.HistoryError as e:
-        raise database.HistoryError(url, f"{_reason(e)}; nothing of this push was written, run it again") from None
-
-
-def _reason(e: database.HistoryError) -> str:
-    text = str(e)
-    return text[text.index("(") + 1:text.index("):")] if "(" in text and "):" in text else text
+    except HistoryError as e:
+        raise database.error(url, f"{e.why}; nothing of this push was written, run it again") from None
 
 
 def runs(where=None, limit: int | None = None, machine_id: str | None = None) -> list[dict]:
