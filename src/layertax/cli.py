@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from layertax import experiments
-from layertax.commands.options import CONTEXT, export_options, export_values, keeping_options, with_version
+from layertax.commands.options import CONTEXT, exit_with, export_options, export_values, keeping_options, with_version
 from layertax.commands.options import Duration, Finite
 from layertax.engine.measure.settings import QUICK, THOROUGH, Settings
 from layertax.errors import LayertaxError
@@ -24,9 +24,7 @@ _D = Settings()   # defaults, shown in --help
 _version = with_version
 
 
-def _exit(code: int) -> None:
-    if code:
-        raise click.exceptions.Exit(code)
+_exit = exit_with
 
 
 @click.group(context_settings=CONTEXT)

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from layertax import console as consoles
-from layertax.commands.options import CONTEXT, with_version
+from layertax.commands.options import CONTEXT, exit_with, with_version
 from layertax.engine.analysis import fleet as fleets
 from layertax.engine.store import history, results, runs
 from layertax.errors import LayertaxError
@@ -114,6 +114,4 @@ def run_command(inventory, limit, wheel, html, run_args) -> None:
     (LAYERTAX_HISTORY for a shared one), marked with its host; then the fleet table: per case,
     each machine's ratio to the baseline, and what differs between the machines.
     """
-    code = run(inventory, list(run_args), limit, wheel, html)
-    if code:
-        raise click.exceptions.Exit(code)
+    exit_with(run(inventory, list(run_args), limit, wheel, html))

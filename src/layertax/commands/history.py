@@ -8,15 +8,10 @@ import click
 from rich.table import Table
 
 from layertax import console as consoles
-from layertax.commands.options import CONTEXT, with_version
+from layertax.commands.options import CONTEXT, exit_with, with_version
 from layertax.engine import machine
 from layertax.engine.store import history, results
 from layertax.errors import UsageError
-
-
-def _exit(code: int) -> None:
-    if code:
-        raise click.exceptions.Exit(code)
 
 
 def listing(limit: int, all_machines: bool) -> int:
@@ -82,7 +77,7 @@ def history_group(ctx, limit: int, all_machines: bool) -> None:
     Every run is kept whole in it, so `report @ID` and `compare @ID @ID` work from any machine.
     """
     if ctx.invoked_subcommand is None:
-        _exit(listing(limit, all_machines))
+        exit_with(listing(limit, all_machines))
 
 
 @history_group.command("push", context_settings=CONTEXT)
@@ -91,7 +86,7 @@ def history_group(ctx, limit: int, all_machines: bool) -> None:
 def push_command(files) -> None:
     """File saved runs in the history (all of them or, if anything fails, none); a run already
     there is not filed twice."""
-    _exit(push(files))
+    exit_with(push(files))
 
 
 @history_group.command("migrate", context_settings=CONTEXT)
@@ -103,4 +98,4 @@ def push_command(files) -> None:
 def migrate_command(target: str, source: str | None) -> None:
     """Copy every run of one history into another (this machine's SQLite history into a shared
     PostgreSQL one), in one transaction; runs already there are not copied twice."""
-    _exit(migrate(target, source))
+    exit_with(migrate(target, source))

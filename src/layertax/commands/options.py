@@ -13,6 +13,12 @@ from layertax.version import full_version
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
+def exit_with(code: int) -> None:
+    """Ends a command with code (0: nothing to do), the way click expects a command to."""
+    if code:
+        raise click.exceptions.Exit(code)
+
+
 def with_version(command: Callable) -> Callable:
     """--version and -V, on every command as on the top level."""
     return click.version_option(full_version(), "--version", "-V", prog_name="layertax",

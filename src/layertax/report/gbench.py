@@ -57,8 +57,7 @@ def context(doc: dict) -> dict:
 
 def _rounds(exp: dict, case: dict) -> list[tuple[float, int]]:
     """(median ns of the round, iterations per sample) for each round, in round order."""
-    metric = exp.get("metric")
-    by_round = analyze.round_samples(case, None if metric in (None, "time") else metric)
+    by_round = analyze.round_samples(case, analyze.sample_metric(exp))
     iters = {}
     for s in case["samples"]:
         iters.setdefault(s["round"], s.get("iters") or 1)

@@ -20,6 +20,13 @@ def value(sample: dict, metric: str | None = None) -> float | None:
     return ns_per_op(sample) if metric is None else sample.get(metric)
 
 
+def sample_metric(exp: dict) -> str | None:
+    """The sample field an experiment's figures are read from: None for ns/op (a timed run),
+    else the field (a launch's main_ns)."""
+    metric = exp.get("metric")
+    return None if metric in (None, "time") else metric
+
+
 def field_median(case: dict, key: str) -> float | None:
     """The median of one field over a case's samples (e.g. a launch's minflt), None if it has none."""
     values = [s[key] for s in case["samples"] if s.get(key) is not None]

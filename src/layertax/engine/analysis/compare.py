@@ -63,8 +63,7 @@ def _method(exp: dict) -> str:
 
 def _rounds(exp: dict, case: dict) -> dict[int, float]:
     """The per-round medians a timed case is compared on, by round id."""
-    metric = exp.get("metric")
-    rounds = analyze.round_values(case, None if metric in (None, "time") else metric)
+    rounds = analyze.round_values(case, analyze.sample_metric(exp))
     return {r: rounds[r] for r in sorted(rounds)}
 
 

@@ -77,9 +77,3 @@ def exists(url: URL) -> bool:
     """False for an SQLite history not yet created (reading one must not create it)."""
     file = location.sqlite_file(url)
     return file is None or file.exists()
-
-
-def forget(url: URL) -> None:
-    """Closes the pooled connections of url (a test's server is about to stop)."""
-    engine_for(url).dispose()
-    _migrated.discard(url)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -63,7 +64,7 @@ def record(where, doc: dict, path: Path | str) -> int:
         return _file(conn, _row(doc, path))[0]
 
 
-def push(where, docs: list[tuple[dict, Path | str]]) -> list[tuple[int, bool]]:
+def push(where, docs: Iterable[tuple[dict, Path | str]]) -> list[tuple[int, bool]]:
     """Files several runs in one transaction: all of them, or (a dropped connection, a failure
     part-way) none. Returns (id, newly filed) per run, in order."""
     url = location.url_of(where)
@@ -129,20 +130,24 @@ def _same_file(a: str, b: Path | str) -> bool:
         return False
 
 
+def _with_stored_copy(where) -> set[int]:
+    url = location.url_of(where)
+    with database.transaction(url) as conn:
+        return set(conn.execute(sa.select(RUNS.c.id).where(RUNS.c.document.is_not(None))).scalars())
+
+
 def copy(source, target) -> tuple[int, int]:
     """Files every run of source into target (an SQLite history into a shared PostgreSQL one),
     oldest first, in one transaction; rows whose file is gone are reported, not guessed.
-    Returns (filed, already there)."""
+    Returns (filed, already there). One run is in memory at a time: a history can hold
+    thousands of megabyte-sized runs."""
     rows = list(reversed(runs(source)))
-    docs, missing = [], []
-    for row in rows:
-        try:
-            docs.append((load(row, source), row["path"]))
-        except UsageError as e:
-            missing.append(f"#{row['id']} ({e})")
+    stored = _with_stored_copy(source)
+    missing = [f"#{row['id']} (no such file: {row['path']})" for row in rows
+               if row["id"] not in stored and not Path(row["path"]).is_file()]
     if missing:
         raise UsageError(f"{len(missing)} run(s) of the history have neither a stored copy nor their file: "
                          + "; ".join(missing[:3]) + (" ..." if len(missing) > 3 else ""))
-    filed = push(target, docs)
+    filed = push(target, ((load(row, source), row["path"]) for row in rows))
     new = sum(1 for _, is_new in filed if is_new)
     return new, len(filed) - new
