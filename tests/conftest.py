@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from layertax.engine.builder import ninja, toolchain
+from layertax.engine.builder import graph, ninja, toolchain
 from layertax.experiment import CKernel, Case, Classic, ClassicFigure, Experiment
 
 TESTS = Path(__file__).parent
@@ -40,7 +40,7 @@ def probe_target(name: str = "probe") -> ninja.BuildTarget:
 
 @pytest.fixture(scope="session")
 def probe_binary(cache_root) -> Path:
-    result = ninja.build([probe_target()], cache_root / "layertax")["probe"]
+    result = graph.build([probe_target()], cache_root / "layertax")["probe"]
     assert isinstance(result, Path), result
     return result
 

@@ -5,14 +5,14 @@ from pathlib import Path
 
 from conftest import probe_target
 
-from layertax.engine.builder import ninja
+from layertax.engine.builder import graph, ninja
 
 
 def test_builds_once_then_hits_the_cache(tmp_path):
-    first = ninja.build([probe_target()], tmp_path)["probe"]
+    first = graph.build([probe_target()], tmp_path)["probe"]
     assert isinstance(first, Path) and first.is_file()
     mtime = first.stat().st_mtime_ns
-    second = ninja.build([probe_target()], tmp_path)["probe"]
+    second = graph.build([probe_target()], tmp_path)["probe"]
     assert second == first and second.stat().st_mtime_ns == mtime
     # Nothing is left in staging.
     assert [p.name for p in (tmp_path / "kernels").iterdir()] == [first.parent.name]
@@ -42,13 +42,13 @@ def _cc():
 def test_a_compile_error_is_reported_not_raised(tmp_path):
     src = tmp_path / "broken.c"
     src.write_text("int main(void) { return undefined_thing; }\n")
-    result = ninja.build([ninja.BuildTarget("broken", (src,), (tmp_path,), (), (), *_cc())], tmp_path)["broken"]
+    result = graph.build([ninja.BuildTarget("broken", (src,), (tmp_path,), (), (), *_cc())], tmp_path)["broken"]
     assert isinstance(result, ninja.BuildFailed)
     assert "broken" in str(result) and "error" in str(result)
 
 
 def _build_in_process(root: str) -> str:
-    return str(ninja.build([probe_target()], Path(root))["probe"])
+    return str(graph.build([probe_target()], Path(root))["probe"])
 
 
 def test_concurrent_builders_do_not_corrupt_the_cache(tmp_path):
@@ -63,3 +63,56 @@ def test_concurrent_builders_do_not_corrupt_the_cache(tmp_path):
     assert len(out.stdout.splitlines()) == 3
     kernels = tmp_path / "kernels"
     assert [p.name for p in kernels.iterdir()] == [binary.parent.name]  # no stray staging dirs
+
+
+def _tree(name: str, command: str, required: tuple[str, ...] = (), pool: str = "") -> ninja.BuildTree:
+    """A tiny generated tree whose build.ninja runs `command` to make out.txt."""
+    def write(root: Path) -> None:
+        (root / "in.txt").write_text(name)
+        (root / "build.ninja").write_text("rule make\n  command = " + command + "\nbuild out.txt: make in.txt\n")
+    return ninja.BuildTree("trees-test", f"key-{name}", write, required=required, label=f"TEST {name}", pool=pool)
+
+
+def test_one_graph_builds_targets_and_trees_then_hits_the_cache(tmp_path):
+    good = _tree("good", "cp $in $out", required=("out.txt",), pool="serial")
+    bad = _tree("bad", "echo 'make: error: no good' >&2; false", required=("out.txt",), pool="serial")
+    seen: list[str] = []
+
+    class Status:
+        def update(self, line: str) -> None:
+            seen.append(line)
+
+    class Busy:
+        def __init__(self, message: str):
+            seen.append(message)
+
+        def __enter__(self):
+            return Status()
+
+        def __exit__(self, *exc):
+            return False
+
+    got = graph.build_graph([probe_target()], [good, bad], tmp_path, busy=Busy)
+    assert got.built == 3
+    assert isinstance(got.target(probe_target()), Path)
+    # The good tree is published whole, with its log; the failing one is not, and its log says why.
+    where, log = good.result(tmp_path)
+    assert (where / "out.txt").read_text() == "good" and (where / ".complete").is_file()
+    assert not bad.final(tmp_path).exists()
+    assert "no good" in got.tree_logs[("trees-test", "key-bad")]
+    assert seen[0] == "building 3 kernels (first run only; cached after)"
+    assert any("TEST good" in line for line in seen[1:])
+    # Nothing left in staging; a second graph builds only what failed, and says nothing of the rest.
+    assert [p.name for p in (tmp_path / "kernels").iterdir()] == [got.target(probe_target()).parent.name]
+    seen.clear()
+    again = graph.build_graph([probe_target()], [good, bad], tmp_path, busy=Busy)
+    assert again.built == 1 and seen[0].startswith("building 1 kernel ")
+    seen.clear()
+    assert graph.build_graph([probe_target()], [good], tmp_path, busy=Busy).built == 0 and seen == []
+
+
+def test_ninja_build_tree_and_the_graph_publish_the_same_tree(tmp_path):
+    alone = _tree("same", "cp $in $out")
+    path, log = ninja.build_tree(alone.kind, alone.key, alone.write, tmp_path)
+    assert (path / "out.txt").read_text() == "same"
+    assert alone.cached(tmp_path) and graph.build_graph([], [alone], tmp_path).built == 0

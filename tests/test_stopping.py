@@ -155,3 +155,18 @@ def test_run_quick_prints_progress_lines_when_stderr_is_a_pipe(tmp_path):
     lines = [line for line in p.stderr.splitlines() if line.startswith("layertax: callchain:")]
     assert lines[0].endswith("started [0s]") and "done" in lines[-1]
     assert "precision:" in p.stdout
+
+
+def test_working_off_a_terminal_beats_with_the_step_under_way(monkeypatch, capsys):
+    import time
+
+    from layertax import console
+
+    monkeypatch.setattr(console, "HEARTBEAT_S", 0.05)
+    with console.working("building 3 kernels") as status:
+        status.update("[2/9] GO callchain-rename-go\n")
+        time.sleep(0.3)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "layertax: building 3 kernels"
+    assert len(lines) >= 3 and all(line.startswith("layertax: building 3 kernels (") for line in lines[1:])
+    assert lines[-1].endswith("; [2/9] GO callchain-rename-go)")

@@ -8,7 +8,7 @@ import pytest
 
 from conftest import run_cli
 from layertax import experiments
-from layertax.engine.builder import ninja, toolchain
+from layertax.engine.builder import graph, ninja, toolchain
 from layertax.experiments.tls import models
 
 
@@ -20,7 +20,7 @@ def cache(tmp_path_factory):
 
 
 def _lib(cache, model: models.Model, cflags):
-    got = ninja.build([models.target(model, cflags)], cache)[f"libtls-{model.case}.so"]
+    got = graph.build([models.target(model, cflags)], cache)[f"libtls-{model.case}.so"]
     assert not isinstance(got, Exception), got
     return got
 

@@ -30,26 +30,43 @@ def busy(message: str):
 HEARTBEAT_S = 10.0
 
 
+class _Status:
+    """What working() yields: update(detail) names the step under way (a ninja line, a host)."""
+
+    def __init__(self, message: str, spinner=None):
+        self.message, self.spinner, self.detail = message, spinner, ""
+
+    def update(self, detail: str) -> None:
+        self.detail = detail.strip()
+        if self.spinner is not None:
+            self.spinner.update(f"{self.message}: {self.detail}" if self.detail else self.message)
+
+    def line(self, elapsed: float) -> str:
+        return f"layertax: {self.message} ({elapsed:.0f} s{'; ' + self.detail if self.detail else ''})"
+
+
 @contextlib.contextmanager
 def working(message: str):
     """busy() for work that must never be silent: on a terminal the spinner; otherwise a line
-    now and one every HEARTBEAT_S seconds until it is done (CI logs, `2> log`)."""
+    now and one every HEARTBEAT_S seconds until it is done (CI logs, `2> log`). Yields a
+    status whose update(detail) shows the step under way, on the spinner or in the next line."""
     err = console(stderr=True)
     if err.is_terminal:
-        with busy(message):
-            yield
+        with busy(message) as spinner:
+            yield _Status(message, spinner)
         return
+    status = _Status(message)
     err.print(f"layertax: {message}", markup=False, highlight=False)
     done, start = threading.Event(), time.monotonic()
 
     def beat():
         while not done.wait(HEARTBEAT_S):
-            err.print(f"layertax: {message} ({time.monotonic() - start:.0f} s)", markup=False, highlight=False)
+            err.print(status.line(time.monotonic() - start), markup=False, highlight=False, soft_wrap=True)
 
     ticker = threading.Thread(target=beat, daemon=True)
     ticker.start()
     try:
-        yield
+        yield status
     finally:
         done.set()
         ticker.join()

@@ -172,6 +172,16 @@ class SharedInputHook(Protocol):
                  progress: ProgressSink) -> AbstractContextManager[SharedInput]: ...
 
 
+class BuildsHook(Protocol):
+    """What the experiment builds besides its kernels (libraries, launch tools, generated
+    programs), as engine.builder.ninja BuildTarget and BuildTree values. The engine builds
+    them in the run's one ninja graph beside every kernel, and the experiment's own build
+    call later finds them in the cache. Returns what a run with these case globs needs, or
+    nothing it cannot build here (a missing compiler: the experiment reports that itself)."""
+
+    def __call__(self, experiment: Experiment, cache_root: Path, case_globs: tuple[str, ...]) -> list[Any]: ...
+
+
 class CommandKit(Protocol):
     """What the command line lends an experiment's own commands, so that they never import it:
     the context settings every command shares, consoles, progress, and keeping a result
@@ -227,6 +237,7 @@ class Experiment:
     tables: TablesHook | str | None = None              # extra tables from the analysed result
     run_options: RunOptionsHook | str | None = None     # its own options of `layertax run`
     shared_input: SharedInputHook | str | None = None   # an input made once per run
+    builds: BuildsHook | str | None = None              # what it builds besides its kernels
     # Settings this experiment runs with unless the user gave them (e.g. fewer, longer
     # rounds when one operation scans a whole file): {"runs": 10, "burst": 2}.
     defaults: dict[str, Any] = field(default_factory=dict)

@@ -66,7 +66,7 @@ def run(experiment_names: tuple[str, ...], case_globs: tuple[str, ...], settings
     with Measuring(allow_concurrent) as claim:
         session = run_session(chosen, settings, case_globs, save, progress=lambda: for_console(err),
                               note=lambda message: err.print(message, style="dim"),
-                              warn=lambda message: err.print(message, style="yellow"), busy=consoles.busy,
+                              warn=lambda message: err.print(message, style="yellow"), busy=consoles.working,
                               claim=claim)
     measured = any(c.get("samples") for e in session.doc["experiments"] for c in e.get("cases", []))
     if session.interrupted and not measured:

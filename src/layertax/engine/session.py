@@ -42,10 +42,9 @@ def run_session(chosen: list[Experiment], settings: Settings, case_globs: tuple[
                 claim: Measuring | None = None) -> Session:
     """Measures the chosen experiments; the document is saved after each one when save is set
     (the caller records it in the history and exports it once the run ends)."""
-    count = sum(len(e.kernels) for e in chosen)
-    with busy(f"building {count} kernels (first run only; cached after)"):
-        prepared = kernels.prepare(chosen, paths.cache_dir())
-        fingerprint = machine.fingerprint()
+    # busy(message) is shown only when something is not cached yet (kernels.prepare says what).
+    prepared = kernels.prepare(chosen, paths.cache_dir(), case_globs, busy)
+    fingerprint = machine.fingerprint()
     doc = results.new_document(None, fingerprint)
     path = runs.new_path(doc | {"experiments": [{"name": e.name} for e in chosen]}) if save else None
     try:

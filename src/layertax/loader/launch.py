@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from layertax.engine.builder import ninja, toolchain
+from layertax.engine.builder import graph, ninja, toolchain
 from layertax.engine.measure.settings import default_cpu
 from layertax.engine.processes import ParentAwayFrom, kill_group
 from layertax.errors import LayertaxError, UsageError
@@ -38,49 +38,66 @@ class LaunchTools:
     empty_static: Path | None = None  # native/empty.c linked -static (None: no static libc here)
 
 
-def tools(cache_root: Path) -> LaunchTools:
+# The preloaded libraries link no start files (nothing of crtbegin's to relocate or
+# look up), and the first-constructor library not even libc (first.c says why).
+FREESTANDING = ("-nostdlib", "-ffreestanding", "-fno-stack-protector", "-fno-builtin")
+# Two LOAD segments (code and read-only data in one, data in the other) and no RELRO:
+# ld.so maps each segment with its own mmap, and a RELRO that ends inside the data
+# segment splits that mapping with an mprotect. The layout, not the stamp's code, was
+# most of what the preload cost (docs/launch.md, section 4: 27 µs with binutils'
+# default layout, 13 µs with this one, an empty object 11-13 µs). The price: the
+# stamp's own GOT stays writable, which matters to nothing but the stamp.
+COMPACT_LAYOUT = ("-Wl,-z,noseparate-code", "-Wl,-z,norelro")
+# dlsym is in libc since glibc 2.34; --as-needed drops libdl there and keeps it before.
+STAMP_LINKS = ("-nostartfiles", *COMPACT_LAYOUT, "-Wl,--as-needed", "-ldl")
+
+
+def _cc() -> toolchain.Tool:
     cc = toolchain.find("cc")
     if cc is None:
         raise LayertaxError(toolchain.hint("cc"))
+    return cc
+
+
+def tool_targets(cc: toolchain.Tool) -> list[ninja.BuildTarget]:
+    """The timer, the stamp libraries and the empty programs, as build targets. The phases
+    stamp is not among them: it links against the first library where the cache keeps it,
+    so it is built once that one is published (tools() does it)."""
     common = ninja.COMMON_SOURCES
-    # The preloaded libraries link no start files (nothing of crtbegin's to relocate or
-    # look up), and the first-constructor library not even libc (first.c says why).
-    freestanding = ("-nostdlib", "-ffreestanding", "-fno-stack-protector", "-fno-builtin")
-    # Two LOAD segments (code and read-only data in one, data in the other) and no RELRO:
-    # ld.so maps each segment with its own mmap, and a RELRO that ends inside the data
-    # segment splits that mapping with an mprotect. The layout, not the stamp's code, was
-    # most of what the preload cost (docs/launch.md, section 4: 27 µs with binutils'
-    # default layout, 13 µs with this one, an empty object 11-13 µs). The price: the
-    # stamp's own GOT stays writable, which matters to nothing but the stamp.
-    compact_layout = ("-Wl,-z,noseparate-code", "-Wl,-z,norelro")
-    # dlsym is in libc since glibc 2.34; --as-needed drops libdl there and keeps it before.
-    stamp_links = ("-nostartfiles", *compact_layout, "-Wl,--as-needed", "-ldl")
-    built = _build_all([
+    return [
         ninja.BuildTarget("launch", (NATIVE / "launch.c", *common), (), (), (), cc.path, cc.version, kind="program"),
-        ninja.BuildTarget("liblayertax-first.so", (NATIVE / "first.c",), (), freestanding,
-                          ("-nostdlib", *compact_layout),
-                          cc.path, cc.version, kind="shared"),
+        ninja.BuildTarget("liblayertax-first.so", (NATIVE / "first.c",), (), FREESTANDING,
+                          ("-nostdlib", *COMPACT_LAYOUT), cc.path, cc.version, kind="shared"),
         ninja.BuildTarget("empty", (NATIVE / "empty.c",), (), (), (), cc.path, cc.version, kind="program"),
         ninja.BuildTarget("liblayertax-stamp.so", (NATIVE / "stamp.c",), (), ("-fno-stack-protector",),
-                          stamp_links, cc.path, cc.version, kind="shared"),
-    ], cache_root)
-    # The static empty program: what start-up costs with no loader at all. Optional
-    # (it needs libc.a); without it, inspect does not price static linking.
-    static = ninja.build([ninja.BuildTarget("empty-static", (NATIVE / "empty.c",), (), (), ("-static",), cc.path,
-                                            cc.version, kind="program")], cache_root)["empty-static"]
+                          STAMP_LINKS, cc.path, cc.version, kind="shared"),
+        # The static empty program: what start-up costs with no loader at all. Optional
+        # (it needs libc.a); without it, inspect does not price static linking.
+        ninja.BuildTarget("empty-static", (NATIVE / "empty.c",), (), (), ("-static",), cc.path, cc.version,
+                          kind="program"),
+    ]
+
+
+def tools(cache_root: Path) -> LaunchTools:
+    cc = _cc()
+    built = graph.build(tool_targets(cc), cache_root)
+    for name, result in built.items():
+        if isinstance(result, Exception) and name != "empty-static":
+            raise LayertaxError(str(result))
+    static = built["empty-static"]
     # The phases stamp names the first one by its absolute path (DT_NEEDED with a
     # slash: loaded from there, no search), so it needs no RPATH and no LD_LIBRARY_PATH.
     first = built["liblayertax-first.so"]
     phases = _build_all([ninja.BuildTarget("liblayertax-stamp-phases.so", (NATIVE / "stamp.c",), (),
                                            ("-DLAYERTAX_PHASES", "-fno-stack-protector"),
-                                           ("-Wl,--no-as-needed", str(first), *stamp_links), cc.path, cc.version,
+                                           ("-Wl,--no-as-needed", str(first), *STAMP_LINKS), cc.path, cc.version,
                                            kind="shared")], cache_root)
     return LaunchTools(built["launch"], built["liblayertax-stamp.so"], built["empty"], first,
                        phases["liblayertax-stamp-phases.so"], static if isinstance(static, Path) else None)
 
 
 def _build_all(targets: list[ninja.BuildTarget], cache_root: Path) -> dict[str, Path]:
-    built = ninja.build(targets, cache_root)
+    built = graph.build(targets, cache_root)
     for result in built.values():
         if isinstance(result, Exception):
             raise LayertaxError(str(result))

@@ -1,6 +1,7 @@
 """Turns an experiment's kernel declarations into commands the scheduler can run.
 
-C kernels are built (through ninja.py's cache); Python kernels run as modules
+C kernels and the trees of Go, Rust and Java kernels are built in one ninja graph
+(graph.py), into the cache; Python kernels run as modules
 of this package with the same interpreter. A kernel whose toolchain or library
 is missing is skipped with a one-line hint, never an error.
 """
@@ -11,7 +12,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from layertax.engine.builder import ninja, runtimes, toolchain
+from layertax.engine.builder import graph, ninja, runtimes, toolchain
 from layertax.experiment import CKernel, Experiment, Kernel, PythonKernel, RuntimeKernel
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[3]  # the directory holding the layertax package
@@ -61,10 +62,26 @@ def python_env() -> dict[str, str]:
     return {"PYTHONPATH": str(PACKAGE_ROOT) + (os.pathsep + path if path else "")}
 
 
-def prepare(experiments: list[Experiment], cache_root: Path) -> dict[tuple[str, str], PreparedKernel]:
-    """Every kernel of every experiment, ready to run or with the reason it is not."""
+def _extras(experiments: list[Experiment], cache_root: Path, case_globs: tuple[str, ...]) -> list:
+    """What the experiments build besides their kernels (their `builds` hooks)."""
+    extras = []
+    for exp in experiments:
+        builds = exp.hook("builds")
+        if builds is not None:
+            extras += builds(exp, cache_root, case_globs)
+    return extras
+
+
+def prepare(experiments: list[Experiment], cache_root: Path, case_globs: tuple[str, ...] = (),
+            busy=None) -> dict[tuple[str, str], PreparedKernel]:
+    """Every kernel of every experiment, ready to run or with the reason it is not.
+
+    Everything the run builds (C kernels, Go, Rust and Java trees, and what the experiments'
+    `builds` hooks name) is built in one ninja graph (graph.py); busy(message) wraps that
+    build when there is one, for the user."""
     out: dict[tuple[str, str], PreparedKernel] = {}
     targets: dict[tuple[str, str], ninja.BuildTarget] = {}
+    planned: dict[tuple[str, str], runtimes.Planned] = {}
     cc = toolchain.find("cc")
     for exp in experiments:
         for k in exp.kernels:
@@ -81,31 +98,36 @@ def prepare(experiments: list[Experiment], cache_root: Path) -> dict[tuple[str, 
                 else:
                     targets[(exp.name, k.name)] = _c_target(exp, k, cc)
             elif isinstance(k, RuntimeKernel):
-                try:
-                    built = runtimes.prepare(exp, k, cache_root)
-                    pk.argv, pk.info = built.argv, built.info
-                    pk.engine_pins = k.kind in runtimes.ENGINE_PINS
-                    pk.env = dict(runtimes.KIND_ENV.get(k.kind, {}))
-                    if pk.env:
-                        pk.info["env"] = dict(pk.env)
-                except ninja.BuildFailed as e:
-                    pk.error = str(e)
+                planned[(exp.name, k.name)] = runtimes.plan(exp, k)
             elif isinstance(k, PythonKernel):
                 pk.argv = [sys.executable, "-m", k.module]
                 pk.env = python_env()
                 pk.info = {"module": k.module, "interpreter": sys.executable}
             else:
                 pk.error = f"unknown kernel kind {k.kind!r}"
-    if targets:
-        built = ninja.build(list(targets.values()), cache_root)
-        for key, target in targets.items():
-            pk = out[key]
-            result = built[target.name]
-            pk.info = {"compiler": target.cc, "compiler_version": target.cc_version,
-                       **({"cxx": target.cxx, "cxx_version": target.cxx_version} if target.cxx else {}),
-                       "cflags": list(target.flags()), "libs": list(target.libs), "build_key": target.key()}
-            if isinstance(result, Exception):
-                pk.error = str(result)
-            else:
-                pk.argv = [str(result)]
+    extras = _extras(experiments, cache_root, case_globs)
+    built = graph.build_graph([*targets.values(), *(e for e in extras if isinstance(e, ninja.BuildTarget))],
+                              [*(p.tree for p in planned.values()), *(e for e in extras if isinstance(e, ninja.BuildTree))],
+                              cache_root, busy)
+    for key, target in targets.items():
+        pk = out[key]
+        result = built.target(target)
+        pk.info = {"compiler": target.cc, "compiler_version": target.cc_version,
+                   **({"cxx": target.cxx, "cxx_version": target.cxx_version} if target.cxx else {}),
+                   "cflags": list(target.flags()), "libs": list(target.libs), "build_key": target.key()}
+        if isinstance(result, Exception):
+            pk.error = str(result)
+        else:
+            pk.argv = [str(result)]
+    for key, plan in planned.items():
+        pk = out[key]
+        try:
+            done = runtimes.finish(plan, cache_root, built.tree_logs.get((plan.tree.kind, plan.tree.key), ""))
+            pk.argv, pk.info = done.argv, done.info
+            pk.engine_pins = plan.kernel.kind in runtimes.ENGINE_PINS
+            pk.env = dict(runtimes.KIND_ENV.get(plan.kernel.kind, {}))
+            if pk.env:
+                pk.info["env"] = dict(pk.env)
+        except ninja.BuildFailed as e:
+            pk.error = str(e)
     return out

@@ -95,8 +95,8 @@ def shell_quote(flag: str) -> str:
     return shlex.quote(flag)
 
 
-def write_ninja(targets: list[BuildTarget], staging: Path) -> Path:
-    """One build.ninja for all targets, so ninja compiles them in parallel."""
+def ninja_lines(targets: list[BuildTarget]) -> list[str]:
+    """The rules and build lines of all targets, each in <key>/ of the build directory."""
     lines = [
         "ninja_required_version = 1.10",
         "rule cc",
@@ -131,9 +131,7 @@ def write_ninja(targets: list[BuildTarget], staging: Path) -> Path:
         linker = t.cxx if t.has_cxx() else t.cc   # C++ objects need the C++ runtime at link time
         lines += [f"build {_esc(key)}/{_esc(t.name)}: link {' '.join(_esc(o) for o in objs)}",
                   f"  cc = {shell_quote(linker)}", f"  libs = {' '.join(shell_quote(x) for x in t.link_flags())}", ""]
-    path = staging / "build.ninja"
-    path.write_text("\n".join(lines))
-    return path
+    return lines
 
 
 class BuildFailed(LayertaxError):
@@ -164,12 +162,16 @@ def run_ninja(directory: Path, targets: tuple[str, ...] = (), jobs: int | None =
     return proc.returncode == 0, "".join(lines)
 
 
-def first_error(log: str) -> str:
+def first_error(log: str, output: str | None = None) -> str:
+    """The first error line of a build log; with output, of the part after ninja's "FAILED:"
+    line for that output (a log holds every target's)."""
+    if output is not None and f"FAILED: {output}" in log:
+        log = log.split(f"FAILED: {output}", 1)[1]
     line = next((ln for ln in log.splitlines() if "error" in ln.lower()), log.strip()[-300:])
     return line.strip()
 
 
-def _publish(built: Path, final: Path) -> None:
+def publish_dir(built: Path, final: Path) -> None:
     """Moves a finished build into place with one rename(2)."""
     try:
         os.rename(built, final)
@@ -177,6 +179,45 @@ def _publish(built: Path, final: Path) -> None:
         # Another process published the same key first; its build is identical.
         if not final.is_dir():
             raise
+
+
+@dataclass(frozen=True)
+class BuildTree:
+    """A generated source tree that carries its own build.ninja (a Go or Rust kernel, a set of
+    test programs), published whole as cache/<kind>/<key>."""
+    kind: str                          # the cache directory it is published under
+    key: str                           # a hash of everything that goes into it
+    write: Callable[[Path], None]      # writes the sources and build.ninja into a directory
+    targets: tuple[str, ...] = ()      # what ninja builds there (all if empty)
+    required: tuple[str, ...] = ()     # if one of these is missing, nothing is published
+    label: str = ""                    # for progress lines: "GO paths-go"
+    pool: str = ""                     # trees of one pool build one at a time in a shared graph
+
+    def final(self, cache_root: Path) -> Path:
+        return cache_root / self.kind / self.key
+
+    def cached(self, cache_root: Path) -> bool:
+        return (self.final(cache_root) / ".complete").is_file()
+
+    def publish(self, built: Path, log: str, cache_root: Path) -> bool:
+        """Publishes a tree ninja ran in (with its log); False, and nothing published, when a
+        required file is missing, so the failure is not cached and the next run tries again."""
+        if not all((built / r).is_file() for r in self.required):
+            return False
+        # Intermediate files are kept: users study the tree (objects, .ninja_log) by hand.
+        (built / ".complete").write_text(log, encoding="utf-8")
+        final = self.final(cache_root)
+        final.parent.mkdir(parents=True, exist_ok=True)
+        if final.exists() and not (final / ".complete").is_file():
+            shutil.rmtree(final, ignore_errors=True)  # a tree left half-built by an older version
+        publish_dir(built, final)
+        return True
+
+    def result(self, cache_root: Path) -> tuple[Path, str]:
+        """(where the tree is, its build log); the path does not exist if it failed."""
+        final = self.final(cache_root)
+        done = final / ".complete"
+        return final, done.read_text(encoding="utf-8", errors="replace") if done.is_file() else ""
 
 
 def build_tree(kind: str, key: str, write: Callable[[Path], None], cache_root: Path,
@@ -191,54 +232,18 @@ def build_tree(kind: str, key: str, write: Callable[[Path], None], cache_root: P
     named in `required` was not built, nothing is published (the returned path does
     not exist), so the failure is not cached and the next call tries again.
     """
+    tree_spec = BuildTree(kind, key, write, targets, required)
+    if tree_spec.cached(cache_root):
+        return tree_spec.result(cache_root)
     root = cache_root / kind
     root.mkdir(parents=True, exist_ok=True)
-    final = root / key
-    if (final / ".complete").is_file():
-        return final, (final / ".complete").read_text(encoding="utf-8", errors="replace")
     staging = Path(tempfile.mkdtemp(prefix="staging-", dir=root))
     try:
         tree = staging / "tree"
         tree.mkdir()
         write(tree)
         _, log = run_ninja(tree, targets, on_line=on_line)
-        if not all((tree / r).is_file() for r in required):
-            return final, log
-        # Intermediate files are kept: users study the tree (objects, .ninja_log) by hand.
-        (tree / ".complete").write_text(log, encoding="utf-8")
-        if final.exists() and not (final / ".complete").is_file():
-            shutil.rmtree(final, ignore_errors=True)  # a tree left half-built by an older version
-        _publish(tree, final)
+        tree_spec.publish(tree, log, cache_root)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    return final, log
-
-
-def build(targets: list[BuildTarget], cache_root: Path) -> dict[str, Path | BuildFailed]:
-    """Builds what is not cached; returns each target's binary, or why it failed."""
-    kernels = cache_root / "kernels"
-    kernels.mkdir(parents=True, exist_ok=True)
-    results: dict[str, Path | BuildFailed] = {}
-    todo = []
-    for t in targets:
-        binary = kernels / t.key() / t.name
-        if binary.is_file():
-            results[t.name] = binary
-        else:
-            todo.append(t)
-    if not todo:
-        return results
-    staging = Path(tempfile.mkdtemp(prefix="staging-", dir=kernels))
-    try:
-        write_ninja(todo, staging)
-        _, log = run_ninja(staging)
-        for t in todo:
-            key = t.key()
-            if not (staging / key / t.name).is_file():
-                results[t.name] = BuildFailed(f"build of kernel {t.name} failed: {first_error(log)}")
-                continue
-            _publish(staging / key, kernels / key)
-            results[t.name] = kernels / key / t.name
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return results
+    return tree_spec.final(cache_root), log

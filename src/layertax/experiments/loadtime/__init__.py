@@ -55,5 +55,6 @@ EXPERIMENT = Experiment(
            "then _exit(0); one launch per variant per round, variants shuffled each round",
            "min is Pietrek's statistic (fastest of N); the median and its CI are layertax's"),
     measure="layertax.experiments.loadtime.measure:measure",
+    builds="layertax.experiments.loadtime.measure:builds",
     commands="layertax.experiments.loadtime.commands:loadtime_commands",
 )

@@ -55,18 +55,24 @@ def split_available(names: list[str] | None) -> tuple[list[variants.Variant], di
     return ok, skipped
 
 
-def build_variants(shape: generate.Shape, chosen: list[variants.Variant], cache_root: Path,
-                   on_line=None) -> tuple[Path, str]:
-    cc = toolchain.find("cc")
-    if cc is None:
-        raise LayertaxError(toolchain.hint("cc"))
+def variants_tree(shape: generate.Shape, chosen: list[variants.Variant], cc: toolchain.Tool) -> ninja.BuildTree:
+    """The generated tree of one shape: its sources, and every chosen variant plus the empty control."""
     all_variants = [*chosen, variants.EMPTY]
 
     def write(root: Path) -> None:
         generate.write_sources(shape, root)
         variants.write_ninja(shape, root, all_variants, cc.path)
 
-    return ninja.build_tree("loadtime", tree_key(shape, all_variants, cc), write, cache_root, on_line=on_line)
+    return ninja.BuildTree("loadtime", tree_key(shape, all_variants, cc), write, label="BUILD loadtime variants")
+
+
+def build_variants(shape: generate.Shape, chosen: list[variants.Variant], cache_root: Path,
+                   on_line=None) -> tuple[Path, str]:
+    cc = toolchain.find("cc")
+    if cc is None:
+        raise LayertaxError(toolchain.hint("cc"))
+    tree = variants_tree(shape, chosen, cc)
+    return ninja.build_tree(tree.kind, tree.key, tree.write, cache_root, on_line=on_line)
 
 
 def loader_statistics(targets: list[launch.Target], tools: launch.LaunchTools, lsettings: launch.LaunchSettings,
@@ -149,13 +155,30 @@ def measure_shape(shape: generate.Shape, names: list[str] | None, settings: Sett
     return result, interrupted
 
 
+def _variant_names(exp, case_globs: tuple[str, ...]) -> list[str] | None:
+    """The variants --case names (None: all of them); the empty control is always measured."""
+    if not case_globs:
+        return None
+    return [c.name for c in select_cases(exp, case_globs) if c.name != variants.EMPTY.name]
+
+
+def builds(exp, cache_root: Path, case_globs: tuple[str, ...] = ()) -> list:
+    """For the run's one ninja graph: the launch tools, and the classic shape's tree of the
+    variants `measure` will launch (it then finds both in the cache)."""
+    cc = toolchain.find("cc")
+    if cc is None:
+        return []
+    chosen, _ = split_available(_variant_names(exp, case_globs))
+    return [*launch.tool_targets(cc), variants_tree(generate.Shape(), chosen, cc)]
+
+
 def measure(exp, settings: Settings, progress, cache_root: Path, case_globs: tuple[str, ...] = ()
             ) -> tuple[dict, bool]:
     """`layertax run loadtime`: the classic configuration, every available variant (or those
     --case names, with the baseline; the empty control is always measured)."""
     quick_callgrind = {"default", "empty"} if settings.quick else None
-    names = [c.name for c in select_cases(exp, case_globs) if c.name != variants.EMPTY.name] if case_globs else None
-    raw, interrupted = measure_shape(generate.Shape(), names, settings, cache_root, progress, quick_callgrind)
+    raw, interrupted = measure_shape(generate.Shape(), _variant_names(exp, case_globs), settings, cache_root, progress,
+                                     quick_callgrind)
     result = {"name": exp.name, "title": exp.title, "question": exp.question, "unit": exp.unit,
               "baseline": exp.baseline, "notes": list(exp.notes), "classic": exp.classic.to_dict(),
               "harness": None, "kernels": {}, **raw}

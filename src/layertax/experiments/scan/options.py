@@ -54,11 +54,21 @@ class ByteSize(click.ParamType):
         return n
 
 
+def _file_or_size(ctx: click.Context, param: click.Parameter, value):
+    """--file and --size exclude each other; said while parsing, before anything is built.
+    (The run command names the options "scan__file" and "scan__size".)"""
+    prefix, _, name = param.name.rpartition("__")
+    other = {"file": "size", "size": "file"}[name]
+    if value is not None and ctx.params.get(f"{prefix}__{other}" if prefix else other) is not None:
+        raise click.UsageError("--file and --size exclude each other: a given file has its own size", ctx)
+    return value
+
+
 def run_options() -> list[click.Option]:
     return [
-        click.Option(["--file", "file"], type=InputFile(), metavar="PATH",
+        click.Option(["--file", "file"], type=InputFile(), metavar="PATH", callback=_file_or_size,
                      help="Scan this file instead of a generated one (opened read-only, never modified)."),
-        click.Option(["--size", "size"], type=ByteSize(), metavar="SIZE",
+        click.Option(["--size", "size"], type=ByteSize(), metavar="SIZE", callback=_file_or_size,
                      help=f"Size of the generated file, e.g. 64M, 1.5GiB, 500MB (K/M/G are powers of 1024, KB/MB/GB "
                           f"of 1000). [default: {sizes.human(DEFAULT_SIZE)}; {sizes.human(THOROUGH_SIZE)} with --thorough]"),
         click.Option(["--cold", "cold"], is_flag=True,

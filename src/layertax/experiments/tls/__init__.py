@@ -89,6 +89,7 @@ EXPERIMENT = Experiment(
            "checked before it is timed (see the access-model table)"),
     tables="layertax.experiments.tls.tables:tables",
     shared_input="layertax.experiments.tls.shared:model_libraries",
+    builds="layertax.experiments.tls.models:builds",
     # Samples of 20 ms: a -threads case starts its workers in every sample, and waking an
     # idle virtual CPU takes long enough to inflate a 5 ms sample by several percent.
     defaults={"min_sample_ns": 20_000_000, "runs": 20},

@@ -17,7 +17,7 @@ from elftools.elf.descriptions import describe_reloc_type
 from elftools.elf.elffile import ELFFile
 from elftools.elf.relocation import RelocationSection
 
-from layertax.engine.builder import ninja, toolchain
+from layertax.engine.builder import graph, ninja, toolchain
 from layertax.errors import LayertaxError
 
 KERNEL_DIR = Path(__file__).resolve().parent / "kernels"
@@ -84,9 +84,14 @@ def check(model: Model, path: Path) -> str | None:
     return None
 
 
+def builds(experiment, cache_root: Path, case_globs: tuple[str, ...] = ()) -> list[ninja.BuildTarget]:
+    """The model libraries, for the run's one ninja graph (build_and_check then finds them cached)."""
+    return [target(m) for m in MODELS] if toolchain.find("cc") else []
+
+
 def build_and_check(cache_root: Path) -> dict[str, dict]:
     """Every model library built (cached) and checked: {case: {path, relocations, error}}."""
-    built = ninja.build([target(m) for m in MODELS], cache_root)
+    built = graph.build([target(m) for m in MODELS], cache_root)
     out = {}
     for m in MODELS:
         result = built[f"libtls-{m.case}.so"]

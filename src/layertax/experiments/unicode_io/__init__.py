@@ -50,4 +50,5 @@ EXPERIMENT = Experiment(
            "output stops after a failure",
            "the JSON keeps every cell's exact bytes (base64), its stderr and exit status, and the expected bytes"),
     measure="layertax.experiments.unicode_io.measure:measure",
+    builds="layertax.experiments.unicode_io.native:builds",
 )

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from layertax.engine.builder import ninja, toolchain
 from layertax.experiments.unicode_io import message
+from layertax.experiments.unicode_io import programs
 from layertax.experiments.unicode_io.programs import Program
 
 PROGRAM_DIR = Path(__file__).resolve().parent / "programs"
@@ -46,9 +47,9 @@ def _key(chosen: list[Program], tools: dict[str, toolchain.Tool]) -> str:
     return h.hexdigest()[:24]
 
 
-def build_all(chosen: list[Program], cache_root: Path) -> tuple[dict[str, Path], dict[str, str], dict[str, str]]:
-    """Builds the native programs this machine can build:
-    ({name: executable}, {name: hint for a missing compiler}, {name: build error})."""
+def _plan(chosen: list[Program]) -> tuple[ninja.BuildTree | None, list[Program], dict[str, str]]:
+    """(the tree of the programs this machine can build, those programs, {name: hint for a
+    missing compiler}); no tree when it can build none."""
     tools, missing = {}, {}
     for p in chosen:
         tool = compiler_tool(p)
@@ -59,7 +60,7 @@ def build_all(chosen: list[Program], cache_root: Path) -> tuple[dict[str, Path],
             tools[tool] = found
     buildable = [p for p in chosen if p.name not in missing]
     if not buildable:
-        return {}, missing, {}
+        return None, [], missing
 
     def write(tree: Path) -> None:
         src = tree / "src"
@@ -73,9 +74,24 @@ def build_all(chosen: list[Program], cache_root: Path) -> tuple[dict[str, Path],
             lines += [f"build out/{p.name}: build src/{p.source} | src/message.h", f"  cmd = {cmd}", ""]
         (tree / "build.ninja").write_text("\n".join(lines))
 
+    return ninja.BuildTree("unicode-io", _key(buildable, tools), write, label="BUILD unicode-io programs"), buildable, missing
+
+
+def builds(experiment, cache_root: Path, case_globs: tuple[str, ...] = ()) -> list[ninja.BuildTree]:
+    """The native programs' tree, for the run's one ninja graph (build_all then finds it cached)."""
+    tree, _, _ = _plan(list(programs.NATIVE))
+    return [tree] if tree else []
+
+
+def build_all(chosen: list[Program], cache_root: Path) -> tuple[dict[str, Path], dict[str, str], dict[str, str]]:
+    """Builds the native programs this machine can build:
+    ({name: executable}, {name: hint for a missing compiler}, {name: build error})."""
+    spec, buildable, missing = _plan(chosen)
+    if spec is None:
+        return {}, missing, {}
     # A program that fails to build is absent from the published tree (the others stay
     # usable); the failure is kept until a compiler's version or a source changes.
-    tree, log = ninja.build_tree("unicode-io", _key(buildable, tools), write, cache_root)
+    tree, log = ninja.build_tree(spec.kind, spec.key, spec.write, cache_root)
     built, failed = {}, {}
     for p in buildable:
         exe = tree / "out" / p.name
