@@ -12,11 +12,13 @@ from dataclasses import asdict, dataclass, field, replace
 from layertax.errors import UsageError
 
 
-# The default budget of a whole `layertax run` (measuring, not building). It cannot cut an
-# experiment below the stopping rule's minimum of rounds, and on a 2-core VM those minimums
-# alone take about 5 minutes for every experiment (docs/scheduler.md): a smaller default
-# would change nothing there. Cases that need more rounds than it leaves say so.
-DEFAULT_BUDGET_S = 270.0
+# The default budget of a whole `layertax run` (measuring, not building), chosen so that a
+# warm run of every experiment ends within 5 minutes on a 2-core VM (docs/scheduler.md). It
+# cannot cut an experiment below the stopping rule's minimum of rounds; there those minimums
+# take about 4 minutes for every experiment, and the experiments measured their own way
+# (loadtime, unicode-io) about half a minute more. Cases that need more rounds than it
+# leaves say so.
+DEFAULT_BUDGET_S = 240.0
 
 
 @dataclass
