@@ -2,12 +2,12 @@
 generated tree (Go, Rust, Java kernels, an experiment's own programs), so that ninja keeps
 both CPUs busy across all of them instead of building them one after another.
 
-A C target is compiled in <staging>/<key>/ as ninja.build does; a tree is written to
-<staging>/trees/<kind>-<key>/ and built there by its own build.ninja, which the graph runs
-as one edge (so the tree keeps its build.ninja and .ninja_log for users to study, and its
+A C target is compiled in <staging>/<key>/ and published as cache/kernels/<key>; a tree is
+written to <staging>/trees/<kind>-<key>/ and built there by its own build.ninja, which the
+graph runs as one edge (so the tree keeps its build.ninja and .ninja_log for users to study, and its
 log is the same as when it is built alone). Afterwards each finished piece is published
-with one rename(2), exactly as ninja.build and ninja.build_tree publish them; anything
-already in the cache is not built again.
+with one rename(2), as ninja.build_tree publishes a tree it builds alone; anything already
+in the cache is not built again.
 """
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""Builds C kernels with ninja into a content-addressed cache.
+"""What is built with ninja, and how, into a content-addressed cache: C targets (BuildTarget,
+their rules in ninja_lines) and generated trees with their own build.ninja (BuildTree,
+build_tree); graph.py builds many of both in one ninja run.
 
 A kernel's directory in the cache is named by a hash of everything that goes
 into it: its sources, the harness, the compiler and its version, the flags.
