@@ -11,11 +11,10 @@ in the cache is not built again.
 """
 from __future__ import annotations
 
-import contextlib
 import shutil
 import tempfile
 from collections.abc import Callable
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,7 +25,8 @@ LOG, STATUS = ".layertax-build.log", ".layertax-build.status"
 
 @dataclass
 class GraphResult:
-    targets: dict[tuple[str, str], Path | ninja.BuildFailed] = field(default_factory=dict)  # (key, name) ->
+    # (key, name) -> the built file, or why it failed
+    targets: dict[tuple[str, str], Path | ninja.BuildFailed] = field(default_factory=dict)
     built: int = 0     # how many targets and trees were not in the cache
     tree_logs: dict[tuple[str, str], str] = field(default_factory=dict)  # (kind, key) -> log of a tree built now
 
@@ -66,11 +66,12 @@ def build_graph(targets: list[ninja.BuildTarget], trees: list[ninja.BuildTree], 
     kernels.mkdir(parents=True, exist_ok=True)
     todo: dict[tuple[str, str], ninja.BuildTarget] = {}
     for t in targets:
-        binary = kernels / t.key() / t.name
+        key = t.key()   # a hash of every source and header: read once per target here
+        binary = kernels / key / t.name
         if binary.is_file():
-            result.targets[(t.key(), t.name)] = binary
+            result.targets[(key, t.name)] = binary
         else:
-            todo[(t.key(), t.name)] = t
+            todo[(key, t.name)] = t
     todo_trees = list({(t.kind, t.key): t for t in trees if not t.cached(cache_root)}.values())
     result.built = len(todo) + len(todo_trees)
     if not result.built:
@@ -86,7 +87,7 @@ def build_graph(targets: list[ninja.BuildTarget], trees: list[ninja.BuildTree], 
         lines = ninja.ninja_lines(list(todo.values())) + _tree_lines(placed)
         (staging / "build.ninja").write_text("\n".join(lines))
         what = f"building {result.built} kernel{'s' if result.built != 1 else ''} (first run only; cached after)"
-        with (busy or (lambda m: contextlib.nullcontext()))(what) as status:
+        with (busy or (lambda m: nullcontext()))(what) as status:
             update = getattr(status, "update", None)
             _, log = ninja.run_ninja(staging, on_line=update)
         for key, t in todo.items():

@@ -111,10 +111,11 @@ def prepare(experiments: list[Experiment], cache_root: Path, case_globs: tuple[s
                               cache_root, busy)
     for key, target in targets.items():
         pk = out[key]
-        result = built.target(target)
+        build_key = target.key()
+        result = built.targets[(build_key, target.name)]
         pk.info = {"compiler": target.cc, "compiler_version": target.cc_version,
                    **({"cxx": target.cxx, "cxx_version": target.cxx_version} if target.cxx else {}),
-                   "cflags": list(target.flags()), "libs": list(target.libs), "build_key": target.key()}
+                   "cflags": list(target.flags()), "libs": list(target.libs), "build_key": build_key}
         if isinstance(result, Exception):
             pk.error = str(result)
         else:

@@ -2,7 +2,7 @@
 
 A native program is one source built with a few -D switches, once per link mode
 (dynamic glibc, static glibc, static musl where musl-gcc exists). The runtimes'
-programs are built by the engine (runtimes.prepare) and differ by the flags or
+programs are built by the engine (kernels.prepare) and differ by the flags or
 environment they run with.
 """
 from __future__ import annotations
