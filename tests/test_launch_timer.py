@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import signal
 import subprocess
 import time
@@ -38,6 +39,11 @@ def test_the_timer_writes_every_launch_to_its_file(tools, tmp_path):
     assert lines[0]["timer"] == "layertax-launch"
     assert [x["round"] for x in lines[1:]] == [-2, -1, 0, 1, 2, 3, 4, 5, 6]
     assert all(x["status"] == "ok" and 0 < x["exit_ns"] for x in lines[1:])
+    # Each launch's wait for a CPU (the timer's and the child's), where the kernel keeps it.
+    if os.path.exists("/proc/self/schedstat"):
+        assert all(isinstance(x["runq_wait_ns"], int) and 0 <= x["runq_wait_ns"] for x in lines[1:])
+    else:
+        assert all(x["runq_wait_ns"] is None for x in lines[1:])
 
 
 def test_sigterm_ends_the_run_after_the_launch_under_way_and_keeps_the_rest(tools, tmp_path):
@@ -65,6 +71,8 @@ def test_the_driver_reads_the_lines_as_the_timer_writes_them(tools):
                      on_launch=lambda line: seen.append(line["round"]))
     assert seen == [-1, 0, 1, 2, 3, 4]
     assert [x["round"] for x in run.of("true")] == [0, 1, 2, 3, 4] and not run.interrupted
+    assert run.record()["descriptor"]["timer"] == "layertax-launch" and isinstance(run.record()["moves"], list)
+    assert all("runq_wait_ns" in launch.sample(x) for x in run.of("true"))
 
 
 def _one_command_result(samples_us: list[float]) -> dict:

@@ -39,6 +39,18 @@ class ParentAwayFrom:
             pass
         return self
 
+    def keep_off(self, cpu: int | None) -> None:
+        """Follows the kernels' process to another CPU (None: it is no longer pinned, and
+        neither is this one)."""
+        if not self.saved:
+            return
+        others = self.saved - {cpu} if cpu is not None else self.saved
+        try:
+            os.sched_setaffinity(0, others or self.saved)
+            self.moved = True
+        except OSError:
+            pass
+
     def __exit__(self, *exc):
         if self.moved and self.saved:
             os.sched_setaffinity(0, self.saved)

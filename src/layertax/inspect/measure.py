@@ -101,7 +101,7 @@ def measure(argv: list[str], dynamic: bool, settings: launch.LaunchSettings, too
               "unit": "spawn->main" if stamped else "spawn->exit", "baseline": LAZY, "classic": None,
               "question": f"Why does {os.path.basename(argv[0])} take this long to reach main, and what would fix it?",
               "cases": cases, "controls": controls, "interrupted": launched.interrupted,
-              "launch": {"descriptor": launched.run.descriptor, "stamp": "native/stamp.c (preloaded) and native/first.c"},
+              "launch": {**launched.run.record(), "stamp": "native/stamp.c (preloaded) and native/first.c"},
               "init_order": views["order"], "cpu_activity": launched.cpu_activity, "notes": []}
     analyze.analyze(result)
     result["preload_cost"] = preload_cost(result) if dynamic else None

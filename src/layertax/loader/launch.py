@@ -65,7 +65,7 @@ def tool_targets(cc: toolchain.Tool) -> list[ninja.BuildTarget]:
     so it is built once that one is published (tools() does it)."""
     common = ninja.COMMON_SOURCES
     return [
-        ninja.BuildTarget("launch", (NATIVE / "launch.c", *common), (), (), (), cc.path, cc.version, kind="program"),
+        ninja.BuildTarget("launch", (NATIVE / "launch.c", NATIVE / "placement.c", *common), (NATIVE,), (), (), cc.path, cc.version, kind="program"),
         ninja.BuildTarget("liblayertax-first.so", (NATIVE / "first.c",), (), FREESTANDING,
                           ("-nostdlib", *COMPACT_LAYOUT), cc.path, cc.version, kind="shared"),
         ninja.BuildTarget("empty", (NATIVE / "empty.c",), (), (), (), cc.path, cc.version, kind="program"),
@@ -144,6 +144,13 @@ class LaunchRun:
     launches: list[dict] = field(default_factory=list)      # measured rounds only
     failures: dict[str, str] = field(default_factory=dict)  # target -> what went wrong
     interrupted: bool = False
+    # The timer's moves off a CPU it found shared with a busy task (native/placement.h):
+    # {"round", "from", "to" (-1: unpinned), "waited", "of"}.
+    moves: list[dict] = field(default_factory=list)
+
+    def record(self) -> dict:
+        """How the launches were run, for the result: the timer's descriptor and its moves."""
+        return {"descriptor": self.descriptor, "moves": self.moves}
 
     def of(self, name: str) -> list[dict]:
         return [x for x in self.launches if x["variant"] == name]
@@ -155,7 +162,8 @@ def sample(line: dict) -> dict:
             "first_init_ns": line.get("first_init_ns"), "preload_init_ns": line.get("preload_init_ns"),
             "libc_start_main_ns": line.get("libc_start_main_ns"), "minflt": line["minflt"], "majflt": line["majflt"],
             "utime_ns": line["utime_ns"], "stime_ns": line["stime_ns"], "csw_vol": line["nvcsw"],
-            "csw_invol": line["nivcsw"], "maxrss_kb": line["maxrss_kb"], "exit_status": line["exit_status"]}
+            "csw_invol": line["nivcsw"], "maxrss_kb": line["maxrss_kb"], "exit_status": line["exit_status"],
+            "runq_wait_ns": line.get("runq_wait_ns")}
 
 
 def write_spec(targets: list[Target], path: Path) -> None:
@@ -199,14 +207,18 @@ def run(targets: list[Target], settings: LaunchSettings, launch_tools: LaunchToo
         if settings.raise_priority:
             argv.append("--raise-priority")
         reader = _LineReader(lines)
-        with ParentAwayFrom(settings.cpu):
+        with ParentAwayFrom(settings.cpu) as away:
             proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                                     encoding="utf-8", errors="replace", stdin=subprocess.DEVNULL,
                                     start_new_session=True, cwd=tmp)
             try:
                 while not _exited_within(proc, POLL_S):
+                    moves = len(result.moves)
                     for line in reader.new_lines():
                         _absorb(result, line, on_launch)
+                    if len(result.moves) > moves:   # the timer left a busy CPU: stay off its new one
+                        to = result.moves[-1]["to"]
+                        away.keep_off(to if to >= 0 else None)
             except KeyboardInterrupt:
                 result.interrupted = True
                 _stop(proc)
@@ -268,6 +280,9 @@ class _LineReader:
 def _absorb(result: LaunchRun, line: dict, on_launch) -> None:
     if "timer" in line:
         result.descriptor = line
+        return
+    if "placement" in line:
+        result.moves.append(line["placement"])
         return
     if line["status"] != "ok":
         result.failures[line["variant"]] = line["status"]

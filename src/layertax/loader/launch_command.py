@@ -13,7 +13,7 @@ from pathlib import Path
 
 from layertax.engine.analysis import analyze, stats
 from layertax.errors import LayertaxError, UsageError
-from layertax.loader import launch, startable
+from layertax.loader import contention, launch, startable
 from layertax.loader.launches import launch_cases
 from layertax.loader.stamp import EMPTY, EMPTY_STAMPED, preload_cost, preload_env
 from layertax.units import duration, stage
@@ -99,7 +99,7 @@ def measure(commands: list[list[str]], settings: launch.LaunchSettings, tools: l
               "unit": "spawn->main" if stamped else "spawn->exit", "baseline": names[0], "classic": None,
               "summary": "hyperfine",   # users of hyperfine expect mean +- sd, min ... max and runs
               "cases": cases, "controls": controls, "interrupted": launched.interrupted,
-              "launch": {"descriptor": launched.run.descriptor}, "cpu_activity": launched.cpu_activity, "notes": []}
+              "launch": launched.run.record(), "cpu_activity": launched.cpu_activity, "notes": []}
     analyze.analyze(result)
     result["notes"] = verdicts(result) + _notes(result, stamp, stamped)
     result["tables"] = [_detail_table(result)]
@@ -133,4 +133,4 @@ def _notes(result: dict, stamp: bool, stamped: bool) -> list[str]:
     if not stamped and any(c["status"] == "ok" for c in result["cases"]):
         notes.append("not every command stamped (a static binary ignores LD_PRELOAD; or --no-stamp): "
                      "figures are spawn->exit")
-    return notes
+    return notes + contention.notes(result)

@@ -20,9 +20,11 @@
  * first.c). stdin, stdout and stderr are /dev/null.
  *
  * Output, JSON lines: a descriptor, then one line per launch with spawn->main,
- * spawn->exit and the child's rusage. A variant that fails (cannot start, exits
- * non-zero, dies of a signal, or times out) gets one line saying so and is not
- * launched again; the others go on.
+ * spawn->exit, the child's rusage and the launch's run-queue wait (the time the
+ * timer and the child were ready to run but another task had the CPU). A variant
+ * that fails (cannot start, exits non-zero, dies of a signal, or times out) gets
+ * one line saying so and is not launched again; the others go on. A "placement"
+ * line says the timer left a CPU it found shared with a busy task (placement.h).
  *
  * The lines go to --out FILE (default stdout) in batches, at most every FLUSH_NS:
  * a reader woken by every launch (a pipe to the Python parent, as it was) ran
@@ -31,6 +33,7 @@
  * so far is flushed, so an interrupted run keeps the launches that finished. */
 #define _GNU_SOURCE
 #include "common.h"
+#include "placement.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -187,6 +190,21 @@ static long long tv_ns(struct timeval tv)
     return (long long)tv.tv_sec * 1000000000LL + (long long)tv.tv_usec * 1000LL;
 }
 
+static int self_schedstat = -1;   /* the timer's own, opened once */
+static lt_placement placement;    /* which CPU the timer runs on, and moving off a busy one */
+
+/* The child's run-queue wait, read while it is a zombie (before wait4 reaps it). */
+static long long child_runq_wait(pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/schedstat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    long long waited = lt_runq_wait(fd);
+    if (fd >= 0)
+        close(fd);
+    return waited;
+}
+
 static void report_failure(const variant *v, int round, const char *status)
 {
     fprintf(out, "{\"variant\":");
@@ -230,6 +248,7 @@ static int launch_once(variant *v, int round, long timeout_ms)
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
 
     pid_t pid;
+    long long self_wait0 = lt_runq_wait(self_schedstat);
     uint64_t t0 = lt_now_ns();
     int err = posix_spawn(&pid, v->argv[0], &fa, &attr, v->argv, v->envp);
     posix_spawn_file_actions_destroy(&fa);
@@ -258,7 +277,8 @@ static int launch_once(variant *v, int round, long timeout_ms)
         int sig = sigtimedwait(&chld, NULL, &left);
         t_exit = lt_now_ns();
         if (sig < 0 && errno == EAGAIN) { timed_out = 1; break; }
-        if (wait4(pid, &status, WNOHANG, &ru) == pid)
+        siginfo_t info = {0};   /* exited? (WNOWAIT: left a zombie, so its schedstat can be read) */
+        if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid)
             break;
     }
     if (timed_out) {
@@ -271,6 +291,10 @@ static int launch_once(variant *v, int round, long timeout_ms)
         report_failure(v, round, msg);
         return -1;
     }
+    long long self_wait1 = lt_runq_wait(self_schedstat), child_wait = child_runq_wait(pid);
+    wait4(pid, &status, 0, &ru);   /* reaps it: the zombie was kept for its schedstat */
+    long long runq_wait = self_wait0 >= 0 && self_wait1 >= 0 && child_wait >= 0
+                              ? (self_wait1 - self_wait0) + child_wait : -1;
     long long stamp = 0;
     ssize_t got = read(pipefd[0], &stamp, sizeof stamp);
     close(pipefd[0]);
@@ -306,11 +330,19 @@ static int launch_once(variant *v, int round, long timeout_ms)
         else
             fprintf(out, ",\"%s_ns\":null", phase_names[p]);
     }
+    if (runq_wait >= 0)
+        fprintf(out, ",\"runq_wait_ns\":%lld", runq_wait);
+    else
+        fprintf(out, ",\"runq_wait_ns\":null");
     fprintf(out, ",\"exit_ns\":%llu,\"exit_status\":%d,\"minflt\":%ld,\"majflt\":%ld,\"utime_ns\":%lld,"
            "\"stime_ns\":%lld,\"nvcsw\":%ld,\"nivcsw\":%ld,\"maxrss_kb\":%ld}\n",
            (unsigned long long)(t_exit - t0), WIFEXITED(status) ? WEXITSTATUS(status) : -1,
            ru.ru_minflt, ru.ru_majflt, tv_ns(ru.ru_utime), tv_ns(ru.ru_stime), ru.ru_nvcsw, ru.ru_nivcsw,
            ru.ru_maxrss);
+    int from, to;
+    if (lt_place_note(&placement, runq_wait, t_exit - t0, &from, &to))
+        fprintf(out, "{\"placement\":{\"round\":%d,\"from\":%d,\"to\":%d,\"waited\":%d,\"of\":%d}}\n",
+                round, from, to, PLACEMENT_CONTENDED, PLACEMENT_WINDOW);
     flush_now_and_then(0);
     return failed ? -1 : 0;
 }
@@ -374,6 +406,7 @@ int main(int argc, char **argv)
                   "[--cpu C] [--raise-priority] [--out FILE] | --tsc-rate");
     read_spec(spec);
     dev_null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    self_schedstat = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
     if (dev_null < 0)
         die("%s", "cannot open /dev/null");
     out = out_path ? fopen(out_path, "w") : stdout;
@@ -388,7 +421,7 @@ int main(int argc, char **argv)
     rng_state = seed ? seed : 0x9E3779B97F4A7C15ULL;
 
     char pin_why[128], prio[128];
-    const char *pinned = lt_pin(cpu, pin_why, sizeof pin_why);  /* children inherit both */
+    const char *pinned = lt_place_start(&placement, cpu, pin_why, sizeof pin_why);  /* children inherit it */
     lt_priority(raise, prio, sizeof prio);
     sigset_t chld;
     sigemptyset(&chld);

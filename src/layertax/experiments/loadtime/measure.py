@@ -148,7 +148,7 @@ def measure_shape(shape: generate.Shape, names: list[str] | None, settings: Sett
                              reason=launched_case["reason"])
     interrupted = launched.interrupted
     result = {"shape": shape.to_dict(), "tree": str(tree), "metric": "main_ns", "cases": cases,
-              "launch": {"descriptor": launched.run.descriptor, "tsc_per_ns": tsc,
+              "launch": {**launched.run.record(), "tsc_per_ns": tsc,
                          "stamp": "the generated main() writes CLOCK_MONOTONIC to a pipe as its first act"},
               "cpu_activity": launched.cpu_activity, "interrupted": interrupted,
               "callgrind": "valgrind --tool=callgrind" if callgrind.available() else toolchain.hint("valgrind")}
