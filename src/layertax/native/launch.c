@@ -2,7 +2,7 @@
  * take to reach main and to exit.
  *
  * Usage: launch --spec FILE [--runs N] [--warmup W] [--seed S] [--timeout-ms T]
- *               [--cpu C] [--raise-priority] [--out FILE]
+ *               [--cpu C] [--stay] [--raise-priority] [--out FILE]
  *        launch --tsc-rate
  *
  * The spec lists the variants to launch, one directive per line:
@@ -192,6 +192,7 @@ static long long tv_ns(struct timeval tv)
 
 static int self_schedstat = -1;   /* the timer's own, opened once */
 static lt_placement placement;    /* which CPU the timer runs on, and moving off a busy one */
+static int stay;                  /* --stay: never move (bench/slow_mode.py shows what moving cures) */
 
 /* The child's run-queue wait, read while it is a zombie (before wait4 reaps it). */
 static long long child_runq_wait(pid_t pid)
@@ -340,7 +341,7 @@ static int launch_once(variant *v, int round, long timeout_ms)
            ru.ru_minflt, ru.ru_majflt, tv_ns(ru.ru_utime), tv_ns(ru.ru_stime), ru.ru_nvcsw, ru.ru_nivcsw,
            ru.ru_maxrss);
     int from, to;
-    if (lt_place_note(&placement, runq_wait, t_exit - t0, &from, &to))
+    if (!stay && lt_place_note(&placement, runq_wait, t_exit - t0, &from, &to))
         fprintf(out, "{\"placement\":{\"round\":%d,\"from\":%d,\"to\":%d,\"waited\":%d,\"of\":%d}}\n",
                 round, from, to, PLACEMENT_CONTENDED, PLACEMENT_WINDOW);
     flush_now_and_then(0);
@@ -381,6 +382,8 @@ int main(int argc, char **argv)
             return 0;
         } else if (strcmp(a, "--raise-priority") == 0) {
             raise = 1;
+        } else if (strcmp(a, "--stay") == 0) {
+            stay = 1;
         } else if (!next) {
             die("missing value after %s", a);
         } else if (strcmp(a, "--spec") == 0) {
@@ -403,7 +406,7 @@ int main(int argc, char **argv)
     }
     if (!spec || runs < 1 || warmup < 0 || timeout_ms < 1)
         die("%s", "usage: launch --spec FILE [--runs N>=1] [--warmup W] [--seed S] [--timeout-ms T] "
-                  "[--cpu C] [--raise-priority] [--out FILE] | --tsc-rate");
+                  "[--cpu C] [--stay] [--raise-priority] [--out FILE] | --tsc-rate");
     read_spec(spec);
     dev_null = open("/dev/null", O_RDWR | O_CLOEXEC);
     self_schedstat = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
