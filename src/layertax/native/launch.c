@@ -21,7 +21,8 @@
  *
  * Output, JSON lines: a descriptor, then one line per launch with spawn->main,
  * spawn->exit, the child's rusage and the launch's run-queue wait (the time the
- * timer and the child were ready to run but another task had the CPU). A variant
+ * timer or the child was ready to run but another task had the CPU, summed, at
+ * most spawn->exit). A variant
  * that fails (cannot start, exits non-zero, dies of a signal, or times out) gets
  * one line saying so and is not launched again; the others go on. A "placement"
  * line says the timer left a CPU it found shared with a busy task (placement.h).
@@ -294,8 +295,12 @@ static int launch_once(variant *v, int round, long timeout_ms)
     }
     long long self_wait1 = lt_runq_wait(self_schedstat), child_wait = child_runq_wait(pid);
     wait4(pid, &status, 0, &ru);   /* reaps it: the zombie was kept for its schedstat */
+    /* Both may wait at once (the timer woken while a busy task runs the child off the CPU):
+     * the sum counts that twice, so it is capped at the launch's own spawn->exit. */
     long long runq_wait = self_wait0 >= 0 && self_wait1 >= 0 && child_wait >= 0
                               ? (self_wait1 - self_wait0) + child_wait : -1;
+    if (runq_wait > (long long)(t_exit - t0))
+        runq_wait = (long long)(t_exit - t0);
     long long stamp = 0;
     ssize_t got = read(pipefd[0], &stamp, sizeof stamp);
     close(pipefd[0]);
