@@ -77,12 +77,12 @@ def test_contention_on_every_cpu_unpins_the_timer(driver):
     assert set(actions[actions.index(moves[-1]) + 1:]) == {"stay"}   # unpinned: never moves again
 
 
-def test_a_wait_counts_only_over_100_us_and_a_tenth_of_its_launch(driver):
-    long_launches = [(150 * US, 10 * MS)] * 12                         # 1.5% of a 10-ms launch
+def test_a_wait_counts_only_over_250_us_and_a_tenth_of_its_launch(driver):
+    long_launches = [(300 * US, 10 * MS)] * 12                         # 3% of a 10-ms launch
     assert set(drive(driver, LAST, long_launches)[1]) == {"stay"}
-    at_the_floor = [(100 * US, 600 * US)] * 12                         # not over 100 µs
+    at_the_floor = [(250 * US, 600 * US)] * 12                         # not over 250 µs
     assert set(drive(driver, LAST, at_the_floor)[1]) == {"stay"}
-    _, actions, _ = drive(driver, LAST, [(150 * US, 600 * US)] * 3)    # 25% of a 0.6-ms launch
+    _, actions, _ = drive(driver, LAST, [(300 * US, 600 * US)] * 3)    # half of a 0.6-ms launch
     assert actions[:2] == ["stay", "stay"] and actions[2].startswith(f"moved {LAST} ")
 
 
@@ -99,12 +99,12 @@ def _launch(wait_us: float | None, exit_us: float) -> dict:
 def test_the_notes_name_each_move_and_count_the_launches_that_waited():
     result = {"launch": {"moves": [{"round": 1, "from": 1, "to": 0, "waited": 3, "of": 10},
                                    {"round": 40, "from": 0, "to": -1, "waited": 3, "of": 10}]},
-              "cases": [{"samples": [_launch(5, 600), _launch(2000, 2600), _launch(150, 600), _launch(None, 600)]}],
-              "controls": [{"samples": [_launch(150, 10_000), _launch(3000, 3600)]}]}
+              "cases": [{"samples": [_launch(5, 600), _launch(2000, 2600), _launch(300, 600), _launch(None, 600)]}],
+              "controls": [{"samples": [_launch(300, 10_000), _launch(3000, 3600)]}]}
     notes = contention.notes(result)
     assert notes[0] == "cpu 1 was shared with a busy task (3 of 10 launches waited for it): the timer moved to cpu 0 in round 2"
     assert notes[1].startswith("cpu 0 was shared") and "no CPU in particular" in notes[1] and "round 41" in notes[1]
-    # 2000, 150 (of 600) and 3000 µs count; 5 µs, an unknown wait and 150 µs of a 10-ms launch do not.
+    # 2000, 300 (of 600) and 3000 µs count; 5 µs, an unknown wait and 300 µs of a 10-ms launch do not.
     assert notes[2].startswith("3 of 6 launches waited for a CPU (median 2 ms,")
 
 

@@ -7,8 +7,8 @@ import statistics
 
 from layertax.units import duration
 
-# As native/placement.h counts a launch as having waited: over 100 µs and over a tenth of it.
-MIN_WAIT_NS = 100_000
+# As native/placement.h counts a launch as having waited: over 250 µs and over a tenth of it.
+MIN_WAIT_NS = 250_000
 
 
 def waited(sample: dict) -> bool:

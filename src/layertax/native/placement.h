@@ -21,7 +21,7 @@
 
 #define PLACEMENT_WINDOW 10      /* the latest launches looked at */
 #define PLACEMENT_CONTENDED 3    /* how many of them must have waited to call the CPU contended */
-#define PLACEMENT_MIN_WAIT_NS 100000ull  /* a wait counts when over this and over a tenth of the launch */
+#define PLACEMENT_MIN_WAIT_NS 250000ull  /* a wait counts when over this and over a tenth of the launch */
 
 typedef struct {
     cpu_set_t allowed;       /* the affinity the timer was started with */
