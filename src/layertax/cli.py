@@ -106,7 +106,9 @@ def _launch_options(f):
     """The options every command built on the launch timer shares."""
     f = keeping_options(f)
     f = click.option("--no-priority", is_flag=True, help="Do not try to raise the launches' priority.")(f)
-    f = click.option("--no-pin", is_flag=True, help="Do not pin the launches to a CPU.")(f)
+    f = click.option("--no-pin", is_flag=True,
+                     help="Do not pin the launches to a CPU. Pinned (the default), the timer leaves a CPU "
+                          "it finds shared with a busy task, and the notes say so.")(f)
     f = click.option("--seed", type=click.IntRange(min=1), help="Seed of the shuffled order (recorded).")(f)
     f = click.option("--warmup", type=click.IntRange(min=0), default=1, show_default=True,
                      help="Rounds run first and discarded.")(f)
