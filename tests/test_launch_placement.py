@@ -24,7 +24,8 @@ two_cpus = pytest.mark.skipif(len(ALLOWED) < 2, reason="needs two CPUs to move b
 @pytest.fixture(scope="module")
 def driver(cache_root) -> Path:
     cc = toolchain.find("cc")
-    target = ninja.BuildTarget("placement_check", (TESTS / "kernels" / "placement_check.c", NATIVE / "placement.c"),
+    target = ninja.BuildTarget("placement_check", (TESTS / "kernels" / "placement_check.c", NATIVE / "placement.c",
+                                                   *ninja.COMMON_SOURCES),
                                (NATIVE,), (), (), cc.path, cc.version, kind="program")
     built = graph.build([target], cache_root / "layertax")["placement_check"]
     assert isinstance(built, Path), built

@@ -1,5 +1,6 @@
 /* Moving the launch timer off a contended CPU: see placement.h. */
 #include "placement.h"
+#include "common.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -18,20 +19,10 @@ const char *lt_place_start(lt_placement *p, int cpu, char *why, size_t n)
     if (cpu >= 0)   /* started by a parent that keeps itself off cpu, and so kept us off it too */
         CPU_SET(cpu, &p->allowed);
     p->ncpus = CPU_COUNT(&p->allowed);
-    if (cpu < 0) {
-        snprintf(why, n, "not requested");
-        return "false";
-    }
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(cpu, &one);
-    if (sched_setaffinity(0, sizeof one, &one) != 0) {
-        snprintf(why, n, "sched_setaffinity: %s", strerror(errno));
-        return "false";
-    }
-    p->cpu = cpu;
-    snprintf(why, n, "cpu %d", cpu);
-    return "true";
+    const char *pinned = lt_pin(cpu, why, n);
+    if (strcmp(pinned, "true") == 0)
+        p->cpu = cpu;
+    return pinned;
 }
 
 /* The allowed CPU after `cpu`, wrapping around. */
@@ -62,10 +53,8 @@ int lt_place_note(lt_placement *p, long long runq_wait_ns, uint64_t exit_ns, int
             p->cpu = -1;
     } else {
         int next = next_allowed(p, p->cpu);
-        cpu_set_t one;
-        CPU_ZERO(&one);
-        CPU_SET(next, &one);
-        if (sched_setaffinity(0, sizeof one, &one) == 0)
+        char why[128];
+        if (strcmp(lt_pin(next, why, sizeof why), "true") == 0)
             p->cpu = next;
     }
     *to = p->cpu;
