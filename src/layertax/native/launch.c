@@ -22,10 +22,10 @@
  * Output, JSON lines: a descriptor, then one line per launch with spawn->main,
  * spawn->exit, the child's rusage and the launch's run-queue wait (the time the
  * timer or the child was ready to run but another task had the CPU, summed, at
- * most spawn->exit). A variant
- * that fails (cannot start, exits non-zero, dies of a signal, or times out) gets
- * one line saying so and is not launched again; the others go on. A "placement"
- * line says the timer left a CPU it found shared with a busy task (placement.h).
+ * most spawn->exit). A variant that fails (cannot start, exits non-zero, dies of
+ * a signal, or times out) gets one line saying so and is not launched again; the
+ * others go on. A "placement" line says the timer left a CPU it found shared with
+ * a busy task (placement.h).
  *
  * The lines go to --out FILE (default stdout) in batches, at most every FLUSH_NS:
  * a reader woken by every launch (a pipe to the Python parent, as it was) ran
