@@ -30,18 +30,18 @@ from pathlib import Path
 
 import numpy as np
 
+from launch_vs_hyperfine import EMPTY_C, hyperfine_times, iqr_over_median, slow_share   # this folder's
 from layertax import paths
 from layertax.engine.measure.settings import default_cpu
 from layertax.loader import launch
 
-EMPTY_C = "int main(void) { return 0; }\n"
 BUSY = "while True: pass\n"
+HYPERFINE_WARMUP = 0   # as hyperfine runs by default: no warm-up
 
 
 def spread(values: list[float]) -> tuple[float, float, float]:
     """Median, IQR/median, and the share over twice the median."""
-    q1, med, q3 = np.percentile(values, [25, 50, 75])
-    return float(med), float((q3 - q1) / med), float(np.mean(np.asarray(values) > 2 * med))
+    return float(np.median(values)), iqr_over_median(values), slow_share(values)
 
 
 @contextmanager
@@ -100,13 +100,6 @@ def timer_staying(program: Path, runs: int, work: Path, cpu: int, own_session: b
     return {**_with_waits([x for x in lines if x.get("round", -1) >= 0]), "moves": "stays"}
 
 
-def hyperfine_run(program: Path, runs: int, work: Path) -> list[float]:
-    out = work / "hyperfine.json"
-    subprocess.run(["hyperfine", "-N", "--runs", str(runs), "--export-json", str(out), str(program)],
-                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return [t * 1e6 for t in json.loads(out.read_text())["results"][0]["times"]]
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=300, help="launches per tool per run")
@@ -136,7 +129,7 @@ def main() -> int:
             for _ in range(args.repeats):
                 with busy_on(cpu):
                     rows = [("layertax", layertax_run(program, args.runs, work, args.src)),
-                            ("hyperfine", {"times": hyperfine_run(program, args.runs, work)}),
+                            ("hyperfine", {"times": hyperfine_times(program, args.runs, HYPERFINE_WARMUP, work)}),
                             ("timer stay", timer_staying(program, args.runs, work, timer_cpu)),
                             ("stay, same session", timer_staying(program, args.runs, work, timer_cpu, False))]
                 for tool, got in rows:

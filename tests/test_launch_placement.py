@@ -98,7 +98,8 @@ def _launch(wait_us: float | None, exit_us: float) -> dict:
 
 
 def test_the_notes_name_each_move_and_count_the_launches_that_waited():
-    result = {"launch": {"moves": [{"round": 1, "from": 1, "to": 0, "waited": 3, "of": 10},
+    result = {"launch": {"descriptor": {"placement": {"min_wait_ns": 250 * US, "window": 10, "contended": 3}},
+                         "moves": [{"round": 1, "from": 1, "to": 0, "waited": 3, "of": 10},
                                    {"round": 40, "from": 0, "to": -1, "waited": 3, "of": 10}]},
               "cases": [{"samples": [_launch(5, 600), _launch(2000, 2600), _launch(300, 600), _launch(None, 600)]}],
               "controls": [{"samples": [_launch(300, 10_000), _launch(3000, 3600)]}]}

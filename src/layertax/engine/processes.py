@@ -31,12 +31,9 @@ class ParentAwayFrom:
             return self
         try:
             self.saved = os.sched_getaffinity(0)
-            others = self.saved - {self.cpu}
-            if others:
-                os.sched_setaffinity(0, others)
-                self.moved = True
         except OSError:
-            pass
+            return self
+        self.keep_off(self.cpu)
         return self
 
     def keep_off(self, cpu: int | None) -> None:
@@ -45,8 +42,10 @@ class ParentAwayFrom:
         if not self.saved:
             return
         others = self.saved - {cpu} if cpu is not None else self.saved
+        if not others:   # one CPU only: nowhere else to go
+            return
         try:
-            os.sched_setaffinity(0, others or self.saved)
+            os.sched_setaffinity(0, others)
             self.moved = True
         except OSError:
             pass

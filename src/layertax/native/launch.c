@@ -442,7 +442,9 @@ int main(int argc, char **argv)
     lt_json_string(out, pin_why);
     fprintf(out, ",\"priority\":");
     lt_json_string(out, prio);
-    fprintf(out, "}\n");
+    /* The rule for leaving a busy CPU, so a result can count its waited launches by it. */
+    fprintf(out, ",\"placement\":{\"min_wait_ns\":%llu,\"window\":%d,\"contended\":%d,\"moves\":%s}}\n",
+            PLACEMENT_MIN_WAIT_NS, PLACEMENT_WINDOW, PLACEMENT_CONTENDED, stay ? "false" : "true");
     flush_now_and_then(1);
 
     size_t order[MAX_VARIANTS];
