@@ -8,7 +8,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from layertax.engine.analysis import stats
+from layertax.engine.analysis import level_shift, stats
 
 
 def ns_per_op(sample: dict) -> float:
@@ -65,6 +65,11 @@ def case_stats(case: dict, base_values: dict[int, float] | None, metric: str | N
     if base_values:
         summary["ratio"] = stats.ratio_summary(stats.paired_ratios(_medians(rounds), base_values))
     summary["warnings"] = stats.noise_warnings(summary, share, slowdown)
+    # In the order they ran: one value per round (a round's burst is one process, one moment).
+    shift = level_shift.level_shift([float(np.median(rounds[r])) for r in sorted(rounds)])
+    summary["level_shift"] = shift
+    if shift:
+        summary["warnings"].append(level_shift.warning(shift))
     return summary
 
 
