@@ -45,9 +45,8 @@ def slow_share(values: list[float]) -> float:
     return float(np.mean(np.asarray(values) > 2 * med))
 
 
-def shift_label(values: list[float]) -> str:
-    """How far the turn's times changed level (layertax's own test, in launch order), or "-"."""
-    shift = level_shift(values)
+def shift_label(shift: dict | None) -> str:
+    """How far a turn's times changed level (layertax's own test, in launch order), or "-"."""
     return f"{shift['effect']:.0%}" if shift else "-"
 
 
@@ -117,12 +116,12 @@ def main() -> int:
                 lt_med, hf_med = float(np.median(got["lt"])), float(np.median(got["hf"]))
                 lt_iqr, hf_iqr = iqr_over_median(got["lt"]), iqr_over_median(got["hf"])
                 met = lt_med <= hf_med and lt_iqr <= hf_iqr
-                shifted = {label: shift_label(got[label]) for label in got}
+                shifts = {label: level_shift(got[label]) for label in got}
                 later = {label: level_shift(got[label][SETTLED:]) is not None for label in got}
-                outcomes.append((met, shifted["lt"] != "-", shifted["hf"] != "-", later["lt"], later["hf"]))
+                outcomes.append((met, shifts["lt"] is not None, shifts["hf"] is not None, later["lt"], later["hf"]))
                 print(f"{name:8} {pair:>4} {lt_med:>9.0f} {hf_med:>9.0f} {lt_med / hf_med:>6.3f}   "
-                      f"{lt_iqr:>10.3f} {hf_iqr:>10.3f} {lt_iqr / hf_iqr:>6.2f}  {shifted['lt']:>8} "
-                      f"{shifted['hf']:>4}  {'met' if met else 'MISSED'}")
+                      f"{lt_iqr:>10.3f} {hf_iqr:>10.3f} {lt_iqr / hf_iqr:>6.2f}  {shift_label(shifts['lt']):>8} "
+                      f"{shift_label(shifts['hf']):>4}  {'met' if met else 'MISSED'}")
         print_totals(outcomes)
     return 0
 
