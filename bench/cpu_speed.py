@@ -25,7 +25,8 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
-EMPTY_C = "int main(void) { return 0; }\n"
+from launch_vs_hyperfine import build_empty   # this folder's
+
 PROBE_C = r"""
 #define _GNU_SOURCE
 #include <sched.h>
@@ -102,11 +103,10 @@ def main() -> int:
     cpu = allowed[-1] if args.cpu is None else args.cpu
     with tempfile.TemporaryDirectory(prefix="layertax-bench-") as tmp:
         work = Path(tmp)
-        (work / "empty.c").write_text(EMPTY_C)
+        empty = build_empty(work, static=True)
         (work / "probe.c").write_text(PROBE_C)
-        subprocess.run(["cc", "-O2", "-static", "-o", str(work / "empty"), str(work / "empty.c")], check=True)
         subprocess.run(["cc", "-O2", "-o", str(work / "probe"), str(work / "probe.c")], check=True)
-        both = run_probe(work / "probe", ["launch", str(args.iterations), str(cpu), str(work / "empty")])
+        both = run_probe(work / "probe", ["launch", str(args.iterations), str(cpu), str(empty)])
         per_cpu = run_probe(work / "probe", ["cpus", str(args.iterations), str(len(allowed))])
     launches, loops = both[:, 0] / 1e3, both[:, 1] / 1e3
     slow = slow_windows(launches)

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
+from launch_vs_hyperfine import build_empty   # this folder's
+
 TRACING = Path("/sys/kernel/tracing")
 EVENTS = ["sched/sched_process_fork", "sched/sched_process_exit", "irq/softirq_entry", "irq/softirq_exit",
           "irq/irq_handler_entry", "irq/irq_handler_exit", "irq_vectors/local_timer_entry",
@@ -97,10 +99,9 @@ def main() -> int:
         return 2
     cpu = sorted(os.sched_getaffinity(0))[-1]       # where the timer pins itself and its children
     with tempfile.TemporaryDirectory(prefix="layertax-bench-") as tmp:
-        program = Path(tmp) / "empty"
-        (Path(tmp) / "empty.c").write_text("int main(void) { return 0; }\n")
-        subprocess.run(["cc", "-O2", "-static", "-o", str(program), str(Path(tmp) / "empty.c")], check=True)
-        text = trace([sys.executable, "-m", "layertax", "launch", "--runs", str(args.runs), "--no-stamp", "--no-save", "--", str(program)], cpu)
+        program = build_empty(Path(tmp), static=True)
+        text = trace([sys.executable, "-m", "layertax", "launch", "--runs", str(args.runs), "--no-stamp",
+                      "--no-save", "--", str(program)], cpu)
     launches, interrupts = parse(text)
     took = np.array([(b - a) * 1e6 for a, b in launches])
     inside = []

@@ -34,6 +34,15 @@ EMPTY_C = "int main(void) { return 0; }\n"
 SETTLED = 30
 
 
+def build_empty(work: Path, static: bool) -> Path:
+    """EMPTY_C built with gcc -O2 (and -static if asked) in work: the program every launch bench times."""
+    source = work / "empty.c"
+    source.write_text(EMPTY_C)
+    program = work / ("empty-static" if static else "empty-dynamic")
+    subprocess.run(["cc", "-O2", *(["-static"] if static else []), "-o", str(program), str(source)], check=True)
+    return program
+
+
 def iqr_over_median(values: list[float]) -> float:
     q1, med, q3 = np.percentile(values, [25, 50, 75])
     return float((q3 - q1) / med)
@@ -92,11 +101,7 @@ def main() -> int:
         return 2
     with tempfile.TemporaryDirectory(prefix="layertax-bench-") as tmp:
         work = Path(tmp)
-        (work / "empty.c").write_text(EMPTY_C)
-        programs = {}
-        for name, flags in (("static", ["-static"]), ("dynamic", [])):
-            programs[name] = work / f"empty-{name}"
-            subprocess.run(["cc", "-O2", *flags, "-o", str(programs[name]), str(work / "empty.c")], check=True)
+        programs = {"static": build_empty(work, static=True), "dynamic": build_empty(work, static=False)}
         per_chunk = max(1, args.runs // args.chunks)
         chunks = f" ({args.chunks} alternating invocations of {per_chunk})" if args.chunks > 1 else ""
         print(f"{args.pairs} pairs x {per_chunk * args.chunks} launches per tool{chunks}, spawn->exit, medians in µs; "

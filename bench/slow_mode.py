@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from launch_vs_hyperfine import EMPTY_C, hyperfine_times, iqr_over_median, slow_share   # this folder's
+from launch_vs_hyperfine import build_empty, hyperfine_times, iqr_over_median, slow_share   # this folder's
 from layertax import paths
 from layertax.engine.measure.settings import default_cpu
 from layertax.loader import launch
@@ -117,9 +117,7 @@ def main() -> int:
     conditions = [("idle", None), (f"busy cpu {timer_cpu} (timer's)", timer_cpu), (f"busy cpu {other}", other)]
     with tempfile.TemporaryDirectory(prefix="layertax-bench-") as tmp:
         work = Path(tmp)
-        (work / "empty.c").write_text(EMPTY_C)
-        program = work / "empty-static"
-        subprocess.run(["cc", "-O2", "-static", "-o", str(program), str(work / "empty.c")], check=True)
+        program = build_empty(work, static=True)
         print(f"{args.runs} launches of an empty static program per run, spawn->exit in µs; layertax "
               f"{'from ' + args.src if args.src else 'as installed'}, its timer pinned to cpu {timer_cpu}")
         print("slow: launches over twice the median; waited: their median run-queue wait; less: their median "
