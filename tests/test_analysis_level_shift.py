@@ -22,6 +22,30 @@ def test_a_stretch_of_slower_samples_is_found_with_its_size():
     assert f"up to {shift['effect']:.0%}" in level_shift.warning(shift)
 
 
+def test_it_names_where_the_slow_and_fast_stretches_were():
+    # hyperfine's start-of-run transient (docs/launch.md §2): the first 30 of 300 slower.
+    rng = np.random.default_rng(13)
+    x = steady(rng, spread=0.02)
+    x[:30] *= 1.2
+    x[150:180] *= 0.85
+    shift = level_shift.level_shift(x)
+    assert shift["slowest"] == [1, 30] and shift["fastest"] == [151, 180] and shift["of"] == 300
+    assert "slowest in rounds 1-30 of 300, fastest in 151-180" in level_shift.warning(shift)
+
+
+def test_uneven_windows_cover_every_position_once():
+    rng = np.random.default_rng(17)
+    x = steady(rng, n=305, spread=0.02)
+    x[-30:] *= 1.3             # array_split gives the first 5 windows 31 values, the last 5 30
+    shift = level_shift.level_shift(x)
+    assert shift["slowest"] == [276, 305] and shift["of"] == 305
+
+
+def test_a_shift_saved_without_its_windows_still_warns():
+    old = {"windows": 10, "p_value": 1e-5, "effect": 0.2, "low": 1.0, "high": 1.2}
+    assert "up to 20%" in level_shift.warning(old) and "rounds" not in level_shift.warning(old)
+
+
 def test_steady_samples_raise_it_about_never():
     rng = np.random.default_rng(11)
     found = sum(level_shift.level_shift(steady(rng)) is not None for _ in range(500))

@@ -25,9 +25,12 @@ EFFECT = 0.10
 
 
 def level_shift(values_in_order) -> dict | None:
-    """{"windows", "p_value", "effect", "low", "high"} when the windows' medians differ by
-    more than EFFECT and the test rejects one distribution at ALPHA; None when they do not,
-    or when there are too few samples to cut into 3 windows of MIN_PER_WINDOW."""
+    """{"windows", "p_value", "effect", "low", "high", "slowest", "fastest", "of"} when the
+    windows' medians differ by more than EFFECT and the test rejects one distribution at
+    ALPHA; None when they do not, or when there are too few samples to cut into 3 windows of
+    MIN_PER_WINDOW. "slowest" and "fastest" are those windows' [first, last] positions in
+    the run (1-based, of "of" values), so a reader can tell a start-up transient from a
+    stretch in the middle."""
     x = np.asarray([v for v in values_in_order if v is not None], dtype=float)
     windows = min(WINDOWS, x.size // MIN_PER_WINDOW)
     if windows < 3:
@@ -40,11 +43,21 @@ def level_shift(values_in_order) -> dict | None:
     p_value = float(sps.kruskal(*parts).pvalue)
     if p_value >= ALPHA:
         return None
-    return {"windows": windows, "p_value": p_value, "effect": high / low - 1, "low": low, "high": high}
+    bounds, first = [], 1
+    for part in parts:
+        bounds.append([first, first + part.size - 1])
+        first += part.size
+    return {"windows": windows, "p_value": p_value, "effect": high / low - 1, "low": low, "high": high,
+            "slowest": bounds[medians.index(high)], "fastest": bounds[medians.index(low)], "of": int(x.size)}
 
 
 def warning(shift: dict) -> str:
-    """One line for the case's warnings."""
+    """One line for the case's warnings, naming where the slowest and fastest stretches were
+    (results saved before they were kept have neither, and get the line without them)."""
+    where = ""
+    if "slowest" in shift:
+        (s0, s1), (f0, f1) = shift["slowest"], shift["fastest"]
+        where = f"; slowest in rounds {s0}-{s1} of {shift['of']}, fastest in {f0}-{f1}"
     return (f"times changed level during the run (the medians of {shift['windows']} successive windows differ "
-            f"by up to {shift['effect']:.0%}, Kruskal-Wallis p={shift['p_value']:.0e}): the figure mixes slower "
-            "and faster stretches; re-run to see whether it holds")
+            f"by up to {shift['effect']:.0%}, Kruskal-Wallis p={shift['p_value']:.0e}{where}): the figure mixes "
+            "slower and faster stretches; re-run to see whether it holds")
