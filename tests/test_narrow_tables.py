@@ -106,3 +106,41 @@ def test_a_case_row_is_one_line_between_80_and_a_full_screen(path, width):
                     name = re.compile(rf"^[\s│┃]*{re.escape(row['case'])}(?: \(base\))?\s")
                     assert any(name.match(line) and row["ratio"] in line for line in lines), \
                         (exp["name"], row["case"], width)
+
+
+def _cli_with_terminal_stdin(columns: int, *args: str, env_columns: str | None = None) -> str:
+    """layertax's stdout piped (as in `layertax report F | tee log`) while its stdin is a
+    terminal of `columns` columns (a pseudo-terminal made here); COLUMNS unset, as shells
+    leave it, unless env_columns."""
+    import fcntl
+    import os
+    import pty
+    import struct
+    import subprocess
+    import sys
+    import termios
+
+    leader, follower = pty.openpty()
+    try:
+        fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+        env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+        if env_columns is not None:
+            env["COLUMNS"] = env_columns
+        done = subprocess.run([sys.executable, "-m", "layertax", *args], stdin=follower, capture_output=True,
+                              text=True, timeout=120, env=env)
+    finally:
+        os.close(leader)
+        os.close(follower)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.mark.parametrize("columns", [80, 100])
+def test_piped_output_read_in_a_terminal_takes_its_width(columns):
+    text = _cli_with_terminal_stdin(columns, "report", str(RECORDED[0]))
+    assert "│" in text and max(len(line) for line in text.splitlines()) <= columns
+
+
+def test_columns_set_by_the_user_wins_over_the_terminal():
+    text = _cli_with_terminal_stdin(80, "report", str(RECORDED[0]), env_columns="150")
+    assert max(len(line) for line in text.splitlines()) > 80

@@ -170,3 +170,19 @@ def test_working_off_a_terminal_beats_with_the_step_under_way(monkeypatch, capsy
     assert lines[0] == "layertax: building 3 kernels"
     assert len(lines) >= 3 and all(line.startswith("layertax: building 3 kernels (") for line in lines[1:])
     assert lines[-1].endswith("; [2/9] GO callchain-rename-go)")
+
+
+def test_busy_off_a_terminal_is_silent_when_quick_and_speaks_when_slow(monkeypatch, capsys):
+    import time
+
+    from layertax import console
+
+    with console.busy("comparing a.json with b.json"):
+        pass
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(console, "QUIET_S", 0.05)
+    monkeypatch.setattr(console, "HEARTBEAT_S", 0.05)
+    with console.busy("writing report.html"):
+        time.sleep(0.3)
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) >= 2 and all(line.startswith("layertax: writing report.html (") for line in lines)

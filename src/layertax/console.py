@@ -12,21 +12,43 @@ import time
 from rich.console import Console
 
 
+UNBOUNDED_WIDTH = 200   # no terminal anywhere (CI, cron, a file): wide enough that tables do not wrap
+
+
 def console(stderr: bool = False) -> Console:
     stream = sys.stderr if stderr else sys.stdout
     if stream.isatty():
         return Console(stderr=stderr)
-    # Not a terminal (a pipe, a file, CI): wide enough that tables do not wrap.
-    return Console(stderr=stderr, width=int(os.environ.get("COLUMNS", 200)), no_color=True)
+    return Console(stderr=stderr, width=off_terminal_width(), no_color=True)
+
+
+def off_terminal_width() -> int:
+    """The width for output that is not going to a terminal. `layertax run | tee log` in an
+    80-column window is still read in that window: when another of the standard streams is
+    a terminal, its width (shells do not export COLUMNS, so it cannot be relied on). COLUMNS
+    when set, as for every tool; UNBOUNDED_WIDTH when there is no terminal at all."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    for stream in (sys.stdin, sys.stderr, sys.stdout):
+        try:
+            if stream is not None and stream.isatty():
+                columns = os.get_terminal_size(stream.fileno()).columns
+                if columns > 0:   # a terminal whose size was never set says 0
+                    return columns
+        except (OSError, ValueError):   # closed, or not a real file (pytest's capture)
+            continue
+    return UNBOUNDED_WIDTH
 
 
 def busy(message: str):
-    """A spinner on stderr while something slow runs (drawing a report's charts, comparing
-    hundreds of cases); nothing when stderr is not a terminal."""
-    err = console(stderr=True)
-    return err.status(message, spinner="dots") if err.is_terminal else contextlib.nullcontext()
+    """A spinner on stderr while something slow but usually short runs (drawing a report's
+    charts, comparing hundreds of cases). Off a terminal nothing unless it is still going
+    after QUIET_S (then working()'s lines): quick work prints no line, slow work is never silent."""
+    return working(message, quiet_s=QUIET_S)
 
 
+QUIET_S = 1.0
 HEARTBEAT_S = 10.0
 
 
@@ -46,22 +68,26 @@ class _Status:
 
 
 @contextlib.contextmanager
-def working(message: str):
-    """busy() for work that must never be silent: on a terminal the spinner; otherwise a line
-    now and one every HEARTBEAT_S seconds until it is done (CI logs, `2> log`). Yields a
-    status whose update(detail) shows the step under way, on the spinner or in the next line."""
+def working(message: str, quiet_s: float = 0.0):
+    """Progress for work that must never be silent: on a terminal a spinner; otherwise a line
+    (now, or after quiet_s if it is still going) and one every HEARTBEAT_S seconds until it is
+    done (CI logs, `2> log`). Yields a status whose update(detail) shows the step under way,
+    on the spinner or in the next line."""
     err = console(stderr=True)
     if err.is_terminal:
-        with busy(message) as spinner:
+        with err.status(message, spinner="dots") as spinner:
             yield _Status(message, spinner)
         return
     status = _Status(message)
-    err.print(f"layertax: {message}", markup=False, highlight=False)
+    if quiet_s <= 0:
+        err.print(f"layertax: {message}", markup=False, highlight=False)
     done, start = threading.Event(), time.monotonic()
 
     def beat():
-        while not done.wait(HEARTBEAT_S):
+        wait = quiet_s if quiet_s > 0 else HEARTBEAT_S
+        while not done.wait(wait):
             err.print(status.line(time.monotonic() - start), markup=False, highlight=False, soft_wrap=True)
+            wait = HEARTBEAT_S
 
     ticker = threading.Thread(target=beat, daemon=True)
     ticker.start()
