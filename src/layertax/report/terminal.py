@@ -37,8 +37,24 @@ def _wide_fits(columns: list[tuple[str, str]], rows: list[dict], width: int) -> 
     return 1 + sum(widest(key, header) + 3 for key, header in columns) <= width
 
 
-def _case_table(exp: dict, group: dict, width: int) -> tuple[Table, list[str]]:
-    """The group's table, and the legend lines that go under it (the compact table only)."""
+# hyperfine's summary columns: the first to leave a compact table that would not fit (to a
+# line of their own under it), so that no figure is cut.
+SUMMARY_KEYS = ("mean_sd", "range", "n")
+CASE_MIN = 12   # the case column folds; this much of it is kept when deciding what fits
+
+
+def _compact_fits(keys: list[str], headers: dict[str, str], rows: list[dict], width: int) -> bool:
+    """Whether the compact table fits `width`: each column its widest cell or header, three
+    columns of padding and rule between two columns (box.SIMPLE_HEAD, no edges)."""
+    def widest(key: str) -> int:
+        w = max([len(headers.get(key, key)), *(len(row[key]) for row in rows)])
+        return min(w, CASE_MIN) if key == "case" else w
+    return sum(map(widest, keys)) + 3 * (len(keys) - 1) <= width
+
+
+def _case_table(exp: dict, group: dict, width: int) -> tuple[Table, list[str], list[str]]:
+    """The group's table, the legend that goes under it, and hyperfine's summary line a case
+    when its columns did not fit (the compact table only)."""
     rows = fmt.case_rows(exp, group)
     columns = fmt.case_columns(exp, group, rows)
     compared = f" (ratios to {group['baseline']}, paired per round)" if fmt.compares(exp, group) else ""
@@ -53,25 +69,29 @@ def _case_table(exp: dict, group: dict, width: int) -> tuple[Table, list[str]]:
             cells = {**row, "median": row["median"] + (" ~" if row["noisy"] else "")}
             t.add_row(*(Text(cells[key]) if key in ("case", "layer") else cells[key] for key, _ in columns),
                       style=_row_style(row["status"]))
-        return t, []
+        return t, [], []
     t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False,
               show_edge=False)
     keys = [key for key, _ in columns if key not in ("layer", "ci95", "syscalls")]
     headers = {"median": f"median [95% CI] {exp['unit']}", "ratio": "ratio [95% CI]", "classic": "then",
                "syscalls": "system calls", "mean_sd": "mean ± σ", "range": "min … max", "n": "runs"}
+    rows = [{**row, "median": row["median"] + (f" [{row['ci95_short']}]" if row.get("ci95_short") else "")
+             + (" ~" if row["noisy"] else "")} for row in rows]
+    summaries = []
+    if not _compact_fits(keys, headers, rows, width) and any(k in keys for k in SUMMARY_KEYS):
+        keys = [key for key in keys if key not in SUMMARY_KEYS]
+        summaries = [f"{row['case']}: mean ± σ {row['mean_sd']}, min … max {row['range']}, {row['n']} runs"
+                     for row in rows]
     for key in keys:
         prose = key == "case"
         t.add_column(headers.get(key, dict(columns)[key]), justify="left" if prose else "right", no_wrap=not prose,
                      overflow="fold" if prose else "ellipsis")
     legend = []
     for row in rows:
-        median = row["median"] + (f" [{row['ci95_short']}]" if row.get("ci95_short") else "") + \
-            (" ~" if row["noisy"] else "")
-        cells = {**row, "median": median}
-        t.add_row(*(Text(cells[key]) if key == "case" else cells[key] for key in keys), style=_row_style(row["status"]))
+        t.add_row(*(Text(row[key]) if key == "case" else row[key] for key in keys), style=_row_style(row["status"]))
         calls = f" [{row['syscalls']}]" if row.get("syscalls") else ""
         legend.append(f"{row['case']}: {row['layer']}{calls}")
-    return t, legend
+    return t, legend, summaries
 
 
 def _instructions_table(exp: dict) -> Table:
@@ -197,8 +217,10 @@ def render_experiment(exp: dict, console: Console, verbose: bool = True) -> None
         console.print(_instructions_table(exp))
     else:
         for group in fmt.case_groups(exp):
-            table, legend = _case_table(exp, group, console.width)
+            table, legend, summaries = _case_table(exp, group, console.width)
             console.print(table)
+            for line in summaries:
+                console.print(f"  {line}", markup=False, highlight=False)
             if legend:
                 console.print("  layers" + (" [system calls per op]" if fmt.has_syscalls(exp) else "") + ": "
                               + "; ".join(legend), style="dim", markup=False, highlight=False)
