@@ -60,6 +60,14 @@ def run_cli(*args: str, timeout: float = 300, env: dict | None = None) -> subpro
                           timeout=timeout, env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL)
 
 
+def history_experiments(listing: str) -> list[str]:
+    """Each run's experiments, newest first, from `layertax history`'s output: its table (a
+    terminal wide enough) or its stacked form (each run's lines under "#ID")."""
+    table = [line.split("│")[3].strip() for line in listing.splitlines() if line.startswith("│")]
+    stacked = [line.split(":", 1)[1].strip() for line in listing.splitlines() if line.startswith("    experiments:")]
+    return table or stacked
+
+
 @pytest.fixture(scope="session")
 def postgres_server():
     """One throw-away PostgreSQL server for the session (tests/pgserver.py); skipped with a hint

@@ -3,7 +3,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import run_cli
+from conftest import history_experiments, run_cli
 
 from layertax.engine.analysis import compare, stats
 from layertax.engine.store import hyperfine, results
@@ -138,10 +138,6 @@ def test_compare_cli_warns_about_machines_and_rejects_bad_input(tmp_path):
     assert junk.returncode == 2 and "not valid JSON" in junk.stderr and "Traceback" not in junk.stderr
 
 
-def _history_experiments(table: str) -> list[str]:
-    return [line.split("│")[3].strip() for line in table.splitlines() if line.startswith("│")]
-
-
 HYPERFINE = {"results": [
     {"command": "true", "mean": 0.001, "stddev": 0.0001, "median": 0.001, "user": 0.0, "system": 0.0, "min": 0.0009,
      "max": 0.0012, "times": [0.0010, 0.0009, 0.0011, 0.0010, 0.0012], "exit_codes": [0, 0, 0, 0, 0]},
@@ -169,10 +165,22 @@ def test_import_hyperfine_cli_records_history_and_compares(tmp_path):
         p = run_cli("import-hyperfine", str(path))
         assert p.returncode == 0, p.stderr
         assert "saved: " in p.stdout and "sleep 0.002" in p.stdout
-    assert _history_experiments(run_cli("history").stdout) == ["hyperfine", "hyperfine"]
+    assert history_experiments(run_cli("history").stdout) == ["hyperfine", "hyperfine"]
     c = run_cli("compare", "--vs-history", "1")
     assert c.returncode == 0, c.stderr
     assert "sleep 0.002" in c.stdout and "0 slower, 0 faster, 2 no difference" in c.stdout
+
+
+def test_history_never_cuts_a_path_or_date_at_any_width(tmp_path):
+    path = tmp_path / "h.json"
+    path.write_text(json.dumps(HYPERFINE))
+    saved = run_cli("import-hyperfine", str(path)).stdout.split("saved: ")[1].split()[0]
+    narrow = run_cli("history", env={"COLUMNS": "80"}).stdout
+    assert max(map(len, narrow.splitlines())) <= max(80, len(f"    file: {saved}")) and "…" not in narrow
+    assert narrow.startswith("#1  ") and f"    file: {saved}" in narrow.splitlines()
+    wide = run_cli("history", env={"COLUMNS": "1000"}).stdout
+    assert "│" in wide and saved in wide and "…" not in wide
+    assert history_experiments(narrow) == history_experiments(wide) == ["hyperfine"]
 
 
 @pytest.mark.parametrize("content, message", [

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
+from conftest import history_experiments, run_cli
 
 pytestmark = pytest.mark.slow
 
@@ -141,7 +141,7 @@ def test_compare_vs_history_finds_the_previous_run(quick_run, tmp_path):
     c = run_cli("compare", "--vs-history", "1", env=env)
     assert c.returncode == 0, c.stderr
     history = run_cli("history", env=env).stdout
-    assert [line.split("│")[3].strip() for line in history.splitlines() if line.startswith("│")] == ["callchain"] * 2
+    assert history_experiments(history) == ["callchain"] * 2
     assert "c-rename" in c.stdout and "geometric mean" in c.stdout
     too_far = run_cli("compare", "--vs-history", "2", env=env)
     assert too_far.returncode == 2 and "no 2nd earlier run of callchain" in too_far.stderr

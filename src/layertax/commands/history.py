@@ -27,14 +27,43 @@ def listing(limit: int, all_machines: bool) -> int:
         others = " on this machine (--all-machines shows the others')" if here and history.runs(None, 1) else ""
         out.print(f"no runs yet{others}: `layertax run` saves one", markup=False, highlight=False)
         return 0
-    t = Table(title_justify="left")
-    for col in ("id", "created", "experiments", "complete", "version", "machine", "file"):
-        t.add_column(col)
-    for r in rows:
-        t.add_row(str(r["id"]), r["created"], r["experiments"], "yes" if r["complete"] else "no",
-                  r["version"], r["machine"], r["path"])
-    out.print(t)
+    cells = [{"id": str(r["id"]), "created": r["created"], "experiments": r["experiments"],
+              "complete": "yes" if r["complete"] else "no", "version": r["version"], "machine": r["machine"],
+              "file": r["path"]} for r in rows]
+    if _table_width(cells) <= out.width:
+        out.print(_table(cells))
+    else:   # soft_wrap: a long path stays one line (the terminal folds it; copying it keeps it whole)
+        out.print(_stacked(cells), markup=False, highlight=False, soft_wrap=True)
     return 0
+
+
+COLUMNS = ("id", "created", "experiments", "complete", "version", "machine", "file")
+
+
+def _table_width(cells: list[dict]) -> int:
+    """The table's width with every cell on one line: each column its widest cell, a space
+    either side and a rule."""
+    return 1 + sum(max(len(col), *(len(c[col]) for c in cells)) + 3 for col in COLUMNS)
+
+
+def _table(cells: list[dict]) -> Table:
+    t = Table(title_justify="left")
+    for col in COLUMNS:
+        t.add_column(col, no_wrap=True)
+    for c in cells:
+        t.add_row(*(c[col] for col in COLUMNS))
+    return t
+
+
+def _stacked(cells: list[dict]) -> str:
+    """Where the table would not fit (an 80-column terminal: a path alone can take 70), each
+    run as a few lines, as `git log` does, so that no id, date or path is ever cut."""
+    blocks = []
+    for c in cells:
+        state = "" if c["complete"] == "yes" else "  (incomplete)"
+        blocks.append(f"#{c['id']}  {c['created']}  layertax {c['version']}{state}\n"
+                      f"    experiments: {c['experiments']}\n    machine: {c['machine']}\n    file: {c['file']}")
+    return "\n".join(blocks)
 
 
 def push(files: tuple[Path, ...]) -> int:
