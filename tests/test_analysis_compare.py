@@ -106,6 +106,30 @@ def test_compare_says_how_the_geometric_mean_interval_was_drawn(tmp_path):
     assert "geometric mean interval: bootstrap over shared rounds" in p.stdout
 
 
+@pytest.mark.parametrize("width", [80, 200])
+def test_the_comparison_table_never_cuts_a_figure(width):
+    import io
+
+    from rich.console import Console
+
+    from layertax.report import comparison
+
+    names = ["c-rename-through-stdio-and-the-locale-shim", "x"]
+    a = _doc({n: _noisy(seed=i) for i, n in enumerate(names)})
+    b = _doc({n: _noisy(seed=i + 9, scale=1.05) for i, n in enumerate(names)})
+    c = compare.compare_runs(a, b)
+    out = io.StringIO()
+    comparison.render(c, Console(file=out, width=width, no_color=True))
+    text = out.getvalue()
+    assert max(map(len, text.splitlines())) <= width and "…" not in text
+    for row in c.experiments[0].rows:
+        lo, hi = row.ci95
+        for figure in (f"{row.ratio:.3f}x", f"[{lo:.3f}, {hi:.3f}]", f"{row.p_holm:.2g}"):
+            assert figure in text, figure
+    flat = " ".join(text.split())
+    assert "c-rename-through-stdio-and-the-locale-shim"[:12] in flat and "slower" in flat
+
+
 def test_unmatched_and_failed_cases_are_listed_not_compared():
     a = _doc({"x": _noisy(seed=1), "only-a": _noisy(seed=2)})
     b = _doc({"x": _noisy(seed=1), "only-b": _noisy(seed=2)})

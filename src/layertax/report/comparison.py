@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -30,19 +31,28 @@ def _p(row: Row) -> str:
     return f"{row.p_holm:.2g}"
 
 
-def _table(c: Comparison, e: ExperimentComparison) -> Table:
+def _table(e: ExperimentComparison, width: int) -> Table:
+    """The full table where each row fits on one line; else a compact one (no outer rules,
+    each ratio above its interval, names and verdicts wrapping between words) so that no
+    figure is ever cut or split at 80 columns."""
     what = "instructions/op" if e.method == "instructions" else "median (per-round medians)"
-    t = Table(title=f"{e.name}: B vs A ({what})", title_justify="left")
-    t.add_column("case", no_wrap=True)
-    t.add_column("A", justify="right")
-    t.add_column("B", justify="right")
-    t.add_column("B/A [95% CI]", justify="right")
-    t.add_column("p (Holm)", justify="right")
-    t.add_column("verdict")
-    for row in e.rows + ([e.geomean] if e.geomean else []):
-        style = "bold" if row is e.geomean else None
-        t.add_row(Text(row.case, style=style or ""), _figure(row.a, e.method), _figure(row.b, e.method), _ratio(row),
-                  _p(row), Text(row.verdict, style=VERDICT_STYLE[row.verdict]))
+    title = f"{e.name}: B vs A ({what})"
+    rows = [(row, [row.case, _figure(row.a, e.method), _figure(row.b, e.method), _ratio(row), _p(row), row.verdict])
+            for row in e.rows + ([e.geomean] if e.geomean else [])]
+    headers = ["case", "A", "B", "B/A [95% CI]", "p (Holm)", "verdict"]
+    natural = 1 + sum(max(len(h), *(len(cells[i]) for _, cells in rows)) + 3 for i, h in enumerate(headers))
+    compact = natural > width
+    t = Table(title=title, title_justify="left") if not compact else \
+        Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False, show_edge=False)
+    t.add_column("case", no_wrap=not compact, overflow="fold")
+    for header in headers[1:5]:
+        t.add_column(header, justify="right", no_wrap=True)
+    t.add_column("verdict", overflow="fold")
+    for row, cells in rows:
+        style = "bold" if row is e.geomean else ""
+        ratio = cells[3].replace(" [", "\n[", 1) if compact else cells[3]
+        t.add_row(Text(cells[0], style=style), cells[1], cells[2], ratio, cells[4],
+                  Text(cells[5], style=VERDICT_STYLE[row.verdict]))
     return t
 
 
@@ -61,7 +71,7 @@ def render(c: Comparison, console: Console) -> None:
     for e in c.experiments:
         console.print()
         if e.rows:
-            console.print(_table(c, e))
+            console.print(_table(e, console.width))
             counts = {v: sum(r.verdict == v for r in e.rows) for v in VERDICT_STYLE}
             console.print("  " + ", ".join(f"{n} {v}" for v, n in counts.items()), style="dim")
             if e.geomean and e.geomean_method != "exact":
