@@ -121,6 +121,18 @@ def test_at_80_columns_the_summary_moves_under_the_table_whole(width):
     assert "mean ± σ" not in lines[lines.index(next(x for x in lines if "median" in x))]   # not a column
 
 
+def test_a_failed_command_gets_no_summary_line_at_80_columns():
+    result = _one_command_result([1012.5, 1104.25, 1230.75, 1333.5, 1444.125])
+    result["cases"].append({"name": "broken", "kernel": "launch", "layer": "the command", "language": "-",
+                            "status": "failed", "reason": "exit status 1", "samples": []})
+    analyze.analyze(result)
+    out = io.StringIO()
+    terminal.render({"machine": {}, "settings": {"method": "synthetic"}, "experiments": [result]},
+                    Console(file=out, width=80, no_color=True))
+    flat = " ".join(out.getvalue().split())
+    assert "prog: mean ± σ" in flat and "broken: mean" not in flat and "broken" in flat
+
+
 def test_two_commands_keep_the_ratio_column():
     result = _one_command_result([100, 110, 120])
     other = json.loads(json.dumps(result["cases"][0]))

@@ -37,21 +37,21 @@ def listing(limit: int, all_machines: bool) -> int:
     return 0
 
 
-COLUMNS = ("id", "created", "experiments", "complete", "version", "machine", "file")
+FIELDS = ("id", "created", "experiments", "complete", "version", "machine", "file")
 
 
 def _table_width(cells: list[dict]) -> int:
     """The table's width with every cell on one line: each column its widest cell, a space
     either side and a rule."""
-    return 1 + sum(max(len(col), *(len(c[col]) for c in cells)) + 3 for col in COLUMNS)
+    return 1 + sum(max(len(col), *(len(c[col]) for c in cells)) + 3 for col in FIELDS)
 
 
 def _table(cells: list[dict]) -> Table:
     t = Table(title_justify="left")
-    for col in COLUMNS:
+    for col in FIELDS:
         t.add_column(col, no_wrap=True)
     for c in cells:
-        t.add_row(*(c[col] for col in COLUMNS))
+        t.add_row(*(c[col] for col in FIELDS))
     return t
 
 

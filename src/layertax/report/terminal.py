@@ -81,7 +81,7 @@ def _case_table(exp: dict, group: dict, width: int) -> tuple[Table, list[str], l
     if not _compact_fits(keys, headers, rows, width) and any(k in keys for k in SUMMARY_KEYS):
         keys = [key for key in keys if key not in SUMMARY_KEYS]
         summaries = [f"{row['case']}: mean ± σ {row['mean_sd']}, min … max {row['range']}, {row['n']} runs"
-                     for row in rows]
+                     for row in rows if row["n"] != "0"]   # a failed case has no summary to give
     for key in keys:
         prose = key == "case"
         t.add_column(headers.get(key, dict(columns)[key]), justify="left" if prose else "right", no_wrap=not prose,
