@@ -12,6 +12,7 @@ from layertax.commands.options import CONTEXT, exit_with, with_version
 from layertax.engine import machine
 from layertax.engine.store import history, results
 from layertax.errors import UsageError
+from layertax.report import widths
 
 
 def listing(limit: int, all_machines: bool) -> int:
@@ -30,7 +31,7 @@ def listing(limit: int, all_machines: bool) -> int:
     cells = [{"id": str(r["id"]), "created": r["created"], "experiments": r["experiments"],
               "complete": "yes" if r["complete"] else "no", "version": r["version"], "machine": r["machine"],
               "file": r["path"]} for r in rows]
-    if _table_width(cells) <= out.width:
+    if widths.boxed([widths.column(col, (c[col] for c in cells)) for col in FIELDS]) <= out.width:
         out.print(_table(cells))
     else:   # soft_wrap: a long path stays one line (the terminal folds it; copying it keeps it whole)
         out.print(_stacked(cells), markup=False, highlight=False, soft_wrap=True)
@@ -38,12 +39,6 @@ def listing(limit: int, all_machines: bool) -> int:
 
 
 FIELDS = ("id", "created", "experiments", "complete", "version", "machine", "file")
-
-
-def _table_width(cells: list[dict]) -> int:
-    """The table's width with every cell on one line: each column its widest cell, a space
-    either side and a rule."""
-    return 1 + sum(max(len(col), *(len(c[col]) for c in cells)) + 3 for col in FIELDS)
 
 
 def _table(cells: list[dict]) -> Table:

@@ -10,6 +10,7 @@ from rich.text import Text
 
 from layertax.engine.analysis.compare import Comparison, ExperimentComparison, Row
 from layertax import units
+from layertax.report import widths
 
 VERDICT_STYLE = {"slower": "bold red", "faster": "bold green", "no difference": "dim"}
 
@@ -40,8 +41,7 @@ def _table(e: ExperimentComparison, width: int) -> Table:
     rows = [(row, [row.case, _figure(row.a, e.method), _figure(row.b, e.method), _ratio(row), _p(row), row.verdict])
             for row in e.rows + ([e.geomean] if e.geomean else [])]
     headers = ["case", "A", "B", "B/A [95% CI]", "p (Holm)", "verdict"]
-    natural = 1 + sum(max(len(h), *(len(cells[i]) for _, cells in rows)) + 3 for i, h in enumerate(headers))
-    compact = natural > width
+    compact = widths.boxed([widths.column(h, (cells[i] for _, cells in rows)) for i, h in enumerate(headers)]) > width
     t = Table(title=title, title_justify="left") if not compact else \
         Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False, show_edge=False)
     t.add_column("case", no_wrap=not compact, overflow="fold")

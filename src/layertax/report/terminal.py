@@ -12,6 +12,7 @@ from rich.tree import Tree
 
 from layertax import units
 from layertax.report import format as fmt
+from layertax.report import widths
 
 
 def _row_style(status: str) -> str | None:
@@ -33,8 +34,8 @@ def _wide_fits(columns: list[tuple[str, str]], rows: list[dict], width: int) -> 
     to read than the compact table with its legend."""
     def widest(key: str, header: str) -> int:
         cells = [row[key] + (" ~" if key == "median" and row["noisy"] else "") for row in rows]
-        return max([len("ratio [95% CI]" if key == "ratio" else header), *map(len, cells)])
-    return 1 + sum(widest(key, header) + 3 for key, header in columns) <= width
+        return widths.column("ratio [95% CI]" if key == "ratio" else header, cells)
+    return widths.boxed([widest(key, header) for key, header in columns]) <= width
 
 
 # hyperfine's summary columns: the first to leave a compact table that would not fit (to a
@@ -47,9 +48,9 @@ def _compact_fits(keys: list[str], headers: dict[str, str], rows: list[dict], wi
     """Whether the compact table fits `width`: each column its widest cell or header, three
     columns of padding and rule between two columns (box.SIMPLE_HEAD, no edges)."""
     def widest(key: str) -> int:
-        w = max([len(headers.get(key, key)), *(len(row[key]) for row in rows)])
+        w = widths.column(headers.get(key, key), (row[key] for row in rows))
         return min(w, CASE_MIN) if key == "case" else w
-    return sum(map(widest, keys)) + 3 * (len(keys) - 1) <= width
+    return widths.compact([widest(key) for key in keys]) <= width
 
 
 def _case_table(exp: dict, group: dict, width: int) -> tuple[Table, list[str], list[str]]:
@@ -184,15 +185,15 @@ PROSE_MIN = 8   # the narrowest a wrapping (prose) column is allowed to get
 def _fits(table: dict, nowrap: int, width: int) -> bool:
     """Whether the table fits `width` with every figure column whole and every prose column at
     least PROSE_MIN wide (borders and padding: 3 a column, and 1)."""
-    need = 1
+    needs = []
     for i, col in enumerate(table["columns"]):
         cells = [str(row[i]) for row in table["rows"] if i < len(row)]
         figures = _figures(cells) and i >= nowrap
-        if figures or i < nowrap:
-            need += max([len(c) for c in cells] + [max((len(w) for w in str(col).split()), default=0)]) + 3
+        if figures or i < nowrap:   # whole; the header may wrap between its words
+            needs.append(widths.column(max(str(col).split(), key=len, default=""), cells))
         else:
-            need += PROSE_MIN + 3
-    return need <= width
+            needs.append(PROSE_MIN)
+    return widths.boxed(needs) <= width
 
 
 def _stacked(table: dict, styles: dict, width: int) -> Group:
