@@ -198,13 +198,14 @@ def test_import_hyperfine_cli_records_history_and_compares(tmp_path):
 def test_history_never_cuts_a_path_or_date_at_any_width(tmp_path):
     path = tmp_path / "h.json"
     path.write_text(json.dumps(HYPERFINE))
-    saved = run_cli("import-hyperfine", str(path)).stdout.split("saved: ")[1].split()[0]
+    first, saved = (run_cli("import-hyperfine", str(path)).stdout.split("saved: ")[1].split()[0] for _ in range(2))
     narrow = run_cli("history", env={"COLUMNS": "80"}).stdout
     assert max(map(len, narrow.splitlines())) <= max(80, len(f"    file: {saved}")) and "…" not in narrow
-    assert narrow.startswith("#1  ") and f"    file: {saved}" in narrow.splitlines()
+    assert narrow.startswith("#2  ") and f"    file: {saved}" in narrow.splitlines()
+    assert f"    file: {saved}\n\n#1  " in narrow   # a blank line between runs, as git log
     wide = run_cli("history", env={"COLUMNS": "1000"}).stdout
-    assert "│" in wide and saved in wide and "…" not in wide
-    assert history_experiments(narrow) == history_experiments(wide) == ["hyperfine"]
+    assert "│" in wide and saved in wide and first in wide and "…" not in wide
+    assert history_experiments(narrow) == history_experiments(wide) == ["hyperfine", "hyperfine"]
 
 
 @pytest.mark.parametrize("content, message", [

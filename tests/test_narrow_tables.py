@@ -144,3 +144,20 @@ def test_piped_output_read_in_a_terminal_takes_its_width(columns):
 def test_columns_set_by_the_user_wins_over_the_terminal():
     text = _cli_with_terminal_stdin(80, "report", str(RECORDED[0]), env_columns="150")
     assert max(len(line) for line in text.splitlines()) > 80
+
+
+def test_a_drawn_share_gives_way_to_whole_names_at_80_columns():
+    """inspect's split: the bar beside each share is dropped where it would push the stage
+    names onto two lines; a wide terminal keeps it."""
+    table = {"title": "the split", "columns": ["stage", "time [95% CI]", "share", ""],
+             "rows": [["ld.so: start-up work any program pays", "433 µs [235 µs, 590 µs]", "26%",
+                       "#####..............."],
+                      ["ld.so: other work for this program", "within noise (±70.2 µs)", "-", ""],
+                      ["sum of the parts (error -7.2%)", "1.55 ms", "93%", ""]]}
+    for width, drawn in ((80, False), (200, True)):
+        out = io.StringIO()
+        console = Console(file=out, width=width, no_color=True)
+        console.print(terminal._extra_table(table, console))
+        text = out.getvalue()
+        assert all(cell in text for row in table["rows"] for cell in row[:3]), width
+        assert ("#####" in text) == drawn and max(map(len, text.splitlines())) <= width

@@ -52,13 +52,14 @@ def _table(cells: list[dict]) -> Table:
 
 def _stacked(cells: list[dict]) -> str:
     """Where the table would not fit (an 80-column terminal: a path alone can take 70), each
-    run as a few lines, as `git log` does, so that no id, date or path is ever cut."""
+    run as a few lines with a blank line between runs, as `git log` does, so that no id, date
+    or path is ever cut."""
     blocks = []
     for c in cells:
         state = "" if c["complete"] == "yes" else "  (incomplete)"
         blocks.append(f"#{c['id']}  {c['created']}  layertax {c['version']}{state}\n"
                       f"    experiments: {c['experiments']}\n    machine: {c['machine']}\n    file: {c['file']}")
-    return "\n".join(blocks)
+    return "\n\n".join(blocks)
 
 
 def push(files: tuple[Path, ...]) -> int:

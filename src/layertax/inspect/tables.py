@@ -90,8 +90,8 @@ def split_table(result: dict) -> dict:
             rows.append([f"{name}: {p['part']}", units.part(p), f"{p['share']:.0%}" if clear else "-",
                          split_mod.bar(p["share"], 20) if clear else ""])
             sources.setdefault(p["part"], p["source"])
-        rows.append([f"{name}: sum of the parts", duration(sp["sum_ns"]), f"{sp['sum_ns'] / sp['measured_main_ns']:.0%}",
-                     f"error {sp['error']:+.1%}"])
+        rows.append([f"{name}: sum of the parts (error {sp['error']:+.1%})", duration(sp["sum_ns"]),
+                     f"{sp['sum_ns'] / sp['measured_main_ns']:.0%}", ""])
         notes.append(f"{name}: the parts add up to {duration(sp['sum_ns'])}; measured spawn->main "
                      f"{duration(sp['measured_main_ns'])}")
         c = sp["constructors"]

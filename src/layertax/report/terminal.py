@@ -153,6 +153,7 @@ def _extra_table(table: dict, console: Console) -> Table | Group:
     """An experiment's own table: columns of figures never wrap (a number is whole or absent),
     prose wraps; a table whose figures alone are wider than the terminal is printed row by
     row instead, one "column: value" a line, so no figure is ever cut."""
+    table = _without_bars(table, console.width)
     wide = console.width >= WIDE
     # Narrower than WIDE, the rules go (a line under the header only): four lines fewer a table.
     t = Table(title=table["title"], title_justify="left") if wide else \
@@ -170,6 +171,26 @@ def _extra_table(table: dict, console: Console) -> Table | Group:
     if _fits(table, nowrap if wide else 0, console.width):
         return t
     return _stacked(table, styles, console.width)
+
+
+BAR = re.compile(r"^[#.]+$")
+
+
+def _without_bars(table: dict, width: int) -> dict:
+    """A column with no header that only draws shares ('####....', the figure beside it) is
+    dropped where keeping it would push the names onto two lines (an 80-column terminal)."""
+    def drawn(i: int) -> bool:
+        cells = [str(row[i]) for row in table["rows"] if i < len(row) and row[i] not in ("", "-")]
+        return not table["columns"][i] and bool(cells) and all(BAR.match(c) for c in cells)
+    bars = [i for i in range(len(table["columns"])) if drawn(i)]
+    if not bars or _fits(table, table.get("nowrap", 1), width):
+        return table
+    keep = [i for i in range(len(table["columns"])) if i not in bars]
+    out = {**table, "columns": [table["columns"][i] for i in keep],
+           "rows": [[row[i] for i in keep if i < len(row)] for row in table["rows"]]}
+    if table.get("align"):
+        out["align"] = [table["align"][i] for i in keep]
+    return out
 
 
 def _figures(cells: list[str]) -> bool:
