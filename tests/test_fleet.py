@@ -107,3 +107,18 @@ def test_a_bad_inventory_is_one_line(tmp_path):
     none = run_cli("fleet", "run", "--inventory", str(empty), "callchain",
                    env={"ANSIBLE_HOME": str(tmp_path / "ansible")})
     assert none.returncode == 2 and "names no host" in none.stderr, none.stderr
+
+
+@pytest.mark.parametrize("run_args, message", [
+    (["--bogus"], "No such option '--bogus'"),
+    (["nosuch"], "unknown experiment 'nosuch'"),
+    (["--runs", "0"], "Invalid value for '--runs'"),
+    (["tls", "--size", "1M"], "--size belongs to the scan experiment"),
+])
+def test_bad_run_arguments_fail_here_before_any_host_is_set_up(tmp_path, run_args, message):
+    """`layertax run`'s parser judges the arguments first: one line, exit 2, nothing built or
+    deployed (the inventory is not even read: it does not exist)."""
+    done = run_cli("fleet", "run", "--inventory", str(tmp_path / "nope.ini"), *run_args)
+    assert done.returncode == 2 and message in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert "fleet " not in done.stderr and not done.stdout

@@ -9,6 +9,8 @@ from pathlib import Path
 import click
 
 from layertax import console as consoles
+from layertax import experiments
+from layertax.commands import run as running
 from layertax.commands.options import CONTEXT, exit_with, with_version
 from layertax.engine.analysis import fleet as fleets
 from layertax.engine.store import history, results, runs
@@ -36,6 +38,19 @@ def _file(fetched: Path, hosts: list[str], fleet_id: str, inventory: Path) -> tu
                                                 markup=False, highlight=False)
         filed.append((str(path), doc))
     return filed, missing
+
+
+def check_run_args(run_args: list[str]) -> None:
+    """`layertax run`'s own parser on the arguments, here and now: a typo ("--bogus", an unknown
+    experiment, an option of an experiment not named) fails in one line before the wheel is
+    built and the hosts are set up, not once per host minutes later. The parser is the one of
+    this tree, the same as the wheel's unless --wheel names another build."""
+    root = click.get_current_context().find_root()
+    run_command = root.command.get_command(root, "run")
+    with run_command.make_context("run", list(run_args), parent=root) as ctx:
+        chosen = [experiments.get(name) for name in ctx.params["experiment_names"]]
+        own = {key: value for key, value in ctx.params.items() if "__" in key}
+        running.experiment_options(chosen or list(experiments.registry().values()), own)
 
 
 def run(inventory: Path, run_args: list[str], limit: str | None, wheel: Path | None, html: Path | None) -> int:
@@ -108,10 +123,13 @@ def run_command(inventory, limit, wheel, html, run_args) -> None:
       layertax fleet run --inventory hosts.ini callchain --quick
       layertax fleet run -i hosts.ini --limit 'lab:!arm-box' tls --runs 20
 
-    Builds a layertax wheel here, and the playbook shipped with layertax (deploy/ansible/)
+    The run arguments are checked here first, by `layertax run`'s own parser. Then it
+    builds a layertax wheel here, and the playbook shipped with layertax (deploy/ansible/)
     installs it in its own venv on each host, runs the experiments there (each host measures
     only itself), and fetches the result JSON. Each result is saved and filed in the history
     (LAYERTAX_HISTORY for a shared one), marked with its host; then the fleet table: per case,
     each machine's ratio to the baseline, and what differs between the machines.
     """
+    if wheel is None:   # another build's options may differ: its hosts judge them
+        check_run_args(list(run_args))
     exit_with(run(inventory, list(run_args), limit, wheel, html))
