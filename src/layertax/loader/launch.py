@@ -65,7 +65,7 @@ def tool_targets(cc: toolchain.Tool) -> list[ninja.BuildTarget]:
     so it is built once that one is published (tools() does it)."""
     common = ninja.COMMON_SOURCES
     return [
-        ninja.BuildTarget("launch", (NATIVE / "launch.c", NATIVE / "placement.c", *common), (NATIVE,), (), (), cc.path, cc.version, kind="program"),
+        ninja.BuildTarget("launch", (NATIVE / "launch.c", NATIVE / "placement.c", NATIVE / "child.c", *common), (NATIVE,), (), (), cc.path, cc.version, kind="program"),
         ninja.BuildTarget("liblayertax-first.so", (NATIVE / "first.c",), (), FREESTANDING,
                           ("-nostdlib", *COMPACT_LAYOUT), cc.path, cc.version, kind="shared"),
         ninja.BuildTarget("empty", (NATIVE / "empty.c",), (), (), (), cc.path, cc.version, kind="program"),
@@ -135,7 +135,7 @@ class LaunchSettings:
         return {"runs": self.runs, "warmup": self.warmup, "burst": 1, "min_sample_ns": 0, "seed": self.seed,
                 "cpu": self.cpu, "timeout": self.timeout,
                 "method": f"{self.runs} launches per {what} after {self.warmup} warm-up, {what}s alternating in "
-                          f"shuffled rounds (seed {self.seed}), posix_spawn, cpu {cpu}" + extra}
+                          f"shuffled rounds (seed {self.seed}), clone(CLONE_VFORK) + execve, cpu {cpu}" + extra}
 
 
 @dataclass

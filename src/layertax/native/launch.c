@@ -1,4 +1,4 @@
-/* The launch timer: starts programs with posix_spawn and times how long they
+/* The launch timer: starts programs (child.h) and times how long they
  * take to reach main and to exit.
  *
  * Usage: launch --spec FILE [--runs N] [--warmup W] [--seed S] [--timeout-ms T]
@@ -35,11 +35,11 @@
 #define _GNU_SOURCE
 #include "common.h"
 #include "placement.h"
+#include "child.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -231,38 +231,21 @@ static int launch_once(variant *v, int round, long timeout_ms)
         report_failure(v, round, "pipe failed");
         return -1;
     }
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, pipefd[1], STAMP_FD);  /* dup2 clears O_CLOEXEC */
-    posix_spawn_file_actions_adddup2(&fa, phasefd[1], PHASE_FD);
-    /* One /dev/null opened once (as hyperfine does), not three path lookups in every child. */
-    posix_spawn_file_actions_adddup2(&fa, dev_null, 0);
-    posix_spawn_file_actions_adddup2(&fa, dev_null, 1);
-    posix_spawn_file_actions_adddup2(&fa, dev_null, 2);
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    sigset_t none, all_default;
-    sigemptyset(&none);
-    sigfillset(&all_default);
-    posix_spawnattr_setsigmask(&attr, &none);          /* we block SIGCHLD; the child must not */
-    posix_spawnattr_setsigdefault(&attr, &all_default);
-    posix_spawnattr_setpgroup(&attr, 0);               /* its own group: a timeout kills all of it */
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
-
-    pid_t pid;
+    /* The stamp pipes and one /dev/null opened once (as hyperfine does), not three path
+     * lookups in every child, become the child's descriptors. */
+    const lt_dup dups[] = {{pipefd[1], STAMP_FD}, {phasefd[1], PHASE_FD}, {dev_null, 0}, {dev_null, 1}, {dev_null, 2}};
+    pid_t pid = -1;
     long long self_wait0 = lt_runq_wait(self_schedstat);
     uint64_t t0 = lt_now_ns();
-    int err = posix_spawn(&pid, v->argv[0], &fa, &attr, v->argv, v->envp);
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&attr);
-    close(pipefd[1]);
-    close(phasefd[1]);
+    int err = lt_spawn(&pid, v->argv[0], v->argv, v->envp, dups, (int)(sizeof dups / sizeof dups[0]));
     if (err != 0) {
         char msg[512];
         snprintf(msg, sizeof msg, "cannot start %s: %s", v->argv[0], strerror(err));
         report_failure(v, round, msg);
         close(pipefd[0]);
+        close(pipefd[1]);
         close(phasefd[0]);
+        close(phasefd[1]);
         return -1;
     }
 
@@ -283,6 +266,8 @@ static int launch_once(variant *v, int round, long timeout_ms)
         if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid)
             break;
     }
+    close(pipefd[1]);    /* ours, closed after the interval: the reads below do not block */
+    close(phasefd[1]);
     if (timed_out) {
         kill(-pid, SIGKILL);
         wait4(pid, &status, 0, &ru);
@@ -417,7 +402,7 @@ int main(int argc, char **argv)
     self_schedstat = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
     if (dev_null < 0)
         die("%s", "cannot open /dev/null");
-    out = out_path ? fopen(out_path, "w") : stdout;
+    out = out_path ? fopen(out_path, "we") : stdout;   /* "e": O_CLOEXEC, never a child's */
     if (!out)
         die("cannot write %s", out_path);
     static char buffer[1 << 20];
@@ -435,8 +420,11 @@ int main(int argc, char **argv)
     sigemptyset(&chld);
     sigaddset(&chld, SIGCHLD);
     sigprocmask(SIG_BLOCK, &chld, NULL);  /* so sigtimedwait catches it */
+    int spawn_err = lt_spawn_init();      /* after our handlers: it notes which the child resets */
+    if (spawn_err)
+        die("cannot prepare the child stack: %s", strerror(spawn_err));
 
-    fprintf(out, "{\"timer\":\"layertax-launch\",\"clock\":\"CLOCK_MONOTONIC\",\"spawn\":\"posix_spawn\","
+    fprintf(out, "{\"timer\":\"layertax-launch\",\"clock\":\"CLOCK_MONOTONIC\",\"spawn\":\"clone-vfork\","
            "\"stamp_fd\":%d,\"phase_fd\":%d,\"runs\":%ld,\"warmup\":%ld,\"timeout_ms\":%ld,\"pinned\":%s,\"pin\":",
            STAMP_FD, PHASE_FD, runs, warmup, timeout_ms, pinned);
     lt_json_string(out, pin_why);

@@ -5,7 +5,7 @@ exports x 5 base relocations each, loaded 30 times, fastest run kept; default,
 rebased and rebased+bound, imported by name and by ordinal. Today: the same
 program generated for ELF and built in every way a linker offers (PIE or not,
 lazy or -z now, -Bsymbolic, hidden visibility, RELR, hash styles, static,
-static-pie, four linkers), timed from posix_spawn to the top of main.
+static-pie, four linkers), timed from the spawn (clone, execve) to the top of main.
 """
 from pathlib import Path
 
@@ -51,7 +51,7 @@ EXPERIMENT = Experiment(
     package_dir=Path(__file__).resolve().parent,
     needs_workdir=False,
     unit="spawn->main",
-    notes=("spawn->main: posix_spawn until the generated main() stamps CLOCK_MONOTONIC (its first act), "
+    notes=("spawn->main: from the clone that starts it until the generated main() stamps CLOCK_MONOTONIC (its first act), "
            "then _exit(0); one launch per variant per round, variants shuffled each round",
            "min is Pietrek's statistic (fastest of N); the median and its CI are layertax's"),
     measure="layertax.experiments.loadtime.measure:measure",

@@ -1,0 +1,69 @@
+"""How the launch timer starts a program (native/child.c: clone with CLONE_VFORK, and only
+the work the child needs): the state the program starts in, checked from inside it, and a
+program that cannot start."""
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+
+import pytest
+
+from layertax.engine.builder import graph, ninja, toolchain
+from layertax.loader import launch
+from tests.conftest import TESTS
+
+
+@pytest.fixture(scope="module")
+def tools(cache_root):
+    return launch.tools(cache_root / "layertax")
+
+
+@pytest.fixture(scope="module")
+def child_state(cache_root):
+    cc = toolchain.find("cc")
+    target = ninja.BuildTarget("child-state", (TESTS / "kernels" / "child_state.c",), (), (), (), cc.path,
+                               cc.version, kind="program")
+    built = graph.build([target], cache_root / "layertax")["child-state"]
+    assert not isinstance(built, Exception), built
+    return built
+
+
+def _timer(tools, tmp_path, targets, **popen) -> list[dict]:
+    spec, out = tmp_path / "spec", tmp_path / "lines.jsonl"
+    launch.write_spec(targets, spec)
+    done = subprocess.run([str(tools.timer), "--spec", str(spec), "--runs", "3", "--warmup", "1", "--out", str(out)],
+                          capture_output=True, text=True, timeout=60, **popen)
+    assert done.returncode == 0, done.stderr
+    return [json.loads(line) for line in out.read_text().splitlines()][1:]
+
+
+def _ignore_hangup_block_usr1():
+    """The timer started as `nohup` would (SIGHUP ignored), with a signal blocked: neither
+    may reach the program."""
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
+
+
+@pytest.mark.parametrize("inherited", [None, _ignore_hangup_block_usr1], ids=["plain", "nohup-and-blocked"])
+def test_a_program_starts_with_default_signals_its_own_group_and_only_its_descriptors(tools, tmp_path, child_state,
+                                                                                      inherited):
+    lines = _timer(tools, tmp_path, [launch.Target("state", (str(child_state),))], preexec_fn=inherited)
+    assert len(lines) == 4
+    # exit status bits (child_state.c): 1 an ignored signal, 2 a blocked one, 4 not its own group,
+    # 8 stdio not /dev/null, 16 no stamp pipes, 32 no LAYERTAX_STAMP_FD, 64 a descriptor leaked
+    assert [x["status"] for x in lines] == ["ok"] * 4, lines
+    assert all(x["exit_status"] == 0 and x["exit_ns"] > 0 for x in lines)
+
+
+def test_a_program_that_cannot_start_is_one_failure_and_the_others_go_on(tools, tmp_path):
+    not_executable = tmp_path / "data.txt"
+    not_executable.write_text("not a program\n")
+    lines = _timer(tools, tmp_path, [launch.Target("missing", (str(tmp_path / "nope"),)),
+                                     launch.Target("data", (str(not_executable),)),
+                                     launch.Target("true", ("/bin/true",))])
+    failed = {x["variant"]: x["status"] for x in lines if x["status"] != "ok"}
+    assert failed == {"missing": f"cannot start {tmp_path / 'nope'}: No such file or directory",
+                      "data": f"cannot start {not_executable}: Permission denied"}
+    assert [x["round"] for x in lines if x["variant"] == "true"] == [-1, 0, 1, 2]
+    assert all(x["status"] == "ok" for x in lines if x["variant"] == "true")
