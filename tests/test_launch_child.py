@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -48,8 +49,11 @@ def _ignore_hangup_block_usr1():
 @pytest.mark.parametrize("inherited", [None, _ignore_hangup_block_usr1], ids=["plain", "nohup-and-blocked"])
 def test_a_program_starts_with_default_signals_its_own_group_and_only_its_descriptors(tools, tmp_path, child_state,
                                                                                       inherited):
-    lines = _timer(tools, tmp_path, [launch.Target("state", (str(child_state),))], preexec_fn=inherited)
-    assert len(lines) == 4
+    report = tmp_path / "report"
+    lines = _timer(tools, tmp_path, [launch.Target("state", (str(child_state),), env=(("CHILD_STATE_REPORT", str(report)),))],
+                   preexec_fn=inherited)
+    said = report.read_text() if report.exists() else ""
+    assert len(lines) == 4, (lines, said, Path("/proc/self/status").read_text())
     # exit status bits (child_state.c): 1 an ignored signal, 2 a blocked one, 4 not its own group,
     # 8 stdio not /dev/null, 16 no stamp pipes, 32 no LAYERTAX_STAMP_FD, 64 a descriptor leaked
     assert [x["status"] for x in lines] == ["ok"] * 4, lines

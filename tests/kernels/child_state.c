@@ -54,8 +54,16 @@ static int only_expected_fds(void)
 int main(void)
 {
     int failed = 0;
-    if (status_mask("SigIgn") != 0)
-        failed |= 1;                     /* every signal at its default, none ignored */
+    unsigned long long ignored = status_mask("SigIgn");
+    if (ignored != 0) {                  /* every signal at its default, none ignored */
+        failed |= 1;
+        const char *report = getenv("CHILD_STATE_REPORT");   /* stdio is /dev/null: say it there */
+        FILE *f = report ? fopen(report, "a") : NULL;
+        if (f) {
+            fprintf(f, "SigIgn %llx\n", ignored);
+            fclose(f);
+        }
+    }
     if (status_mask("SigBlk") != 0)
         failed |= 2;                     /* nothing blocked */
     if (getpgrp() != getpid())
