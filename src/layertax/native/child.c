@@ -7,10 +7,21 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #define STACK_BYTES (64 * 1024)   /* the child calls a few syscall wrappers, nothing deeper */
+
+/* The kernel's sigaction, not glibc's: glibc refuses its two internal signals (32, 33), and
+ * a timer started by GNU make 4.3 (which starts its children with glibc's posix_spawn)
+ * inherits both ignored; execve keeps SIG_IGN, so every program launched would too. Of the
+ * kernel's struct only the handler is read, its first field on x86-64 and arm64; a zeroed
+ * one is SIG_DFL, no flags, an empty mask. */
+static long kernel_sigaction(int sig, const unsigned long *act, unsigned long *old)
+{
+    return syscall(SYS_rt_sigaction, sig, act, old, (size_t)(_NSIG / 8));
+}
 
 static char *stack_top;
 static int reset[NSIG];           /* the signals the child sets back to SIG_DFL */
@@ -37,11 +48,9 @@ int lt_spawn_init(void)
     stack_top = base + page + STACK_BYTES;
     nreset = 0;
     for (int sig = 1; sig < NSIG; sig++) {
-        struct sigaction sa;
-        if (sig == SIGKILL || sig == SIGSTOP || sigaction(sig, NULL, &sa) != 0)
-            continue;                           /* glibc's own signals (32, 33) answer EINVAL: left alone */
-        if (sa.sa_handler != SIG_DFL)
-            reset[nreset++] = sig;
+        unsigned long old[4] = {0};
+        if (sig != SIGKILL && sig != SIGSTOP && kernel_sigaction(sig, NULL, old) == 0 && old[0] != 0)
+            reset[nreset++] = sig;              /* caught or ignored (SIG_DFL is 0) */
     }
     return 0;
 }
@@ -50,11 +59,9 @@ int lt_spawn_init(void)
 static int child_main(void *arg)
 {
     child_args *a = arg;
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
+    static const unsigned long dfl[4] = {0};
     for (int i = 0; i < nreset; i++)
-        sigaction(reset[i], &dfl, NULL);
+        kernel_sigaction(reset[i], dfl, NULL);
     if (setpgid(0, 0) != 0)                     /* its own group: a timeout kills all of it */
         goto failed;
     for (int i = 0; i < a->ndups; i++)

@@ -8,7 +8,7 @@
  * then faults in. Here the stack is mapped and touched once, and the child resets only the
  * signals that need it: those the timer catches (a handler must never run in the child,
  * which shares the timer's memory until execve) and those the timer inherited as ignored
- * (execve keeps SIG_IGN). execve itself resets every other caught signal. What this saves
+ * (execve keeps SIG_IGN; glibc's own 32 and 33 among them, as under GNU make). execve itself resets every other caught signal. What this saves
  * on an empty program is measured in docs/launch.md. */
 #ifndef LAYERTAX_CHILD_H
 #define LAYERTAX_CHILD_H
