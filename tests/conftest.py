@@ -38,6 +38,24 @@ def probe_target(name: str = "probe") -> ninja.BuildTarget:
     return ninja.BuildTarget(name, (TESTS / "kernels" / "probe.c",), (TESTS / "kernels",), (), (), cc.path, cc.version)
 
 
+def build_test_program(cache_root: Path, name: str, sources: tuple[Path, ...],
+                       include_dirs: tuple[Path, ...] = ()) -> Path:
+    """A small C program a test needs, built through the project's own build graph (cached)."""
+    cc = toolchain.find("cc")
+    target = ninja.BuildTarget(name, sources, include_dirs, (), (), cc.path, cc.version, kind="program")
+    built = graph.build([target], cache_root / "layertax")[name]
+    assert isinstance(built, Path), built
+    return built
+
+
+@pytest.fixture(scope="session")
+def tools(cache_root):
+    """The launch timer, the stamp libraries and the empty programs, built once a session."""
+    from layertax.loader import launch
+
+    return launch.tools(cache_root / "layertax")
+
+
 @pytest.fixture(scope="session")
 def probe_binary(cache_root) -> Path:
     result = graph.build([probe_target()], cache_root / "layertax")["probe"]

@@ -4,7 +4,6 @@ side by side in the HTML report."""
 from __future__ import annotations
 
 import copy
-import json
 import shutil
 import sys
 from pathlib import Path

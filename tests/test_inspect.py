@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from layertax.loader import elfinfo, launch, ldstats, libpath
+from layertax.loader import elfinfo, ldstats, libpath
 from layertax.errors import LayertaxError
 from layertax.experiments.loadtime import generate, variants
 from layertax.experiments.loadtime.measure import build_variants
@@ -24,11 +24,6 @@ def tree(cache_root):
     shape = generate.Shape(libs=3, exports=4, relocs=3)
     built, _ = build_variants(shape, [variants.by_name(n) for n in VARIANTS], cache_root / "layertax")
     return built
-
-
-@pytest.fixture(scope="session")
-def tools(cache_root):
-    return launch.tools(cache_root / "layertax")
 
 
 def _programs(tree):

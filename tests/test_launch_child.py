@@ -11,24 +11,13 @@ import subprocess
 
 import pytest
 
-from layertax.engine.builder import graph, ninja, toolchain
 from layertax.loader import launch
-from tests.conftest import TESTS
-
-
-@pytest.fixture(scope="module")
-def tools(cache_root):
-    return launch.tools(cache_root / "layertax")
+from tests.conftest import TESTS, build_test_program
 
 
 @pytest.fixture(scope="module")
 def child_state(cache_root):
-    cc = toolchain.find("cc")
-    target = ninja.BuildTarget("child-state", (TESTS / "kernels" / "child_state.c",), (), (), (), cc.path,
-                               cc.version, kind="program")
-    built = graph.build([target], cache_root / "layertax")["child-state"]
-    assert not isinstance(built, Exception), built
-    return built
+    return build_test_program(cache_root, "child-state", (TESTS / "kernels" / "child_state.c",))
 
 
 def _timer(tools, tmp_path, targets, **popen) -> list[dict]:

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 import layertax
-from layertax.engine.builder import graph, ninja, toolchain
+from layertax.engine.builder import ninja
 from layertax.loader import contention
+from tests.conftest import TESTS, build_test_program
 
 NATIVE = Path(layertax.__file__).parent / "native"
-TESTS = Path(__file__).parent
 MS, US = 1_000_000, 1_000
 ALLOWED = sorted(os.sched_getaffinity(0))
 LAST, FIRST = ALLOWED[-1], ALLOWED[0]
@@ -23,13 +23,9 @@ two_cpus = pytest.mark.skipif(len(ALLOWED) < 2, reason="needs two CPUs to move b
 
 @pytest.fixture(scope="module")
 def driver(cache_root) -> Path:
-    cc = toolchain.find("cc")
-    target = ninja.BuildTarget("placement_check", (TESTS / "kernels" / "placement_check.c", NATIVE / "placement.c",
-                                                   *ninja.COMMON_SOURCES),
-                               (NATIVE,), (), (), cc.path, cc.version, kind="program")
-    built = graph.build([target], cache_root / "layertax")["placement_check"]
-    assert isinstance(built, Path), built
-    return built
+    return build_test_program(cache_root, "placement_check",
+                              (TESTS / "kernels" / "placement_check.c", NATIVE / "placement.c", *ninja.COMMON_SOURCES),
+                              (NATIVE,))
 
 
 def drive(driver: Path, cpu: int, launches: list[tuple[int, int]]) -> tuple[str, list[str], list[str]]:

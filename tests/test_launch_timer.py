@@ -19,11 +19,6 @@ from layertax.report import markdown, terminal
 from tests.conftest import run_cli
 
 
-@pytest.fixture(scope="module")
-def tools(cache_root):
-    return launch.tools(cache_root / "layertax")
-
-
 def _spec(tmp_path, name: str, argv: list[str]):
     spec = tmp_path / "spec"
     launch.write_spec([launch.Target(name, tuple(argv))], spec)

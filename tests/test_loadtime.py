@@ -152,11 +152,6 @@ def test_gen_command_writes_sources_and_ninja_and_refuses_bad_input(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["lt", "tmp"]  # nothing half-written
 
 
-@pytest.fixture(scope="session")
-def tools(cache_root):
-    return launch.tools(cache_root / "layertax")
-
-
 def test_launch_timer_records_every_round_and_reports_failures(small, tools):
     _, tree = small
     targets = [launch.Target("default", (str(tree / "out/default/prog"),)),

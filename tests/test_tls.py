@@ -8,7 +8,7 @@ import pytest
 
 from conftest import run_cli
 from layertax import experiments
-from layertax.engine.builder import graph, ninja, toolchain
+from layertax.engine.builder import graph, toolchain
 from layertax.experiments.tls import models
 
 

@@ -8,7 +8,6 @@ import statistics
 from layertax.units import duration
 
 
-
 def waited(sample: dict, min_wait_ns: int) -> bool:
     """As native/placement.c counts a launch as having waited: over the timer's floor (its
     descriptor names it) and over a tenth of the launch."""

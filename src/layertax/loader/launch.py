@@ -65,7 +65,8 @@ def tool_targets(cc: toolchain.Tool) -> list[ninja.BuildTarget]:
     so it is built once that one is published (tools() does it)."""
     common = ninja.COMMON_SOURCES
     return [
-        ninja.BuildTarget("launch", (NATIVE / "launch.c", NATIVE / "placement.c", NATIVE / "child.c", *common), (NATIVE,), (), (), cc.path, cc.version, kind="program"),
+        ninja.BuildTarget("launch", (NATIVE / "launch.c", NATIVE / "placement.c", NATIVE / "child.c", *common),
+                          (NATIVE,), (), (), cc.path, cc.version, kind="program"),
         ninja.BuildTarget("liblayertax-first.so", (NATIVE / "first.c",), (), FREESTANDING,
                           ("-nostdlib", *COMPACT_LAYOUT), cc.path, cc.version, kind="shared"),
         ninja.BuildTarget("empty", (NATIVE / "empty.c",), (), (), (), cc.path, cc.version, kind="program"),

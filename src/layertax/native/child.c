@@ -81,8 +81,6 @@ int lt_spawn(pid_t *pid, const char *path, char *const argv[], char *const envp[
 {
     if (!stack_top)
         return EINVAL;
-    if (ndups > LT_SPAWN_MAX_DUPS)
-        return E2BIG;
     child_args a = {path, argv, envp, dups, ndups, 0};
     /* Every signal blocked until the child has reset its handlers: none may run in it. */
     sigset_t all, old;

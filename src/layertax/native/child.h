@@ -8,14 +8,13 @@
  * then faults in. Here the stack is mapped and touched once, and the child resets only the
  * signals that need it: those the timer catches (a handler must never run in the child,
  * which shares the timer's memory until execve) and those the timer inherited as ignored
- * (execve keeps SIG_IGN; glibc's own 32 and 33 among them, as under GNU make). execve itself resets every other caught signal. What this saves
- * on an empty program is measured in docs/launch.md. */
+ * (execve keeps SIG_IGN; glibc's own 32 and 33 among them, as under GNU make). execve
+ * itself resets every other caught signal. What this saves on an empty program is
+ * measured in docs/launch.md. */
 #ifndef LAYERTAX_CHILD_H
 #define LAYERTAX_CHILD_H
 
 #include <sys/types.h>
-
-#define LT_SPAWN_MAX_DUPS 8
 
 typedef struct {
     int from, to;            /* dup2(from, to) in the child: `to` is open across execve */

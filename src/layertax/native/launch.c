@@ -231,8 +231,8 @@ static int launch_once(variant *v, int round, long timeout_ms)
         report_failure(v, round, "pipe failed");
         return -1;
     }
-    /* The stamp pipes and one /dev/null opened once (as hyperfine does), not three path
-     * lookups in every child, become the child's descriptors. */
+    /* The child's descriptors: the stamp pipes, and stdio on one /dev/null opened once (as
+     * hyperfine does), not three path lookups in every child. */
     const lt_dup dups[] = {{pipefd[1], STAMP_FD}, {phasefd[1], PHASE_FD}, {dev_null, 0}, {dev_null, 1}, {dev_null, 2}};
     pid_t pid = -1;
     long long self_wait0 = lt_runq_wait(self_schedstat);

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from layertax import paths, units
+from layertax import units
 from layertax.engine import machine
 from layertax.engine.analysis import analyze
 from layertax.engine.store import history, results

@@ -51,8 +51,8 @@ EXPERIMENT = Experiment(
     package_dir=Path(__file__).resolve().parent,
     needs_workdir=False,
     unit="spawn->main",
-    notes=("spawn->main: from the clone that starts it until the generated main() stamps CLOCK_MONOTONIC (its first act), "
-           "then _exit(0); one launch per variant per round, variants shuffled each round",
+    notes=("spawn->main: from the clone that starts it until the generated main() stamps CLOCK_MONOTONIC "
+           "(its first act), then _exit(0); one launch per variant per round, variants shuffled each round",
            "min is Pietrek's statistic (fastest of N); the median and its CI are layertax's"),
     measure="layertax.experiments.loadtime.measure:measure",
     builds="layertax.experiments.loadtime.measure:builds",
