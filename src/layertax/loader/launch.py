@@ -1,6 +1,7 @@
 """Drives the C launch timer (native/launch.c): process start-up measurements.
 
-The timer launches every target once per round, in a shuffled order, and
+The timer launches every target once per round, in a shuffled order (each launch
+that follows another target's primed by PRIMERS untimed ones of its own), and
 writes one JSON line per launch to a file, in batches; this module writes its spec,
 reads the lines a few times a second (for the progress bar; Ctrl-C asks the timer
 to stop and keeps every finished launch) and hands back the raw launches. The stamp library and an empty program are
@@ -136,7 +137,8 @@ class LaunchSettings:
         return {"runs": self.runs, "warmup": self.warmup, "burst": 1, "min_sample_ns": 0, "seed": self.seed,
                 "cpu": self.cpu, "timeout": self.timeout,
                 "method": f"{self.runs} launches per {what} after {self.warmup} warm-up, {what}s alternating in "
-                          f"shuffled rounds (seed {self.seed}), clone(CLONE_VFORK) + execve, cpu {cpu}" + extra}
+                          f"shuffled rounds (seed {self.seed}), each after another {what}'s primed by {PRIMERS} "
+                          f"untimed launches of its own, clone(CLONE_VFORK) + execve, cpu {cpu}" + extra}
 
 
 @dataclass
@@ -181,6 +183,10 @@ def write_spec(targets: list[Target], path: Path) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
+# Untimed launches of a target before each timed one that follows another target's: a
+# program starts up to ~17% slower right after a larger one than right after itself; one
+# primer leaves ~3% of that, two ~1% (bench/carry_over.py, docs/launch.md).
+PRIMERS = 2
 # How often the parent looks at the timer's file while launches run: it sleeps otherwise,
 # so it never runs between two launches on the timer's CPU (docs/launch.md).
 POLL_S = 0.25
@@ -202,7 +208,8 @@ def run(targets: list[Target], settings: LaunchSettings, launch_tools: LaunchToo
         write_spec(targets, spec)
         argv = [str(launch_tools.timer), "--spec", str(spec), "--runs", str(settings.runs),
                 "--warmup", str(settings.warmup), "--seed", str(settings.seed),
-                "--timeout-ms", str(max(1, int(settings.timeout * 1000))), "--out", str(lines)]
+                "--timeout-ms", str(max(1, int(settings.timeout * 1000))), "--primers", str(PRIMERS),
+                "--out", str(lines)]
         if settings.cpu is not None:
             argv += ["--cpu", str(settings.cpu)]
         if settings.raise_priority:

@@ -2,7 +2,7 @@
  * take to reach main and to exit.
  *
  * Usage: launch --spec FILE [--runs N] [--warmup W] [--seed S] [--timeout-ms T]
- *               [--cpu C] [--stay] [--raise-priority] [--out FILE]
+ *               [--cpu C] [--stay] [--raise-priority] [--primers P] [--out FILE]
  *        launch --tsc-rate
  *
  * The spec lists the variants to launch, one directive per line:
@@ -12,10 +12,17 @@
  *     ignore-status 1       a non-zero exit status is not a failure
  *
  * In each round every live variant is launched once, in a freshly shuffled order,
- * so drift in the machine hits all variants alike. The child gets a pipe as file
- * descriptor STAMP_FD (named in LAYERTAX_STAMP_FD); a stamped program writes one
- * 8-byte CLOCK_MONOTONIC reading there at the top of main (or a preloaded stamp
- * library does, as main is called). A second pipe, PHASE_FD (LAYERTAX_PHASE_FD),
+ * so drift in the machine hits all variants alike. A launch that follows another
+ * variant's is primed: the same variant is launched PRIMERS times first, untimed
+ * (only a failure is reported). A program starts slower right after a larger one
+ * than right after itself (a static empty program after perl: +12%; one primer
+ * leaves +3%, two +1%: bench/carry_over.py, docs/launch.md), so unprimed,
+ * alternation would time each variant in the wake of the others, a state
+ * hyperfine's runs, one command at a time, never see. --primers 0 shows it.
+ *
+ * The child gets a pipe as file descriptor STAMP_FD (named in LAYERTAX_STAMP_FD); a
+ * stamped program writes one 8-byte CLOCK_MONOTONIC reading there at the top of main
+ * (or a preloaded stamp library does, as main is called). A second pipe, PHASE_FD (LAYERTAX_PHASE_FD),
  * takes 16-byte (tag, ns) records of the stages before main (see stamp.c and
  * first.c). stdin, stdout and stderr are /dev/null.
  *
@@ -52,7 +59,8 @@
 #define PHASE_FD 201
 #define MAX_PHASE 3  /* tags 1..3: first_init, preload_init, libc_start_main */
 #define MAX_VARIANTS 256
-#define FLUSH_NS 250000000ull  /* at most 4 writes a second: progress, never a wake-up per launch */
+#define FLUSH_NS 250000000ull
+#define PRIMERS 2  /* untimed launches before one that follows another variant's (see above) */  /* at most 4 writes a second: progress, never a wake-up per launch */
 
 extern char **environ;
 
@@ -217,8 +225,8 @@ static void report_failure(const variant *v, int round, const char *status)
     flush_now_and_then(0);
 }
 
-/* Launches v once; prints its line; returns 0 if it ran as expected. */
-static int launch_once(variant *v, int round, long timeout_ms)
+/* Launches v once; prints its line (a primer only its failure); returns 0 if it ran as expected. */
+static int launch_once(variant *v, int round, long timeout_ms, int primer)
 {
     int pipefd[2], phasefd[2];
     if (pipe2(pipefd, O_CLOEXEC | O_NONBLOCK) != 0) {
@@ -306,6 +314,11 @@ static int launch_once(variant *v, int round, long timeout_ms)
         snprintf(state, sizeof state, "exit status %d", WEXITSTATUS(status));
         failed = !v->ignore_status;
     }
+    if (primer) {
+        if (failed)
+            report_failure(v, round, state);
+        return failed ? -1 : 0;
+    }
     fprintf(out, "{\"variant\":");
     lt_json_string(out, v->name);
     fprintf(out, ",\"round\":%d,\"pid\":%d,\"status\":", round, (int)pid);
@@ -357,7 +370,7 @@ static double tsc_per_ns(void) { return 0.0; }
 int main(int argc, char **argv)
 {
     const char *spec = NULL, *out_path = NULL;
-    long runs = 30, warmup = 1, timeout_ms = 10000;
+    long runs = 30, warmup = 1, timeout_ms = 10000, primers = PRIMERS;
     int cpu = -1, raise = 0;
     uint64_t seed = 1;
     for (int i = 1; i < argc; i++) {
@@ -386,6 +399,8 @@ int main(int argc, char **argv)
             seed = strtoull(argv[++i], NULL, 10);
         } else if (strcmp(a, "--timeout-ms") == 0) {
             timeout_ms = atol(argv[++i]);
+        } else if (strcmp(a, "--primers") == 0) {
+            primers = atol(argv[++i]);
         } else if (strcmp(a, "--cpu") == 0) {
             cpu = atoi(argv[++i]);
         } else if (strcmp(a, "--out") == 0) {
@@ -394,9 +409,9 @@ int main(int argc, char **argv)
             die("unknown option %s", a);
         }
     }
-    if (!spec || runs < 1 || warmup < 0 || timeout_ms < 1)
+    if (!spec || runs < 1 || warmup < 0 || timeout_ms < 1 || primers < 0)
         die("%s", "usage: launch --spec FILE [--runs N>=1] [--warmup W] [--seed S] [--timeout-ms T] "
-                  "[--cpu C] [--stay] [--raise-priority] [--out FILE] | --tsc-rate");
+                  "[--cpu C] [--stay] [--raise-priority] [--primers P] [--out FILE] | --tsc-rate");
     read_spec(spec);
     dev_null = open("/dev/null", O_RDWR | O_CLOEXEC);
     self_schedstat = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
@@ -425,8 +440,9 @@ int main(int argc, char **argv)
         die("cannot prepare the child stack: %s", strerror(spawn_err));
 
     fprintf(out, "{\"timer\":\"layertax-launch\",\"clock\":\"CLOCK_MONOTONIC\",\"spawn\":\"clone-vfork\","
-           "\"stamp_fd\":%d,\"phase_fd\":%d,\"runs\":%ld,\"warmup\":%ld,\"timeout_ms\":%ld,\"pinned\":%s,\"pin\":",
-           STAMP_FD, PHASE_FD, runs, warmup, timeout_ms, pinned);
+           "\"stamp_fd\":%d,\"phase_fd\":%d,\"runs\":%ld,\"warmup\":%ld,\"timeout_ms\":%ld,\"primers\":%ld,"
+           "\"pinned\":%s,\"pin\":",
+           STAMP_FD, PHASE_FD, runs, warmup, timeout_ms, primers, pinned);
     lt_json_string(out, pin_why);
     fprintf(out, ",\"priority\":");
     lt_json_string(out, prio);
@@ -436,6 +452,7 @@ int main(int argc, char **argv)
     flush_now_and_then(1);
 
     size_t order[MAX_VARIANTS];
+    const variant *last = NULL;
     for (long r = -warmup; r < runs && !stop_requested; r++) {
         size_t n = 0;
         for (size_t i = 0; i < nvariants; i++)
@@ -444,9 +461,21 @@ int main(int argc, char **argv)
         if (n == 0)
             break;
         shuffle(order, n);
-        for (size_t k = 0; k < n && !stop_requested; k++)
-            if (launch_once(&variants[order[k]], (int)r, timeout_ms) != 0)
-                variants[order[k]].dead = 1;
+        for (size_t k = 0; k < n && !stop_requested; k++) {
+            variant *v = &variants[order[k]];
+            /* The primers: after another variant's launch, they bring the machine back to
+             * the state a run of this variant alone would leave (see above). */
+            int failed = 0;
+            for (long p = 0; last != v && p < primers && !failed && !stop_requested; p++)
+                failed = launch_once(v, (int)r, timeout_ms, 1) != 0;
+            if (failed) {
+                v->dead = 1;
+                continue;
+            }
+            last = v;
+            if (!stop_requested && launch_once(v, (int)r, timeout_ms, 0) != 0)
+                v->dead = 1;
+        }
     }
     flush_now_and_then(1);
     if (out != stdout)
