@@ -14,7 +14,7 @@ pinned to the last CPU:
 and prints the empty program's median spawn->exit in each, the ratios to "alone", and the
 IQR/median of each. Not a test: it measures, and these machines are shared.
 
-    .venv/bin/python bench/carry_over.py [--runs 200] [--repeat 4]
+    .venv/bin/python bench/carry_over.py [--runs 100] [--repeat 8]
 """
 from __future__ import annotations
 
@@ -53,8 +53,8 @@ def run_spec(timer: Path, spec: Path, runs: int, cpu: int, out: Path, primers: i
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=200, help="rounds per timer invocation")
-    parser.add_argument("--repeat", type=int, default=4, help="invocations of each spec per program and neighbour")
+    parser.add_argument("--runs", type=int, default=100, help="rounds per timer invocation")
+    parser.add_argument("--repeat", type=int, default=8, help="invocations of each spec per program and neighbour")
     args = parser.parse_args()
     cpu = sorted(os.sched_getaffinity(0))[-1]
     neighbours = {k: v for k, v in NEIGHBOURS.items() if Path(v[0]).exists()}

@@ -183,9 +183,10 @@ def write_spec(targets: list[Target], path: Path) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
-# Untimed launches of a target before each timed one that follows another target's: a
-# program starts up to ~17% slower right after a larger one than right after itself; one
-# primer leaves ~3% of that, two ~1% (bench/carry_over.py, docs/launch.md).
+# Untimed launches of a target before each timed one that follows another target's: an
+# empty program starts 9-20% slower right after perl or python3 than right after itself;
+# after two primers 0-5%, and four or eight leave no less (bench/carry_over.py,
+# docs/launch.md).
 PRIMERS = 2
 # How often the parent looks at the timer's file while launches run: it sleeps otherwise,
 # so it never runs between two launches on the timer's CPU (docs/launch.md).

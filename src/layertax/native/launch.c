@@ -15,10 +15,11 @@
  * so drift in the machine hits all variants alike. A launch that follows another
  * variant's is primed: the same variant is launched PRIMERS times first, untimed
  * (only a failure is reported). A program starts slower right after a larger one
- * than right after itself (a static empty program after perl: +12%; one primer
- * leaves +3%, two +1%: bench/carry_over.py, docs/launch.md), so unprimed,
- * alternation would time each variant in the wake of the others, a state
- * hyperfine's runs, one command at a time, never see. --primers 0 shows it.
+ * than right after itself (an empty program after perl or python3: +9-20%; after
+ * two primers 0-5%, and more primers leave no less: bench/carry_over.py,
+ * docs/launch.md), so unprimed, alternation would time each variant in the wake of
+ * the others, a state hyperfine's runs, one command at a time, never see.
+ * --primers 0 shows it.
  *
  * The child gets a pipe as file descriptor STAMP_FD (named in LAYERTAX_STAMP_FD); a
  * stamped program writes one 8-byte CLOCK_MONOTONIC reading there at the top of main
