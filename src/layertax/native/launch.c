@@ -23,9 +23,9 @@
  *
  * The child gets a pipe as file descriptor STAMP_FD (named in LAYERTAX_STAMP_FD); a
  * stamped program writes one 8-byte CLOCK_MONOTONIC reading there at the top of main
- * (or a preloaded stamp library does, as main is called). A second pipe, PHASE_FD (LAYERTAX_PHASE_FD),
- * takes 16-byte (tag, ns) records of the stages before main (see stamp.c and
- * first.c). stdin, stdout and stderr are /dev/null.
+ * (or a preloaded stamp library does, as main is called). A second pipe, PHASE_FD
+ * (LAYERTAX_PHASE_FD), takes 16-byte (tag, ns) records of the stages before main (see
+ * stamp.c and first.c). stdin, stdout and stderr are /dev/null.
  *
  * Output, JSON lines: a descriptor, then one line per launch with spawn->main,
  * spawn->exit, the child's rusage and the launch's run-queue wait (the time the
@@ -60,8 +60,8 @@
 #define PHASE_FD 201
 #define MAX_PHASE 3  /* tags 1..3: first_init, preload_init, libc_start_main */
 #define MAX_VARIANTS 256
-#define FLUSH_NS 250000000ull
-#define PRIMERS 2  /* untimed launches before one that follows another variant's (see above) */  /* at most 4 writes a second: progress, never a wake-up per launch */
+#define FLUSH_NS 250000000ull  /* at most 4 writes a second: progress, never a wake-up per launch */
+#define PRIMERS 2  /* untimed launches before one that follows another variant's (see above) */
 
 extern char **environ;
 
