@@ -141,7 +141,9 @@ def launch(command, runs, warmup, timeout, ignore_failure, no_stamp, seed, no_pi
 
     A command that does not stamp itself gets a tiny stamp library preloaded; its own
     cost is measured against an empty program in the same run and reported. Nothing
-    runs through a shell.
+    runs through a shell. A timed launch that follows another command's comes after
+    two untimed launches of its own command: a program starts up to 20% slower right
+    after a larger one (docs/launch.md), so several commands take up to 3x the launches.
     """
     from layertax.commands import launch as launching
 
