@@ -139,11 +139,10 @@ def launch(command, runs, warmup, timeout, ignore_failure, no_stamp, seed, no_pi
       layertax launch -- /bin/true
       layertax launch ./prog-lazy --vs ./prog-now     (A and B alternate: A B A B ...)
 
-    A command that does not stamp itself gets a tiny stamp library preloaded; its own
-    cost is measured against an empty program in the same run and reported. Nothing
-    runs through a shell. A timed launch that follows another command's comes after
-    two untimed launches of its own command: a program starts up to 20% slower right
-    after a larger one (docs/launch.md), so several commands take up to 3x the launches.
+    A command that does not stamp itself gets a tiny stamp library preloaded; its own cost is
+    measured against an empty program in the same run and reported. Nothing runs through a
+    shell. A launch after another command's follows two untimed ones of its own (up to 3x the
+    launches): a program starts up to 20% slower right after a larger one (docs/launch.md).
     """
     from layertax.commands import launch as launching
 
