@@ -21,6 +21,7 @@ import sys
 
 import numpy as np
 
+from launch_vs_hyperfine import iqr_over_median   # this folder's
 from layertax.inspect.run import inspect
 from layertax.loader import launch
 from layertax.progress import NoProgress
@@ -32,9 +33,8 @@ STAGES = {"exec + kernel": "exec", "ld.so: loading objects": "load", "ld.so: rel
 
 def spread(samples: list[dict], key: str = "exit_ns") -> tuple[float, float]:
     """Median (µs) and IQR/median of one case's samples."""
-    v = np.array([s[key] for s in samples if s.get(key) is not None], dtype=float) / 1e3
-    q1, med, q3 = np.percentile(v, [25, 50, 75])
-    return float(med), float((q3 - q1) / med)
+    v = [s[key] / 1e3 for s in samples if s.get(key) is not None]
+    return float(np.median(v)), iqr_over_median(v)
 
 
 def one_run(program: str, runs: int, primers: int) -> dict:
@@ -44,7 +44,7 @@ def one_run(program: str, runs: int, primers: int) -> dict:
     empty = next(c for c in r["controls"] if c["name"] == "empty (no preload)")
     lazy = next(c for c in r["cases"] if c["name"] == "lazy")
     cost = r["preload_cost"]
-    # A stage within noise keeps its half-width instead of an interval.
+    # A stage within noise has no interval, only its ±x: its width is 2x.
     widths = {STAGES[p["part"]]: (p["ci95"][1] - p["ci95"][0] if p.get("ci95") else 2 * p["within_noise_ns"]) / 1e3
               for p in r["split"]["lazy"]["parts"] if p["part"] in STAGES}
     return {"empty": spread(empty["samples"]), "program": spread(lazy["samples"], "main_ns"),

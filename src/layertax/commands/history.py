@@ -15,6 +15,9 @@ from layertax.errors import UsageError
 from layertax.report import widths
 
 
+FIELDS = ("id", "created", "experiments", "complete", "version", "machine", "file")
+
+
 def listing(limit: int, all_machines: bool) -> int:
     """This machine's runs in a shared history (unless all_machines); every run in the local one,
     which holds what this machine ran and what was imported into it (a Windows bundle's result)."""
@@ -36,9 +39,6 @@ def listing(limit: int, all_machines: bool) -> int:
     else:   # soft_wrap: a long path stays one line (the terminal folds it; copying it keeps it whole)
         out.print(_stacked(cells), markup=False, highlight=False, soft_wrap=True)
     return 0
-
-
-FIELDS = ("id", "created", "experiments", "complete", "version", "machine", "file")
 
 
 def _table(cells: list[dict]) -> Table:
