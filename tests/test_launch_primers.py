@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from layertax.loader import launch
-from tests.conftest import TESTS, build_test_program
+from tests.conftest import TESTS, build_test_program, run_cli
 
 
 @pytest.fixture(scope="module")
@@ -62,8 +62,12 @@ def test_one_target_alone_is_never_primed_but_once_at_the_start(tools, tmp_path,
 
 
 def test_the_default_is_two_primers_and_layertax_asks_for_its_own(tools, tmp_path, launch_log):
+    """The count is written in three places (launch.PRIMERS, the timer's default, `launch
+    --help`); they must agree."""
     log = tmp_path / "log"
-    assert _run(tools, tmp_path, [_target(launch_log, log, "a")])[0]["primers"] == 2
+    assert launch.PRIMERS == 2
+    assert _run(tools, tmp_path, [_target(launch_log, log, "a")])[0]["primers"] == launch.PRIMERS
+    assert "follows two untimed ones" in " ".join(run_cli("launch", "--help").stdout.split())
     run = launch.run([_target(launch_log, log, "a"), _target(launch_log, log, "b")],
                      launch.LaunchSettings(runs=3, warmup=0), tools)
     assert run.descriptor["primers"] == launch.PRIMERS
