@@ -112,6 +112,17 @@ def test_the_command_line_is_thin():
                    for dep in GRAPH["layertax.cli"])
 
 
+def test_scipy_is_imported_only_where_it_is_used():
+    """scipy.stats takes ~0.5 s to import; at a module's top it would hold back every
+    command's first measurement (a launch run's first spawn) by that much."""
+    def top_level_scipy(path: Path) -> bool:
+        body = ast.parse(path.read_text(encoding="utf-8")).body
+        return any(isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "scipy"
+                   or isinstance(node, ast.Import) and any(a.name.split(".")[0] == "scipy" for a in node.names)
+                   for node in body)
+    assert sorted(_module_name(p) for p in PACKAGE.rglob("*.py") if top_level_scipy(p)) == []
+
+
 def _calls(path: Path, function: str, owner: str) -> int:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     return sum(1 for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)

@@ -12,7 +12,6 @@ instead of as a number.
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats as sstats
 
 REGRESSORS = ("relative_relocations", "symbol_lookups", "libraries", "page_faults", "sysv_probes")
 
@@ -45,6 +44,8 @@ def fit(points: list[dict], response: str = "spawn_to_main_ns", regressors=REGRE
     ss_tot = float(((y - y.mean()) ** 2).sum())
     sigma2 = ss_res / dof if dof > 0 else float("nan")
     cov = sigma2 * np.linalg.pinv(Xv.T @ Xv)
+    from scipy import stats as sstats   # here, not at the top: ~0.5 s to load (see level_shift)
+
     t = float(sstats.t.ppf(0.975, dof)) if dof > 0 else float("nan")
     names = ["intercept", *regressors]
     for col, j in enumerate(varying):

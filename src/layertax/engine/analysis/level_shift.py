@@ -16,7 +16,6 @@ median more than EFFECT above the fastest's.
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats as sps
 
 WINDOWS = 10
 MIN_PER_WINDOW = 10
@@ -40,6 +39,10 @@ def level_shift(values_in_order) -> dict | None:
     low, high = min(medians), max(medians)
     if low <= 0 or high / low - 1 <= EFFECT:
         return None
+    # Imported here: scipy.stats takes ~0.5 s to load, and at the top it would hold back
+    # every command's first measurement (a launch run's first spawn) by that much.
+    from scipy import stats as sps
+
     p_value = float(sps.kruskal(*parts).pvalue)
     if p_value >= ALPHA:
         return None

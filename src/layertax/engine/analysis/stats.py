@@ -14,7 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as sps
 
 CONFIDENCE = 0.95
 # Above this relative half-width of the median's CI, the reported median is uncertain: the main warning.
@@ -52,6 +51,8 @@ def median_ci(values, confidence: float = CONFIDENCE) -> tuple[float, float, flo
         raise ValueError("no samples")
     if n == 1:
         return float(x[0]), float(x[0]), 0.0
+    from scipy import stats as sps   # here, not at the top: ~0.5 s to load (see level_shift)
+
     best_j = 1
     for j in range(1, n // 2 + 1):
         coverage = 1.0 - 2.0 * sps.binom.cdf(j - 1, n, 0.5)
@@ -227,6 +228,8 @@ def mann_whitney_p(a, b) -> float:
     b = np.asarray(b, dtype=float)
     if np.array_equal(np.sort(a), np.sort(b)):
         return 1.0   # identical samples (a run compared with itself): scipy's tie correction gives nan
+    from scipy import stats as sps   # here, not at the top: ~0.5 s to load (see level_shift)
+
     return float(sps.mannwhitneyu(a, b, alternative="two-sided").pvalue)
 
 

@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -117,12 +118,12 @@ def hint(requirement: str) -> str:
 
 
 def versions() -> dict[str, str]:
-    """Versions of every installed tool, for the machine fingerprint."""
-    out = {}
-    for name in TOOLS:
-        tool = find(name)
-        if tool:
-            out[name] = tool.version
-    for lib in LIBRARIES:
-        out[lib] = "found" if has_library(lib) else "missing"
+    """Versions of every installed tool, for the machine fingerprint. The probes run side by
+    side: each mostly waits for its tool to start (javac alone ~0.1 s), and one after another
+    they kept a command's result waiting ~0.4 s."""
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        tools = dict(zip(TOOLS, pool.map(find, TOOLS)))
+        libraries = dict(zip(LIBRARIES, pool.map(has_library, LIBRARIES)))
+    out = {name: tool.version for name, tool in tools.items() if tool}
+    out.update({lib: "found" if found else "missing" for lib, found in libraries.items()})
     return out
