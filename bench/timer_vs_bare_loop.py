@@ -1,0 +1,113 @@
+"""The launch timer against the least a launch timer can be, side by side in one run: how
+much of spawn->exit is the timer's own.
+
+The bare loop (BARE_LOOP_C below) is what a hand-written timer would be: pinned to a CPU,
+glibc's posix_spawn with stdio on /dev/null, waitpid, CLOCK_MONOTONIC around the two, the
+samples kept in memory and printed at the end. No stamp pipes, no run-queue reads, no JSON
+lines, no primers or placement. Per program (the empty ones of bench/launch_vs_hyperfine.py),
+the timer (native/ as in the working tree, on the same CPU, --no-stamp's spec) and the loop
+run alternately REPEAT times, RUNS launches each after 5 warm-ups, and the bench prints both
+medians, both IQR/median and the ratio timer / loop.
+
+Not a test: it measures, and these machines are shared.
+
+    .venv/bin/python bench/timer_vs_bare_loop.py [--runs 300] [--repeat 8]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from launch_vs_hyperfine import build_empty, iqr_over_median   # this folder's
+from timer_versions import build_timer, times
+
+BARE_LOOP_C = r"""
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <sched.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <time.h>
+extern char **environ;
+static long long now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1000000000LL + t.tv_nsec; }
+int main(int argc, char **argv) {   /* bare-loop RUNS CPU PROGRAM: prints each launch's ns */
+    int runs = atoi(argv[1]);
+    cpu_set_t set; CPU_ZERO(&set); CPU_SET(atoi(argv[2]), &set);
+    if (sched_setaffinity(0, sizeof set, &set) != 0) return 2;
+    long long *ns = malloc(sizeof *ns * runs);
+    posix_spawn_file_actions_t fa; posix_spawn_file_actions_init(&fa);
+    for (int fd = 0; fd < 3; fd++) posix_spawn_file_actions_addopen(&fa, fd, "/dev/null", O_RDWR, 0);
+    char *args[] = {argv[3], NULL};
+    for (int i = -5; i < runs; i++) {
+        pid_t pid; int status;
+        long long t0 = now();
+        if (posix_spawn(&pid, argv[3], &fa, NULL, args, environ) != 0) return 2;
+        if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return 2;
+        long long t1 = now();
+        if (i >= 0) ns[i] = t1 - t0;
+    }
+    for (int i = 0; i < runs; i++) printf("%lld\n", ns[i]);
+    return 0;
+}
+"""
+
+
+def build_bare_loop(work: Path) -> Path:
+    source, loop = work / "bare_loop.c", work / "bare-loop"
+    source.write_text(BARE_LOOP_C)
+    subprocess.run(["cc", "-O2", "-o", str(loop), str(source)], check=True)
+    return loop
+
+
+def bare_times(loop: Path, program: Path, runs: int, cpu: int) -> list[float]:
+    """spawn->exit of the loop's measured launches, µs."""
+    out = subprocess.run([str(loop), str(runs), str(cpu), str(program)], check=True, capture_output=True, text=True)
+    return [int(line) / 1e3 for line in out.stdout.split()]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=300, help="launches per invocation")
+    parser.add_argument("--repeat", type=int, default=8, help="invocations of each per program")
+    args = parser.parse_args()
+    cpu = sorted(os.sched_getaffinity(0))[-1]
+    with tempfile.TemporaryDirectory(prefix="layertax-bench-") as tmp:
+        work = Path(tmp)
+        timer, loop = build_timer(None, work, "tree"), build_bare_loop(work)
+        print(f"spawn->exit, µs; {args.repeat} alternating invocations of {args.runs} launches each, cpu {cpu}")
+        print(f"{'program':<8} {'rep':>3} {'timer':>7} {'loop':>7} {'ratio':>6} {'IQR/med timer':>14} {'loop':>6}")
+        for static in (True, False):
+            program = build_empty(work, static=static)
+            name = "static" if static else "dynamic"
+            spec = work / f"spec-{name}"
+            spec.write_text(f"variant e\narg {program}\n")
+            ratios, spreads = [], ([], [])
+            for rep in range(args.repeat):
+                measures = [lambda: times(timer, spec, args.runs, cpu, work / "out.jsonl"),
+                            lambda: bare_times(loop, program, args.runs, cpu)]
+                got = {}
+                for which in ((0, 1) if rep % 2 == 0 else (1, 0)):
+                    got[which] = measures[which]()
+                med = [float(np.median(got[w])) for w in (0, 1)]
+                iqr = [iqr_over_median(got[w]) for w in (0, 1)]
+                ratios.append(med[0] / med[1])
+                spreads[0].append(iqr[0])
+                spreads[1].append(iqr[1])
+                print(f"{name:<8} {rep + 1:>3} {med[0]:>7.1f} {med[1]:>7.1f} {med[0] / med[1]:>6.3f} {iqr[0]:>14.3f} "
+                      f"{iqr[1]:>6.3f}")
+            print(f"{name:<8} all: timer / loop, median of ratios {np.median(ratios):.3f} "
+                  f"({min(ratios):.3f}-{max(ratios):.3f}); IQR/median, median {np.median(spreads[0]):.3f} against "
+                  f"{np.median(spreads[1]):.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
