@@ -147,7 +147,9 @@ def measure_shape(shape: generate.Shape, names: list[str] | None, settings: Sett
         by_name[name].update(samples=launched_case["samples"], status=launched_case["status"],
                              reason=launched_case["reason"])
     interrupted = launched.interrupted
+    # Its own method line: the run's ("rounds x samples >= 5 ms") describes the kernels' rounds.
     result = {"shape": shape.to_dict(), "tree": str(tree), "metric": "main_ns", "cases": cases,
+              "method": lsettings.method("variant")["method"],
               "launch": {**launched.run.record(), "tsc_per_ns": tsc,
                          "stamp": "the generated main() writes CLOCK_MONOTONIC to a pipe as its first act"},
               "cpu_activity": launched.cpu_activity, "interrupted": interrupted,
