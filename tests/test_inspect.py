@@ -286,8 +286,9 @@ def test_inspect_of_a_generated_program(tmp_path, tree):
     sweep = tmp_path / "sweep.json"
     _synthetic_sweep(sweep, slopes)
     out = tmp_path / "inspect.json"
+    md = tmp_path / "inspect.md"
     r = run_cli("inspect", str(tree / "out/default/prog"), "--runs", "4", "--model", str(sweep),
-                "--export-json", str(out))
+                "--export-json", str(out), "--export-markdown", str(md))
     assert r.returncode == 0, r.stderr
     doc = json.loads(out.read_text())
     exp = doc["experiments"][0]
@@ -321,6 +322,10 @@ def test_inspect_of_a_generated_program(tmp_path, tree):
     objs = exp["static"]["objects"]
     assert sum(1 for o in objs if o["name"].startswith("lib") and o["found_by"] in ("rpath", "runpath")) == 3
     assert "the split of spawn->main" in r.stdout and "#" in r.stdout
+    # The file has every table once: the full split and fixes, not also the terminal's short ones.
+    text = md.read_text()
+    assert text.count("the split of spawn->main") == 1 and "sum of the parts" in text
+    assert text.count("what each fix would save") == 1
     # Saved in the history like any run.
     assert "inspect" in run_cli("history").stdout
 

@@ -58,7 +58,8 @@ def to_markdown(doc: dict) -> str:
                               r["counterpart"] or "-", units.ratio_with_ci(r["now_ratio"])]
                              for r in exp["classic_now"]])
         for table in exp.get("tables", []):
-            if table["rows"]:
+            # A "brief" table is the terminal's short stand-in for "detail" ones, shown here in full.
+            if table["rows"] and not table.get("brief"):
                 lines += ["", f"{_escape(table['title'])}:", ""] + _table(table["columns"], table["rows"])
                 lines += [f"- {_escape(n)}" for n in table.get("notes", [])]
         extra = fmt.problems(exp) + [f"noisy: {n}" for n in fmt.noise_lines(exp)]
