@@ -299,6 +299,7 @@ def test_inspect_of_a_generated_program(tmp_path, tree):
         for s in c["samples"]:
             assert s["first_init_ns"] <= s["libc_start_main_ns"] <= s["main_ns"] <= s["exit_ns"]
         assert c["loader"] and all(x["status"] == "ok" for x in c["loader"])
+        assert len(c["loader"]) == 9        # as many LD_DEBUG launches as timed ones, and at least 9
     sp = exp["split"]["lazy"]
     assert sp["status"] == "ok" and [p["part"] for p in sp["parts"]][-1] == "constructors"
     assert sp["sum_ns"] == pytest.approx(sum(p["ns"] for p in sp["parts"]))

@@ -6,7 +6,7 @@ from pathlib import Path
 from layertax import console as consoles
 from layertax.commands import keeping
 from layertax.engine.measure.alone import Measuring
-from layertax.inspect.measure import STATS_LAUNCHES
+from layertax.inspect.measure import stats_launches
 from layertax.inspect.run import inspect as inspect_program
 from layertax.loader import launch
 from layertax.progress import for_console
@@ -20,5 +20,5 @@ def run(binary: str, args: list[str], timer_options: dict, model_file: Path | No
     with Measuring(allow_concurrent) as claim:
         result = inspect_program(binary, args, settings, model_file, predict, lambda: for_console(err),
                                  lambda m: err.print(m, style="dim"), keep_calibration=save)
-        method = settings.method("variant", f"; {STATS_LAUNCHES} LD_DEBUG=statistics launches per variant")
+        method = settings.method("variant", f"; {stats_launches(settings)} LD_DEBUG=statistics launches per variant")
         return keeping.finish_launch_command(result, method, save, exports, verbose, claim)

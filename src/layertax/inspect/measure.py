@@ -31,8 +31,15 @@ NOW = "now (LD_BIND_NOW=1)"
 EMPTY_STATIC = "empty, static"
 REFERENCE = "reference (generated, for the model)"
 CONTROLS = (EMPTY, EMPTY_STAMPED, EMPTY_STATIC, REFERENCE)
-# Median of 9: a loaded moment during two or three of them does not move the split (with 5 it did, once).
-STATS_LAUNCHES = 9
+# LD_DEBUG=statistics launches per variant: as many as the timed ones, and at least 9 (with 5
+# a loaded moment moved the split once). With 9 at the default 30 timed launches, the parts of
+# python3's split summed to -9.8%..+3.5% of spawn->main over four runs; with 30, -3.1%..+1.2%,
+# and "other work" resolved in every split (docs/inspect.md).
+MIN_STATS_LAUNCHES = 9
+
+
+def stats_launches(settings: launch.LaunchSettings) -> int:
+    return max(MIN_STATS_LAUNCHES, settings.runs)
 
 
 def targets(argv: list[str], dynamic: bool, tools: launch.LaunchTools, reference: str | None = None) -> list[launch.Target]:
@@ -75,7 +82,7 @@ def measure(argv: list[str], dynamic: bool, settings: launch.LaunchSettings, too
             progress.step("LD_DEBUG=statistics")
         tsc = launch.tsc_per_ns(tools)
         views["statistics"] = loaderview.statistics(live, tools, settings, tsc, machine.libc_version(),
-                                                    launches=STATS_LAUNCHES, wall_key="first_init_ns")
+                                                    launches=stats_launches(settings), wall_key="first_init_ns")
         if progress:
             progress.step("LD_DEBUG=files")
         if LAZY not in run.failures:
