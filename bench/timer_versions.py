@@ -69,6 +69,17 @@ def times(timer: Path, spec: Path, runs: int, cpu: int, out: Path) -> list[float
     return [x["exit_ns"] / 1e3 for x in lines if x.get("round", -1) >= 0 and x.get("status") == "ok"]
 
 
+def alternating(measure_a, measure_b, repeat: int):
+    """Runs two measurements alternately `repeat` times (which goes first alternates too), and
+    yields each repeat's medians and IQR/medians: ([a, b], [a, b])."""
+    measures = (measure_a, measure_b)
+    for rep in range(repeat):
+        got = {}
+        for which in ((0, 1) if rep % 2 == 0 else (1, 0)):
+            got[which] = measures[which]()
+        yield [float(np.median(got[w])) for w in (0, 1)], [iqr_over_median(got[w]) for w in (0, 1)]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("base", help="git revision of the timer in the first column")
@@ -91,13 +102,9 @@ def main() -> int:
             spec = work / f"spec-{name}"
             spec.write_text(f"variant e\narg {program}\n")
             ratios, spreads = [], ([], [])
-            for rep in range(args.repeat):
-                order = (0, 1) if rep % 2 == 0 else (1, 0)
-                got = {}
-                for which in order:
-                    got[which] = times(timers[which], spec, args.runs, cpu, work / "out.jsonl")
-                med = [float(np.median(got[w])) for w in (0, 1)]
-                iqr = [iqr_over_median(got[w]) for w in (0, 1)]
+            repeats = alternating(lambda: times(timers[0], spec, args.runs, cpu, work / "out.jsonl"),
+                                  lambda: times(timers[1], spec, args.runs, cpu, work / "out.jsonl"), args.repeat)
+            for rep, (med, iqr) in enumerate(repeats):
                 ratios.append(med[1] / med[0])
                 spreads[0].append(iqr[0])
                 spreads[1].append(iqr[1])

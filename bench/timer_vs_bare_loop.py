@@ -24,8 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
-from launch_vs_hyperfine import build_empty, iqr_over_median   # this folder's
-from timer_versions import build_timer, times
+from launch_vs_hyperfine import build_empty   # this folder's
+from timer_versions import alternating, build_timer, times
 
 BARE_LOOP_C = r"""
 #define _GNU_SOURCE
@@ -90,14 +90,9 @@ def main() -> int:
             spec = work / f"spec-{name}"
             spec.write_text(f"variant e\narg {program}\n")
             ratios, spreads = [], ([], [])
-            for rep in range(args.repeat):
-                measures = [lambda: times(timer, spec, args.runs, cpu, work / "out.jsonl"),
-                            lambda: bare_times(loop, program, args.runs, cpu)]
-                got = {}
-                for which in ((0, 1) if rep % 2 == 0 else (1, 0)):
-                    got[which] = measures[which]()
-                med = [float(np.median(got[w])) for w in (0, 1)]
-                iqr = [iqr_over_median(got[w]) for w in (0, 1)]
+            repeats = alternating(lambda: times(timer, spec, args.runs, cpu, work / "out.jsonl"),
+                                  lambda: bare_times(loop, program, args.runs, cpu), args.repeat)
+            for rep, (med, iqr) in enumerate(repeats):
                 ratios.append(med[0] / med[1])
                 spreads[0].append(iqr[0])
                 spreads[1].append(iqr[1])
