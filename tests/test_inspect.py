@@ -397,3 +397,37 @@ def test_the_linker_is_recognised_from_its_marks(cache_root):
         assert elfinfo.read(program).linker == expected[name]
     assert seen >= 1
     assert elfinfo.read(Path("/usr/bin/git")).linker == "GNU ld"   # Debian links with GNU ld
+
+
+class _CountingProgress:
+    """A progress sink that counts: a total promised at start, the steps actually taken."""
+
+    def __init__(self):
+        self.totals, self.steps = [], 0
+
+    def start(self, experiment: str, total: int) -> None:
+        self.totals.append(total)
+
+    def step(self, description: str) -> None:
+        self.steps += 1
+
+    def retotal(self, total: int) -> None:
+        self.totals.append(total)
+
+    def finish(self) -> None:
+        pass
+
+
+def test_inspect_progress_takes_every_step_it_promised(tree, tools):
+    """One step per timed launch and per LD_DEBUG launch (as many as the timed ones, at least 9),
+    so the ETA of a slow program's LD_DEBUG phase is not a single silent step."""
+    from layertax.inspect import measure
+    from layertax.loader import launch
+    progress = _CountingProgress()
+    settings = launch.LaunchSettings(runs=3, warmup=1, seed=5)
+    result = measure.measure([str(tree / "out/default/prog")], True, settings, tools, progress)
+    assert result["cases"][0]["loader"] and len(result["cases"][0]["loader"]) == measure.MIN_STATS_LAUNCHES
+    assert progress.totals == [progress.steps]
+    launched = len(result["cases"]) + len(result["controls"])
+    debugged = 3   # lazy, now and the stamped empty control
+    assert progress.steps == (settings.runs + settings.warmup) * launched + debugged * measure.MIN_STATS_LAUNCHES + 1

@@ -78,18 +78,22 @@ def measure(argv: list[str], dynamic: bool, settings: launch.LaunchSettings, too
         live = [t for t in stats_targets if t.name not in run.failures]
         if not live:
             return
-        if progress:
-            progress.step("LD_DEBUG=statistics")
         tsc = launch.tsc_per_ns(tools)
+        # One progress step per debugged launch: with 30 of python3's three variants, and more
+        # for a slower program, this phase is seconds long.
+        on_launch = (lambda line: progress.step(f"LD_DEBUG=statistics {line['variant']} round {line['round'] + 1}")
+                     ) if progress else None
         views["statistics"] = loaderview.statistics(live, tools, settings, tsc, machine.libc_version(),
-                                                    launches=stats_launches(settings), wall_key="first_init_ns")
+                                                    launches=stats_launches(settings), wall_key="first_init_ns",
+                                                    on_launch=on_launch)
         if progress:
             progress.step("LD_DEBUG=files")
         if LAZY not in run.failures:
             views["order"] = loaderview.init_order(chosen[0], tools, settings)
 
     # Interrupted during glibc's views: the launches that finished are kept, the views are missing.
-    launched = launch_cases(chosen, settings, tools, progress, "inspect", extra_steps=2, then=glibc_views,
+    launched = launch_cases(chosen, settings, tools, progress, "inspect",
+                            extra_steps=len(stats_targets) * stats_launches(settings) + 1, then=glibc_views,
                             describe_failure=describe_failure)
     cases, controls = [], []
     for t in chosen:

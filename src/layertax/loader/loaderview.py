@@ -10,18 +10,20 @@ from __future__ import annotations
 import re
 import tempfile
 from pathlib import Path
+from typing import Callable
 
 from layertax.loader import launch, ldstats
 
 
 def _debug_run(targets: list[launch.Target], what: str, tools: launch.LaunchTools,
-               lsettings: launch.LaunchSettings, launches: int, tmp: Path) -> launch.LaunchRun:
+               lsettings: launch.LaunchSettings, launches: int, tmp: Path,
+               on_launch: Callable[[dict], None] | None = None) -> launch.LaunchRun:
     debug_targets = [launch.Target(t.name, t.argv, (*t.env, ("LD_DEBUG", what),
                                                     ("LD_DEBUG_OUTPUT", f"{tmp}/{i}")), t.ignore_status)
                      for i, t in enumerate(targets)]
     settings = launch.LaunchSettings(runs=launches, warmup=0, seed=lsettings.seed, timeout=lsettings.timeout,
                                      cpu=lsettings.cpu, raise_priority=lsettings.raise_priority)
-    return launch.run(debug_targets, settings, tools)
+    return launch.run(debug_targets, settings, tools, on_launch=on_launch)
 
 
 def _output_of(tmp: Path, index: int, line: dict) -> str | None:
@@ -30,8 +32,10 @@ def _output_of(tmp: Path, index: int, line: dict) -> str | None:
 
 
 def statistics(targets: list[launch.Target], tools: launch.LaunchTools, lsettings: launch.LaunchSettings,
-               tsc: float | None, glibc: str | None, launches: int = 1, wall_key: str = "main_ns") -> dict[str, list[dict]]:
-    """LD_DEBUG=statistics readings, `launches` per target, in ns where the TSC rate is known.
+               tsc: float | None, glibc: str | None, launches: int = 1, wall_key: str = "main_ns",
+               on_launch: Callable[[dict], None] | None = None) -> dict[str, list[dict]]:
+    """LD_DEBUG=statistics readings, `launches` per target, in ns where the TSC rate is known;
+    on_launch sees the timer's line of each launch as it lands (for a progress bar).
 
     wall_key: the launch field the loader's total must fit in (the stamp taken
     when loading and relocation are over).
@@ -39,7 +43,7 @@ def statistics(targets: list[launch.Target], tools: launch.LaunchTools, lsetting
     out: dict[str, list[dict]] = {t.name: [] for t in targets}
     with tempfile.TemporaryDirectory(prefix="layertax-ldstats-") as tmp_name:
         tmp = Path(tmp_name)
-        run = _debug_run(targets, "statistics", tools, lsettings, launches, tmp)
+        run = _debug_run(targets, "statistics", tools, lsettings, launches, tmp, on_launch)
         for i, t in enumerate(targets):
             for line in run.of(t.name):
                 text = _output_of(tmp, i, line)
