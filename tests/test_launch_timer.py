@@ -71,6 +71,25 @@ def test_the_driver_reads_the_lines_as_the_timer_writes_them(tools):
     assert all("runq_wait_ns" in launch.sample(x) for x in run.of("true"))
 
 
+def test_ctrl_c_in_glibcs_views_stops_the_command_instead_of_returning_fewer_readings(tools):
+    """launch.run takes Ctrl-C to stop the timer and keeps what finished; a view built on it
+    (LD_DEBUG=statistics) must pass it on, or inspect carries on and calls its result complete."""
+    from layertax.loader import loaderview
+
+    pressed = []
+
+    def ctrl_c(line):   # pressed once, as a user does
+        if not pressed:
+            pressed.append(line)
+            raise KeyboardInterrupt
+
+    # Slow enough (30 x 20 ms) that the driver reads lines while the timer still runs.
+    target = launch.Target("sleep", ("/bin/sleep", "0.02"))
+    with pytest.raises(KeyboardInterrupt):
+        loaderview.statistics([target], tools, launch.LaunchSettings(runs=1), None, None, launches=30,
+                              on_launch=ctrl_c)
+
+
 def _one_command_result(samples_us: list[float]) -> dict:
     samples = [{"round": i, "main_ns": v * 1000, "exit_ns": v * 1000 + 50_000, "csw_invol": 0}
                for i, v in enumerate(samples_us)]

@@ -23,7 +23,12 @@ def _debug_run(targets: list[launch.Target], what: str, tools: launch.LaunchTool
                      for i, t in enumerate(targets)]
     settings = launch.LaunchSettings(runs=launches, warmup=0, seed=lsettings.seed, timeout=lsettings.timeout,
                                      cpu=lsettings.cpu, raise_priority=lsettings.raise_priority)
-    return launch.run(debug_targets, settings, tools, on_launch=on_launch)
+    run = launch.run(debug_targets, settings, tools, on_launch=on_launch)
+    if run.interrupted:
+        # launch.run takes Ctrl-C (and SIGTERM) to stop the timer; here it must stop the command
+        # too, not hand back fewer readings as if the views were complete.
+        raise KeyboardInterrupt
+    return run
 
 
 def _output_of(tmp: Path, index: int, line: dict) -> str | None:
