@@ -100,7 +100,8 @@ def main() -> int:
                       f"{iqr[1]:>6.3f}")
             print(f"{name:<8} all: timer / loop, median of ratios {np.median(ratios):.3f} "
                   f"({min(ratios):.3f}-{max(ratios):.3f}); IQR/median, median {np.median(spreads[0]):.3f} against "
-                  f"{np.median(spreads[1]):.3f}")
+                  f"{np.median(spreads[1]):.3f}, 90th percentile {np.percentile(spreads[0], 90):.3f} against "
+                  f"{np.percentile(spreads[1], 90):.3f}, max {max(spreads[0]):.3f} against {max(spreads[1]):.3f}")
     return 0
 
 
