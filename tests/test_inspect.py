@@ -414,7 +414,7 @@ class _CountingProgress:
     def retotal(self, total: int) -> None:
         self.totals.append(total)
 
-    def finish(self) -> None:
+    def finish(self, stopped: bool = False) -> None:
         pass
 
 

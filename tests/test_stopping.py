@@ -147,6 +147,16 @@ def test_progress_lines_on_a_pipe_never_leave_ten_seconds_of_silence():
     assert any("left]" in line for line in lines[1:-1])   # an ETA once there is a rate
 
 
+def test_progress_lines_say_stopped_where_ctrl_c_stopped_the_work():
+    out = io.StringIO()
+    progress = LineProgress(Console(file=out, width=200, no_color=True), every_s=10.0, clock=lambda: 0.0)
+    progress.start("inspect", 277)
+    for i in range(40):
+        progress.step(f"round {i}")
+    progress.finish(stopped=True)
+    assert out.getvalue().splitlines()[-1] == "layertax: inspect: 40/277 (14%) stopped [0s]"   # and no ETA
+
+
 def test_run_quick_prints_progress_lines_when_stderr_is_a_pipe(tmp_path):
     from tests.conftest import run_cli
 

@@ -19,7 +19,7 @@ class NoProgress:
     def start(self, experiment: str, total: int) -> None: pass
     def step(self, description: str) -> None: pass
     def retotal(self, total: int) -> None: pass
-    def finish(self) -> None: pass
+    def finish(self, stopped: bool = False) -> None: pass
 
 
 class RichProgress:
@@ -46,7 +46,7 @@ class RichProgress:
         if self._progress is not None:
             self._progress.update(self._task, total=total)
 
-    def finish(self) -> None:
+    def finish(self, stopped: bool = False) -> None:
         if self._progress is not None:
             self._progress.stop()
             self._progress = None
@@ -65,10 +65,10 @@ class LineProgress:
         self.name, self.total, self.done = "", 0, 0
         self.started = self.last = 0.0
 
-    def _say(self, description: str) -> None:
+    def _say(self, description: str, going: bool = True) -> None:
         elapsed = self.clock() - self.started
         eta = ""
-        if self.done and self.total > self.done:
+        if going and self.done and self.total > self.done:
             eta = f", about {_clock(elapsed / self.done * (self.total - self.done))} left"
         share = f"{self.done / self.total:.0%}" if self.total else "-"
         self.console.print(f"layertax: {self.name}: {self.done}/{self.total} ({share}) {description} "
@@ -88,10 +88,15 @@ class LineProgress:
     def retotal(self, total: int) -> None:
         self.total = total
 
-    def finish(self) -> None:
+    def finish(self, stopped: bool = False) -> None:
+        """The last line: "done" (at 100%: cases that reached their precision early leave steps
+        untaken), or, when Ctrl-C ended the work, "stopped" where it was."""
         if self.name:
-            self.done = max(self.done, self.total) if self.total else self.done
-            self._say("done")
+            if stopped:
+                self._say("stopped", going=False)
+            else:
+                self.done = max(self.done, self.total) if self.total else self.done
+                self._say("done")
         self.name = ""
 
 

@@ -43,7 +43,7 @@ def launch_cases(targets: list[launch.Target], settings: launch.LaunchSettings, 
     except KeyboardInterrupt:
         run.interrupted = True
     finally:
-        progress.finish()
+        progress.finish(stopped=run.interrupted)
     cases = {}
     for t in targets:
         failed = run.failures.get(t.name)

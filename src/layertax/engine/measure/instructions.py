@@ -306,7 +306,7 @@ def _measure_cases(exp, kernels: dict, patterns: tuple[str, ...], timeout: float
     except KeyboardInterrupt:
         interrupted = True
     finally:
-        progress.finish()
+        progress.finish(stopped=interrupted)
     measured = {"input": shared.info} if shared else {}
     result = experiment_result(exp, kernels, runs, interrupted, unit="instructions/op", metric="instructions",
                                valgrind=toolchain.find("valgrind").version, **measured)

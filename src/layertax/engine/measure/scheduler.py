@@ -319,7 +319,7 @@ class Scheduler:
             interrupted = True
             dropped = _drop_unfinished_round(runs, round_no if "round_no" in locals() else -1, rounds)
         finally:
-            self.progress.finish()
+            self.progress.finish(stopped=interrupted)
         measured = {"workdir_fs": workdir_fs, "cpu_activity": machine.cpu_activity(cpu_before, machine.cpu_times()),
                     "parent_kept_off_kernel_cpu": parent.moved, "harness": harness}
         if s != run_settings:  # what this experiment ran with apart from the run's settings

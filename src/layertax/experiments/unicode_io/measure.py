@@ -118,7 +118,7 @@ def measure(exp, settings, progress, cache_root: Path, case_globs: tuple[str, ..
     except KeyboardInterrupt:
         interrupted = True
     finally:
-        progress.finish()
+        progress.finish(stopped=interrupted)
 
     result = {"name": exp.name, "title": exp.title, "question": exp.question, "unit": exp.unit,
               "baseline": exp.baseline, "notes": list(exp.notes), "classic": exp.classic.to_dict(), "harness": None,
