@@ -90,6 +90,27 @@ def test_ctrl_c_in_glibcs_views_stops_the_command_instead_of_returning_fewer_rea
                               on_launch=ctrl_c)
 
 
+def test_glibcs_debug_output_goes_to_a_memory_filesystem_unless_tmpdir_says_otherwise(tools, tmp_path, monkeypatch):
+    """ld.so opens LD_DEBUG_OUTPUT inside the time it reports; a disk-backed /tmp made that
+    cost grow run after run (docs/inspect.md). The directory is private and removed after."""
+    from layertax.engine import machine
+    from layertax.loader import loaderview
+
+    assert loaderview.output_root() is None            # TMPDIR is set (conftest): it is honoured
+    memory = tmp_path / "memory"
+    memory.mkdir()
+    monkeypatch.delenv("TMPDIR")
+    monkeypatch.setattr(loaderview, "MEMORY_DIRS", (str(tmp_path / "absent"), str(memory)))
+    monkeypatch.setattr(machine, "filesystem_of", lambda path: "tmpfs" if str(path).startswith(str(memory)) else "ext4")
+    assert loaderview.output_root() == str(memory)
+    readings = loaderview.statistics([launch.Target("true", ("/bin/true",))], tools, launch.LaunchSettings(runs=1),
+                                     None, None, launches=2)["true"]
+    assert len(readings) == 2 and all(r["status"] == "ok" and r["output_fs"] == "tmpfs" for r in readings)
+    assert list(memory.iterdir()) == []                # its private directory is gone
+    monkeypatch.setattr(machine, "filesystem_of", lambda path: "ext4")
+    assert loaderview.output_root() is None            # no tmpfs: the temp dir
+
+
 def _one_command_result(samples_us: list[float]) -> dict:
     samples = [{"round": i, "main_ns": v * 1000, "exit_ns": v * 1000 + 50_000, "csw_invol": 0}
                for i, v in enumerate(samples_us)]

@@ -7,12 +7,31 @@ The debug output goes to files in a private directory, one per process
 """
 from __future__ import annotations
 
+import os
 import re
 import tempfile
 from pathlib import Path
 from typing import Callable
 
+from layertax.engine import machine
 from layertax.loader import launch, ldstats
+
+# ld.so opens its LD_DEBUG_OUTPUT file while it starts, inside the time it reports. In this
+# VM's /tmp (ext4 on a virtual disk) that file cost the empty program's debugged launches
+# 35-81 µs, more run after run; in a tmpfs, -6 to 44 µs (docs/inspect.md). So the debug output
+# goes to a private directory in a memory-backed filesystem when there is one, unless TMPDIR
+# says where temporary files go.
+MEMORY_DIRS = ("/dev/shm",)
+
+
+def output_root() -> str | None:
+    """Where the debugged launches' private output directory is made (None: the temp dir)."""
+    if os.environ.get("TMPDIR"):
+        return None
+    for d in MEMORY_DIRS:
+        if os.path.isdir(d) and os.access(d, os.W_OK | os.X_OK) and machine.filesystem_of(d) == "tmpfs":
+            return d
+    return None
 
 
 def _debug_run(targets: list[launch.Target], what: str, tools: launch.LaunchTools,
@@ -46,8 +65,9 @@ def statistics(targets: list[launch.Target], tools: launch.LaunchTools, lsetting
     when loading and relocation are over).
     """
     out: dict[str, list[dict]] = {t.name: [] for t in targets}
-    with tempfile.TemporaryDirectory(prefix="layertax-ldstats-") as tmp_name:
+    with tempfile.TemporaryDirectory(prefix="layertax-ldstats-", dir=output_root()) as tmp_name:
         tmp = Path(tmp_name)
+        output_fs = machine.filesystem_of(tmp)
         run = _debug_run(targets, "statistics", tools, lsettings, launches, tmp, on_launch)
         for i, t in enumerate(targets):
             for line in run.of(t.name):
@@ -69,7 +89,8 @@ def statistics(targets: list[launch.Target], tools: launch.LaunchTools, lsetting
                     "total_ns": ns(parsed.total_ticks), "relocation_ns": ns(parsed.relocation_ticks),
                     "load_ns": ns(parsed.load_ticks), "lookups": parsed.lookups,
                     "cache_lookups": parsed.cache_lookups, "relative_relocations": parsed.relative_relocations,
-                    "final_lookups": parsed.final_lookups, "final_cache_lookups": parsed.final_cache_lookups})
+                    "final_lookups": parsed.final_lookups, "final_cache_lookups": parsed.final_cache_lookups,
+                    "output_fs": output_fs})
             if t.name in run.failures and not out[t.name]:
                 out[t.name].append({"status": "failed", "reason": run.failures[t.name]})
     return out
@@ -81,7 +102,7 @@ _PROGRAM_INIT = re.compile(r"^\s*\d+:\s+initialize program: (.+?)\s*$", re.M)
 
 def init_order(target: launch.Target, tools: launch.LaunchTools, lsettings: launch.LaunchSettings) -> dict:
     """The order glibc runs the initialisers in (LD_DEBUG=files), one launch."""
-    with tempfile.TemporaryDirectory(prefix="layertax-ldfiles-") as tmp_name:
+    with tempfile.TemporaryDirectory(prefix="layertax-ldfiles-", dir=output_root()) as tmp_name:
         tmp = Path(tmp_name)
         run = _debug_run([target], "files", tools, lsettings, 1, tmp)
         lines = run.of(target.name)
