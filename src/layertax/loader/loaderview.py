@@ -18,9 +18,9 @@ from layertax.loader import launch, ldstats
 
 # ld.so opens its LD_DEBUG_OUTPUT file while it starts, inside the time it reports. In this
 # VM's /tmp (ext4 on a virtual disk) that file cost the empty program's debugged launches
-# 35-81 µs, more run after run; in a tmpfs, -6 to 44 µs (docs/inspect.md). So the debug output
-# goes to a private directory in a memory-backed filesystem when there is one, unless TMPDIR
-# says where temporary files go.
+# 25-99 µs over six runs, more run after run; in a tmpfs, 12-35 µs (docs/inspect.md). So the
+# debug output goes to a private directory in a memory-backed filesystem when there is one,
+# unless TMPDIR says where temporary files go.
 MEMORY_DIRS = ("/dev/shm",)
 
 
