@@ -72,6 +72,7 @@ def measure(argv: list[str], dynamic: bool, settings: launch.LaunchSettings, too
             progress=None, reference: str | None = None) -> dict:
     chosen = targets(argv, dynamic, tools, reference)
     stats_targets = [t for t in chosen if t.name not in (EMPTY, EMPTY_STATIC, REFERENCE)] if dynamic else []
+    debugged = stats_launches(settings)
     views: dict = {"statistics": {}, "order": {"status": "none", "order": []}}
 
     def glibc_views(run: launch.LaunchRun) -> None:
@@ -84,7 +85,7 @@ def measure(argv: list[str], dynamic: bool, settings: launch.LaunchSettings, too
         on_launch = (lambda line: progress.step(f"LD_DEBUG=statistics {line['variant']} round {line['round'] + 1}")
                      ) if progress else None
         views["statistics"] = loaderview.statistics(live, tools, settings, tsc, machine.libc_version(),
-                                                    launches=stats_launches(settings), wall_key="first_init_ns",
+                                                    launches=debugged, wall_key="first_init_ns",
                                                     on_launch=on_launch)
         if progress:
             progress.step("LD_DEBUG=files")
@@ -93,7 +94,7 @@ def measure(argv: list[str], dynamic: bool, settings: launch.LaunchSettings, too
 
     # Interrupted during glibc's views: the launches that finished are kept, the views are missing.
     launched = launch_cases(chosen, settings, tools, progress, "inspect",
-                            extra_steps=len(stats_targets) * stats_launches(settings) + 1, then=glibc_views,
+                            extra_steps=len(stats_targets) * debugged + 1, then=glibc_views,
                             describe_failure=describe_failure)
     cases, controls = [], []
     for t in chosen:
