@@ -9,15 +9,20 @@ size of the shift or "-"). With --chunks N the two tools alternate N times withi
 launches per invocation, samples pooled per tool), so that the machine's drift during a pair
 hits both alike, as layertax's own rounds do; the default, 1, is the issue's protocol: one
 invocation of each tool per pair.
+With --contender bare, the bare C loop of bench/bare_loop.py (pinned posix_spawn + waitpid,
+nothing else; 5 warm-ups) takes layertax's place: what the least a timer can be does against
+hyperfine under the same protocol, so a reader can tell the machine's share of the misses.
 Target (issue 23): layertax's median <= hyperfine's and its IQR/median <= hyperfine's in
 every pair. Not a test: it measures, and these machines are shared.
 
     .venv/bin/python bench/launch_vs_hyperfine.py [--runs 300] [--pairs 5] [--chunks 1]
+                                                  [--contender layertax|bare]
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -26,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bare_loop import bare_times, build_bare_loop   # this folder's
 from layertax.engine.analysis.level_shift import level_shift
 
 EMPTY_C = "int main(void) { return 0; }\n"
@@ -76,16 +82,16 @@ def hyperfine_times(program: Path, runs: int, warmup: int, work: Path) -> list[f
     return [t * 1e6 for t in json.loads(out.read_text())["results"][0]["times"]]
 
 
-def print_totals(outcomes: list[tuple[bool, bool, bool, bool, bool]]) -> None:
+def print_totals(outcomes: list[tuple[bool, bool, bool, bool, bool]], contender: str) -> None:
     """The target's count, how often each tool's turn changed level (in all its launches, and
     after its first SETTLED, which leaves out a start-of-invocation transient), and the target's
     count in the pairs where layertax's turn held one level."""
     count = [sum(column) for column in zip(*outcomes)]
     print(f"target met in {count[0]} of {len(outcomes)} pairs")
-    print(f"a level shift in layertax's turn in {count[1]} pairs, in hyperfine's in {count[2]}; "
+    print(f"a level shift in {contender}'s turn in {count[1]} pairs, in hyperfine's in {count[2]}; "
           f"after the first {SETTLED} launches, in {count[3]} and {count[4]}")
     steady = [met for met, shifted, *_ in outcomes if not shifted]
-    print(f"pairs where layertax's turn held one level: target met in {sum(steady)} of {len(steady)}")
+    print(f"pairs where {contender}'s turn held one level: target met in {sum(steady)} of {len(steady)}")
 
 
 def main() -> int:
@@ -95,6 +101,8 @@ def main() -> int:
     parser.add_argument("--pairs", type=int, default=5)
     parser.add_argument("--chunks", type=int, default=1,
                         help="invocations per tool within a pair, alternating (runs are split among them)")
+    parser.add_argument("--contender", choices=("layertax", "bare"), default="layertax",
+                        help="what runs against hyperfine: layertax launch, or the bare C loop (5 warm-ups)")
     args = parser.parse_args()
     if not shutil.which("hyperfine"):
         print("hyperfine is not installed (Debian: apt-get install hyperfine)", file=sys.stderr)
@@ -102,16 +110,23 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="layertax-bench-") as tmp:
         work = Path(tmp)
         programs = {"static": build_empty(work, static=True), "dynamic": build_empty(work, static=False)}
+        contender = layertax_times
+        if args.contender == "bare":
+            loop, cpu = build_bare_loop(work), sorted(os.sched_getaffinity(0))[-1]
+
+            def contender(program: Path, runs: int, _warmup: int, _work: Path) -> list[float]:
+                return bare_times(loop, program, runs, cpu)
         per_chunk = max(1, args.runs // args.chunks)
         chunks = f" ({args.chunks} alternating invocations of {per_chunk})" if args.chunks > 1 else ""
+        tag = "lt" if args.contender == "layertax" else "bl"   # bl: the bare loop
         print(f"{args.pairs} pairs x {per_chunk * args.chunks} launches per tool{chunks}, spawn->exit, medians in µs; "
-              "layertax first in odd pairs, hyperfine first in even ones")
-        print(f"{'program':8} {'pair':>4} {'layertax':>9} {'hyperfine':>9} {'ratio':>6}   "
-              f"{'IQR/med lt':>10} {'IQR/med hf':>10} {'ratio':>6}  {'shift lt':>8} {'hf':>4}  target")
+              f"{args.contender} first in odd pairs, hyperfine first in even ones")
+        print(f"{'program':8} {'pair':>4} {args.contender:>9} {'hyperfine':>9} {'ratio':>6}   "
+              f"{'IQR/med ' + tag:>10} {'IQR/med hf':>10} {'ratio':>6}  {'shift ' + tag:>8} {'hf':>4}  target")
         outcomes = []
         for name, program in programs.items():
             for pair in range(1, args.pairs + 1):
-                tools = [("lt", layertax_times), ("hf", hyperfine_times)]
+                tools = [("lt", contender), ("hf", hyperfine_times)]
                 if pair % 2 == 0:
                     tools.reverse()
                 got: dict[str, list[float]] = {"lt": [], "hf": []}
@@ -127,7 +142,7 @@ def main() -> int:
                 print(f"{name:8} {pair:>4} {lt_med:>9.0f} {hf_med:>9.0f} {lt_med / hf_med:>6.3f}   "
                       f"{lt_iqr:>10.3f} {hf_iqr:>10.3f} {lt_iqr / hf_iqr:>6.2f}  {shift_label(shifts['lt']):>8} "
                       f"{shift_label(shifts['hf']):>4}  {'met' if met else 'MISSED'}")
-        print_totals(outcomes)
+        print_totals(outcomes, args.contender)
     return 0
 
 

@@ -1,0 +1,55 @@
+"""The least a launch timer can be: a C loop, pinned to a CPU, glibc's posix_spawn with
+stdio on /dev/null, waitpid, CLOCK_MONOTONIC around the two, the samples kept in memory and
+printed at the end. No stamp pipes, no run-queue reads, no JSON lines, no primers or
+placement. The benches hold layertax's timer (bench/timer_vs_bare_loop.py) and hyperfine
+(bench/launch_vs_hyperfine.py --contender bare) against it.
+"""
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+BARE_LOOP_C = r"""
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <sched.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <time.h>
+extern char **environ;
+static long long now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1000000000LL + t.tv_nsec; }
+int main(int argc, char **argv) {   /* bare-loop RUNS CPU PROGRAM: prints each launch's ns */
+    int runs = atoi(argv[1]);
+    cpu_set_t set; CPU_ZERO(&set); CPU_SET(atoi(argv[2]), &set);
+    if (sched_setaffinity(0, sizeof set, &set) != 0) return 2;
+    long long *ns = malloc(sizeof *ns * runs);
+    posix_spawn_file_actions_t fa; posix_spawn_file_actions_init(&fa);
+    for (int fd = 0; fd < 3; fd++) posix_spawn_file_actions_addopen(&fa, fd, "/dev/null", O_RDWR, 0);
+    char *args[] = {argv[3], NULL};
+    for (int i = -5; i < runs; i++) {
+        pid_t pid; int status;
+        long long t0 = now();
+        if (posix_spawn(&pid, argv[3], &fa, NULL, args, environ) != 0) return 2;
+        if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return 2;
+        long long t1 = now();
+        if (i >= 0) ns[i] = t1 - t0;
+    }
+    for (int i = 0; i < runs; i++) printf("%lld\n", ns[i]);
+    return 0;
+}
+"""
+
+
+def build_bare_loop(work: Path) -> Path:
+    source, loop = work / "bare_loop.c", work / "bare-loop"
+    source.write_text(BARE_LOOP_C)
+    subprocess.run(["cc", "-O2", "-o", str(loop), str(source)], check=True)
+    return loop
+
+
+def bare_times(loop: Path, program: Path, runs: int, cpu: int) -> list[float]:
+    """spawn->exit of the loop's measured launches, µs."""
+    out = subprocess.run([str(loop), str(runs), str(cpu), str(program)], check=True, capture_output=True, text=True)
+    return [int(line) / 1e3 for line in out.stdout.split()]
