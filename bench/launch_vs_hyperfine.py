@@ -82,6 +82,16 @@ def hyperfine_times(program: Path, runs: int, warmup: int, work: Path) -> list[f
     return [t * 1e6 for t in json.loads(out.read_text())["results"][0]["times"]]
 
 
+def bare_contender(work: Path):
+    """The bare loop (bench/bare_loop.py) with layertax_times' signature, pinned to the CPU
+    layertax's timer would use (the last); its warm-up is its own 5."""
+    loop, cpu = build_bare_loop(work), sorted(os.sched_getaffinity(0))[-1]
+
+    def times(program: Path, runs: int, _warmup: int, _work: Path) -> list[float]:
+        return bare_times(loop, program, runs, cpu)
+    return times
+
+
 def print_totals(outcomes: list[tuple[bool, bool, bool, bool, bool]], contender: str) -> None:
     """The target's count, how often each tool's turn changed level (in all its launches, and
     after its first SETTLED, which leaves out a start-of-invocation transient), and the target's
@@ -110,12 +120,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="layertax-bench-") as tmp:
         work = Path(tmp)
         programs = {"static": build_empty(work, static=True), "dynamic": build_empty(work, static=False)}
-        contender = layertax_times
-        if args.contender == "bare":
-            loop, cpu = build_bare_loop(work), sorted(os.sched_getaffinity(0))[-1]
-
-            def contender(program: Path, runs: int, _warmup: int, _work: Path) -> list[float]:
-                return bare_times(loop, program, runs, cpu)
+        contender = layertax_times if args.contender == "layertax" else bare_contender(work)
         per_chunk = max(1, args.runs // args.chunks)
         chunks = f" ({args.chunks} alternating invocations of {per_chunk})" if args.chunks > 1 else ""
         tag = "lt" if args.contender == "layertax" else "bl"   # bl: the bare loop
