@@ -114,6 +114,8 @@ def main() -> int:
     parser.add_argument("--contender", choices=("layertax", "bare"), default="layertax",
                         help="what runs against hyperfine: layertax launch, or the bare C loop (5 warm-ups)")
     args = parser.parse_args()
+    if args.contender == "bare" and args.warmup != 5:
+        parser.error("--contender bare: the bare loop's warm-up is fixed at 5 launches")
     if not shutil.which("hyperfine"):
         print("hyperfine is not installed (Debian: apt-get install hyperfine)", file=sys.stderr)
         return 2
