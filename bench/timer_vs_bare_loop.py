@@ -7,11 +7,14 @@ samples kept in memory and printed at the end. No stamp pipes, no run-queue read
 lines, no primers or placement. Per program (the empty ones of bench/launch_vs_hyperfine.py),
 the timer (native/ as in the working tree, on the same CPU, --no-stamp's spec) and the loop
 run alternately REPEAT times, RUNS launches each after 5 warm-ups, and the bench prints both
-medians, both IQR/median and the ratio timer / loop.
+medians, both IQR/median and the ratio timer / loop; over all repeats, how many turns of each
+changed level while they ran (layertax's level-shift test). With --command the first column
+is the whole `layertax launch --no-stamp` command (the Python parent, its start, its polling)
+rather than the timer binary alone.
 
 Not a test: it measures, and these machines are shared.
 
-    .venv/bin/python bench/timer_vs_bare_loop.py [--runs 300] [--repeat 8]
+    .venv/bin/python bench/timer_vs_bare_loop.py [--runs 300] [--repeat 8] [--command]
 """
 from __future__ import annotations
 
@@ -24,28 +27,50 @@ from pathlib import Path
 import numpy as np
 
 from bare_loop import bare_times, build_bare_loop   # this folder's
-from launch_vs_hyperfine import build_empty
+from launch_vs_hyperfine import build_empty, layertax_times
+from layertax.engine.analysis.level_shift import level_shift
 from timer_versions import alternating, build_timer, times
+
+
+def shifts_counted(measure, shifted: list[bool]):
+    """measure, noting in `shifted` whether each turn's samples changed level."""
+    def counted() -> list[float]:
+        values = measure()
+        shifted.append(level_shift(values) is not None)
+        return values
+    return counted
+
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=300, help="launches per invocation")
     parser.add_argument("--repeat", type=int, default=8, help="invocations of each per program")
+    parser.add_argument("--command", action="store_true",
+                        help="time whole `layertax launch --no-stamp` commands, not the timer binary")
     args = parser.parse_args()
     cpu = sorted(os.sched_getaffinity(0))[-1]
     with tempfile.TemporaryDirectory(prefix="layertax-bench-") as tmp:
         work = Path(tmp)
         timer, loop = build_timer(None, work, "tree"), build_bare_loop(work)
-        print(f"spawn->exit, µs; {args.repeat} alternating invocations of {args.runs} launches each, cpu {cpu}")
+        first = "`layertax launch --no-stamp`" if args.command else "the timer"
+        print(f"spawn->exit, µs; {args.repeat} alternating invocations of {args.runs} launches each, cpu {cpu}; "
+              f"timer: {first}")
         print(f"{'program':<8} {'rep':>3} {'timer':>7} {'loop':>7} {'ratio':>6} {'IQR/med timer':>14} {'loop':>6}")
         for static in (True, False):
             program = build_empty(work, static=static)
             name = "static" if static else "dynamic"
             spec = work / f"spec-{name}"
             spec.write_text(f"variant e\narg {program}\n")
-            ratios, spreads = [], ([], [])
-            repeats = alternating(lambda: times(timer, spec, args.runs, cpu, work / "out.jsonl"),
-                                  lambda: bare_times(loop, program, args.runs, cpu), args.repeat)
+            ratios, spreads, shifted = [], ([], []), ([], [])
+            if args.command:
+                def ours() -> list[float]:
+                    return layertax_times(program, args.runs, 5, work)
+            else:
+                def ours() -> list[float]:
+                    return times(timer, spec, args.runs, cpu, work / "out.jsonl")
+            repeats = alternating(shifts_counted(ours, shifted[0]),
+                                  shifts_counted(lambda: bare_times(loop, program, args.runs, cpu), shifted[1]),
+                                  args.repeat)
             for rep, (med, iqr) in enumerate(repeats):
                 ratios.append(med[0] / med[1])
                 spreads[0].append(iqr[0])
@@ -55,7 +80,8 @@ def main() -> int:
             print(f"{name:<8} all: timer / loop, median of ratios {np.median(ratios):.3f} "
                   f"({min(ratios):.3f}-{max(ratios):.3f}); IQR/median, median {np.median(spreads[0]):.3f} against "
                   f"{np.median(spreads[1]):.3f}, 90th percentile {np.percentile(spreads[0], 90):.3f} against "
-                  f"{np.percentile(spreads[1], 90):.3f}, max {max(spreads[0]):.3f} against {max(spreads[1]):.3f}")
+                  f"{np.percentile(spreads[1], 90):.3f}, max {max(spreads[0]):.3f} against {max(spreads[1]):.3f}; "
+                  f"turns that changed level {sum(shifted[0])} against {sum(shifted[1])}")
     return 0
 
 
