@@ -95,7 +95,8 @@ def bare_contender(work: Path):
 def print_totals(outcomes: list[tuple[bool, bool, bool, bool, bool]], contender: str) -> None:
     """The target's count, how often each tool's turn changed level (in all its launches, and
     after its first SETTLED, which leaves out a start-of-invocation transient), and the target's
-    count in the pairs where layertax's turn held one level."""
+    count in the pairs where the contender's turn (layertax's, or the bare loop's) held one
+    level."""
     count = [sum(column) for column in zip(*outcomes)]
     print(f"target met in {count[0]} of {len(outcomes)} pairs")
     print(f"a level shift in {contender}'s turn in {count[1]} pairs, in hyperfine's in {count[2]}; "
