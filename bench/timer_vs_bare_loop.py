@@ -51,7 +51,8 @@ def main() -> int:
     cpu = sorted(os.sched_getaffinity(0))[-1]
     with tempfile.TemporaryDirectory(prefix="layertax-bench-") as tmp:
         work = Path(tmp)
-        timer, loop = build_timer(None, work, "tree"), build_bare_loop(work)
+        timer = None if args.command else build_timer(None, work, "tree")   # --command runs layertax's own
+        loop = build_bare_loop(work)
         first = "`layertax launch --no-stamp`" if args.command else "the timer"
         print(f"spawn->exit, µs; {args.repeat} alternating invocations of {args.runs} launches each, cpu {cpu}; "
               f"timer: {first}")
@@ -62,12 +63,8 @@ def main() -> int:
             spec = work / f"spec-{name}"
             spec.write_text(f"variant e\narg {program}\n")
             ratios, spreads, shifted = [], ([], []), ([], [])
-            if args.command:
-                def ours() -> list[float]:
-                    return layertax_times(program, args.runs, 5, work)
-            else:
-                def ours() -> list[float]:
-                    return times(timer, spec, args.runs, cpu, work / "out.jsonl")
+            ours = ((lambda: layertax_times(program, args.runs, 5, work)) if args.command
+                    else (lambda: times(timer, spec, args.runs, cpu, work / "out.jsonl")))
             repeats = alternating(shifts_counted(ours, shifted[0]),
                                   shifts_counted(lambda: bare_times(loop, program, args.runs, cpu), shifted[1]),
                                   args.repeat)
