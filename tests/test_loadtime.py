@@ -9,7 +9,7 @@ import pytest
 
 from layertax.loader import elfinfo, launch, ldstats
 from layertax.errors import UsageError
-from layertax.experiments.loadtime import generate, variants
+from layertax.experiments.loadtime import generate, measure, variants
 from layertax.experiments.loadtime.measure import build_variants
 from tests.conftest import run_cli
 
@@ -206,6 +206,10 @@ def test_run_loadtime_quick_end_to_end(tmp_path):
         default["elf"]["relocations"]["symbolic_other"] - 5 + cases["empty"]["loader"]["lookups"]
     assert default["elf"]["relocations"]["relative"] == 5000 + 33
     assert cases["static"]["loader"]["status"] == "none"
+    # Several LD_DEBUG launches per variant, one per round, all kept; the one shown is their median.
+    readings = default["loader"]["readings"]
+    assert sorted(r["round"] for r in readings) == list(range(measure.LOADER_READINGS))
+    assert default["loader"]["total_ns"] == sorted(r["total_ns"] for r in readings)[len(readings) // 2]
     assert [t["title"] for t in exp["tables"]][0].startswith("the loader")
     # Its method is the timer's (launches), not the kernels' rounds of samples of >= 5 ms.
     assert exp["method"].startswith("3 launches per variant") and "samples >=" not in p.stdout

@@ -39,37 +39,43 @@ def loader_table(result: dict) -> dict:
             "rows": rows}
 
 
+def glibc_rounds(case: dict, as_printed: bool = False) -> dict[int, float]:
+    """glibc's loader time of each LD_DEBUG launch of a case, by round: digit restored, or as
+    glibc printed it (a result from before several readings were kept has its one reading)."""
+    loader = case.get("loader") or {}
+    readings = loader.get("readings", [{"round": 0, **loader}] if loader.get("status") == "ok" else [])
+    return {r["round"]: r["total_ns"] / (r["tick_scale"] if as_printed else 1) for r in readings
+            if r.get("total_ns") is not None and r.get("tick_scale")}
+
+
 def views_table(result: dict) -> dict:
-    """Three views of what the loader adds over the empty program."""
+    """Three views of what the loader adds over the empty program. The wall clock's and glibc's
+    are paired per round (both ran in every round, so a slow moment of the machine cancels)."""
     by_name = {c["name"]: c for c in _cases(result)}
     empty = by_name.get("empty")
     if empty is None:
         return {"title": "three views: the empty program did not run", "columns": [], "rows": []}
     e_wall = (empty.get("stats") or {}).get("median")
-    e_ld = (empty.get("loader") or {}).get("total_ns")
     e_cg = ((empty.get("callgrind") or {}).get("phases") or {}).get("loader")
     rows = []
     for c in _cases(result):
         if c["name"] == "empty":
             continue
         wall = (c.get("stats") or {}).get("median")
-        ld = c.get("loader") or {}
         cg = (c.get("callgrind") or {}).get("phases") or {}
-        printed = ld.get("total_ns") / ld["tick_scale"] if ld.get("total_ns") and ld.get("tick_scale") else None
-        e_printed = e_ld / empty["loader"]["tick_scale"] if e_ld and empty.get("loader", {}).get("tick_scale") else None
         reloc_share = cg["relocation"] / cg["loader"] if cg.get("loader") else None
         rows.append([
             c["name"],
-            # Paired per round: both ran in every round, so a slow moment of the machine cancels.
             stage(stats.paired_difference(round_values(c, "main_ns"), round_values(empty, "main_ns")))
             if wall is not None and e_wall is not None else "-",
-            duration(ld["total_ns"] - e_ld) if ld.get("total_ns") is not None and e_ld is not None else "-",
-            duration(printed - e_printed) if printed is not None and e_printed is not None else "-",
+            stage(stats.paired_difference(glibc_rounds(c), glibc_rounds(empty))),
+            stage(stats.paired_difference(glibc_rounds(c, as_printed=True), glibc_rounds(empty, as_printed=True))),
             # A static program has no ld.so: callgrind finds no loader to count.
             _int(cg["loader"] - e_cg) if cg.get("loader") and e_cg is not None else "-",
             f"{reloc_share:.0%}" if reloc_share is not None else "-",
         ])
-    return {"title": "three views of what the loader adds over the empty program (medians)",
+    return {"title": "three views of what the loader adds over the empty program (medians of differences paired "
+                     "per round)",
             "columns": ["variant", "wall: spawn->main [95% CI], paired per round", "glibc (digit restored)", "glibc as printed",
                         "instructions", "in relocation"],
             "rows": rows,
