@@ -1,12 +1,15 @@
 """loadtime's glibc view: several LD_DEBUG readings per variant, the median kept, the
-difference from the empty program paired per round (synthetic readings, no launches)."""
+difference from the empty program paired per round, and spawn->main split into stages
+measured in the same launches (synthetic readings, no launches)."""
 from layertax.experiments.loadtime.measure import median_reading
+from layertax.experiments.loadtime.split import stage_split, variant_split
 from layertax.experiments.loadtime.tables import glibc_rounds, views_table
+from layertax.report.plots import loadtime_split
 
 
 def reading(round_: int, total_ns: float, tick_scale: int = 10) -> dict:
-    return {"status": "ok", "round": round_, "total_ns": total_ns, "tick_scale": tick_scale, "lookups": 83,
-            "wall_ns_same_run": total_ns + 50_000, "wall_key": "main_ns"}
+    return {"status": "ok", "round": round_, "total_ns": total_ns, "load_ns": None, "relocation_ns": None,
+            "tick_scale": tick_scale, "lookups": 83, "wall_ns_same_run": total_ns + 50_000, "wall_key": "main_ns"}
 
 
 def case(name: str, totals: list[float], main_ns: list[float]) -> dict:
@@ -58,3 +61,48 @@ def test_a_result_with_one_reading_still_reads():
     one = {"status": "ok", "total_ns": 900.0, "tick_scale": 10}
     assert glibc_rounds({"loader": one}) == {0: 900.0}
     assert glibc_rounds({"loader": {"status": "none"}}) == {}
+
+
+def staged(round_: int, wall: float, load: float, reloc: float, other: float) -> dict:
+    """A reading whose stages are known: exec etc. = wall - (load + reloc + other)."""
+    return {"status": "ok", "round": round_, "total_ns": load + reloc + other, "load_ns": load,
+            "relocation_ns": reloc, "tick_scale": 10, "lookups": 83, "wall_ns_same_run": wall, "wall_key": "main_ns"}
+
+
+def split_case(name: str, rows: list[tuple], plain: list[float]) -> dict:
+    return {"name": name, "status": "ok", "samples": [{"round": r, "main_ns": m} for r, m in enumerate(plain)],
+            "loader": median_reading([staged(r, *row) for r, row in enumerate(rows)])}
+
+
+def test_the_stages_are_measured_in_the_same_launch():
+    rows = [(1000.0 + 10 * r, 100.0, 300.0 + r, 50.0) for r in range(7)]   # exec etc. = 550 + 9r
+    got = variant_split(split_case("default", rows, [950.0] * 40))
+    stages = {k: v["median"] for k, v in got["stages"].items()}
+    assert stages == {"exec, kernel, libc start-up": 577.0, "loading objects": 100.0,
+                      "relocation + lookups": 303.0, "other loader work": 50.0}
+    assert got["debugged_main_ns"]["median"] == 1030.0 and got["plain_main_ns"]["median"] == 950.0
+    assert got["debug_cost"]["median"] == 80.0 and got["stages"]["loading objects"]["n"] == 7
+
+
+def test_a_variant_without_readings_is_not_split():
+    static = {"name": "static", "status": "ok", "samples": [{"round": 0, "main_ns": 500.0}],
+              "loader": {"status": "none", "reason": "no dynamic loader"}}
+    old = {"name": "default", "status": "ok", "samples": [{"round": 0, "main_ns": 500.0}],
+           "loader": {"status": "ok", "total_ns": 300.0, "tick_scale": 10}}   # saved before readings were kept
+    assert variant_split(static) is None and variant_split(old) is None
+    assert stage_split({"cases": [static, old]}) == []
+
+
+def test_the_chart_table_never_shows_a_negative_stage():
+    # The loader's "other work" is 0 +- 40 ns: its interval holds zero, so it reads as noise.
+    rows = [(1000.0, 100.0, 300.0, other) for other in (-40.0, 30.0, -10.0, 0.0, 20.0, -30.0, 40.0)]
+    result = {"cases": [split_case("default", rows, [990.0] * 40)]}
+    svg, table = loadtime_split({"split": stage_split(result)})
+    row = dict(zip(table["columns"], table["rows"][0]))
+    assert row["other loader work"].startswith("within noise")
+    assert not any(cell.startswith("-") for cell in table["rows"][0])
+    assert "<svg" in svg and "default" in svg
+
+
+def test_a_run_saved_before_the_split_has_no_chart():
+    assert loadtime_split({"cases": []}) is None

@@ -170,50 +170,41 @@ def instruction_bars(exp: dict) -> tuple[str, dict] | None:
     return _svg(fig), {"columns": ["case", "instructions/op", "ratio"], "rows": rows}
 
 
-SPLIT_PARTS = ("exec + kernel", "loading objects", "relocation + lookups", "other loader work",
-               "constructors + the rest")
-SPLIT_COLORS = ("#8c8c8c", BAR, "#c44e52", "#8172b3", "#ccb974")
+SPLIT_COLORS = ("#8c8c8c", BAR, "#c44e52", "#8172b3")
 
 
-def _loader_ns(case: dict, key: str) -> float | None:
-    loader = case.get("loader") or {}
-    return loader.get(key) if loader.get("status") == "ok" else None
+def _drawn(summary: dict | None) -> float:
+    """A stage's bar, µs: its median, or nothing where its interval reaches zero (the table
+    says "within noise")."""
+    if not summary or summary["ci95"][0] <= 0:
+        return 0.0
+    return summary["median"] / 1e3
 
 
 def loadtime_split(exp: dict) -> tuple[str, dict] | None:
-    """spawn->main of each variant stacked into its stages: exec (the empty program's
-    spawn->main less its loader time), glibc's load / relocation / other loader time, and the
-    remainder (constructors, libc start-up, and whatever the other parts missed)."""
-    by_name = {c["name"]: c for c in exp["cases"]}
-    empty = by_name.get("empty")
-    if not empty or not empty.get("stats") or _loader_ns(empty, "total_ns") is None:
+    """spawn->main of each variant stacked into the stages the experiment measured inside its
+    LD_DEBUG launches (exp["split"], experiments/loadtime/split.py); a run saved before the
+    split was kept has no chart."""
+    split = exp.get("split") or []
+    if not split:
         return None
-    exec_ns = empty["stats"]["median"] - _loader_ns(empty, "total_ns")
-    rows = []
-    for c in exp["cases"]:
-        total, load, reloc = (_loader_ns(c, k) for k in ("total_ns", "load_ns", "relocation_ns"))
-        if c["name"] == "empty" or not c.get("stats") or None in (total, load, reloc):
-            continue
-        main = c["stats"]["median"]
-        parts = [exec_ns, load, reloc, total - load - reloc]
-        parts.append(main - sum(parts))
-        rows.append([c["name"], main, *parts])
-    if not rows:
-        return None
-    fig = Figure(figsize=(7.5, _height(len(rows))))
+    stages = list(split[0]["stages"])
+    fig = Figure(figsize=(7.5, _height(len(split))))
     ax = fig.subplots()
-    y = np.arange(len(rows))[::-1]
-    left = np.zeros(len(rows))
-    for i, (part, color) in enumerate(zip(SPLIT_PARTS, SPLIT_COLORS)):
-        widths = np.array([max(r[2 + i], 0.0) / 1e3 for r in rows])
-        ax.barh(y, widths, left=left, color=color, height=0.6, label=part)
+    y = np.arange(len(split))[::-1]
+    left = np.zeros(len(split))
+    for stage, color in zip(stages, SPLIT_COLORS):
+        widths = np.array([_drawn(v["stages"][stage]) for v in split])
+        ax.barh(y, widths, left=left, color=color, height=0.6, label=stage)
         left += widths
-    ax.set_yticks(y, [_label(r[0]) for r in rows])
-    ax.set_xlabel("µs from spawn to main (medians)")
+    ax.set_yticks(y, [_label(v["variant"]) for v in split])
+    ax.set_xlabel("µs from spawn to main, in the LD_DEBUG launches (medians)")
     _legend_below(ax)
     ax.grid(axis="x", alpha=0.3)
-    table = {"columns": ["variant", "spawn->main µs", *[f"{p} µs" for p in SPLIT_PARTS]],
-             "rows": [[r[0], *(f"{v / 1e3:.1f}" for v in r[1:])] for r in rows]}
+    table = {"columns": ["variant", "spawn->main", "with LD_DEBUG", *stages, "LD_DEBUG's own cost"],
+             "rows": [[v["variant"], units.stage(v["plain_main_ns"]), units.stage(v["debugged_main_ns"]),
+                       *(units.stage(v["stages"][s]) for s in stages), units.stage(v["debug_cost"])]
+                      for v in split]}
     return _svg(fig), table
 
 

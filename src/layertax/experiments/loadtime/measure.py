@@ -18,6 +18,7 @@ from layertax.engine.measure.scheduler import select_cases
 from layertax.engine.measure.settings import Settings
 from layertax.errors import LayertaxError
 from layertax.experiments.loadtime import generate, variants
+from layertax.experiments.loadtime.split import stage_split
 from layertax.experiments.loadtime.tables import loader_table, views_table
 from layertax.loader import callgrind, elfinfo, launch, loaderview
 from layertax.loader.launches import launch_cases
@@ -100,7 +101,8 @@ def median_reading(got: list[dict]) -> dict:
     reading = dict(timed[(len(timed) - 1) // 2] if timed else ok[0])
     reading["spawn_to_main_ns_same_run"] = reading.pop("wall_ns_same_run")   # the name the tables have always read
     reading.pop("wall_key")
-    reading["readings"] = [{"round": r["round"], "total_ns": r["total_ns"], "tick_scale": r["tick_scale"],
+    reading["readings"] = [{"round": r["round"], "total_ns": r["total_ns"], "load_ns": r["load_ns"],
+                            "relocation_ns": r["relocation_ns"], "tick_scale": r["tick_scale"],
                             "spawn_to_main_ns_same_run": r["wall_ns_same_run"]} for r in ok]
     return reading
 
@@ -202,4 +204,5 @@ def measure(exp, settings: Settings, progress, cache_root: Path, case_globs: tup
               "harness": None, "kernels": {}, **raw}
     analyze.analyze(result)
     result["tables"] = [loader_table(result), views_table(result)]
+    result["split"] = stage_split(result)
     return result, interrupted
