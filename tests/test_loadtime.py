@@ -209,11 +209,14 @@ def test_run_loadtime_quick_end_to_end(tmp_path):
     # Several LD_DEBUG launches per variant, one per round, all kept; the one shown is their median.
     readings = default["loader"]["readings"]
     assert sorted(r["round"] for r in readings) == list(range(measure.LOADER_READINGS))
-    assert default["loader"]["total_ns"] == sorted(r["total_ns"] for r in readings)[len(readings) // 2]
+    totals = sorted(r["total_ns"] for r in readings if r["total_ns"] is not None)   # none without a TSC rate
+    assert not totals or default["loader"]["total_ns"] == totals[(len(totals) - 1) // 2]
     # spawn->main split into stages measured in those launches: every dynamic variant, no static one.
     split = {s["variant"]: s for s in exp["split"]}
-    assert "default" in split and "static" not in split
-    assert all(v["n"] == measure.LOADER_READINGS for v in split["default"]["stages"].values())
+    assert "static" not in split
+    if totals:
+        assert "default" in split
+        assert all(v["n"] == len(totals) for v in split["default"]["stages"].values())
     assert [t["title"] for t in exp["tables"]][0].startswith("the loader")
     # Its method is the timer's (launches), not the kernels' rounds of samples of >= 5 ms.
     assert exp["method"].startswith("3 launches per variant") and "samples >=" not in p.stdout
