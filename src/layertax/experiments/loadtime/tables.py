@@ -32,8 +32,8 @@ def loader_table(result: dict) -> dict:
             _int((cg.get("phases") or {}).get("loader")),
             ratio_with_ci(st.get("ratio")),
         ])
-    return {"title": "the loader, variant by variant (spawn->main; lookups and loader time from LD_DEBUG=statistics; "
-                     "relocations from the files; faults from rusage; instructions from callgrind)",
+    return {"title": "the loader, variant by variant (spawn->main; lookups and loader time from LD_DEBUG=statistics, "
+                     "the median launch; relocations from the files; faults from rusage; instructions from callgrind)",
             "columns": ["variant", "min", "median", "exit", "lookups", "relative+relr", "symbolic",
                         "minor faults", "loader (glibc)", "loader instr", "ratio to default"],
             "rows": rows}
