@@ -57,6 +57,7 @@ def views_table(result: dict) -> dict:
         return {"title": "three views: the empty program did not run", "columns": [], "rows": []}
     e_wall = (empty.get("stats") or {}).get("median")
     e_cg = ((empty.get("callgrind") or {}).get("phases") or {}).get("loader")
+    e_glibc, e_printed = glibc_rounds(empty), glibc_rounds(empty, as_printed=True)
     rows = []
     for c in _cases(result):
         if c["name"] == "empty":
@@ -68,8 +69,8 @@ def views_table(result: dict) -> dict:
             c["name"],
             stage(stats.paired_difference(round_values(c, "main_ns"), round_values(empty, "main_ns")))
             if wall is not None and e_wall is not None else "-",
-            stage(stats.paired_difference(glibc_rounds(c), glibc_rounds(empty))),
-            stage(stats.paired_difference(glibc_rounds(c, as_printed=True), glibc_rounds(empty, as_printed=True))),
+            stage(stats.paired_difference(glibc_rounds(c), e_glibc)),
+            stage(stats.paired_difference(glibc_rounds(c, as_printed=True), e_printed)),
             # A static program has no ld.so: callgrind finds no loader to count.
             _int(cg["loader"] - e_cg) if cg.get("loader") and e_cg is not None else "-",
             f"{reloc_share:.0%}" if reloc_share is not None else "-",
