@@ -25,6 +25,7 @@ from __future__ import annotations
 import statistics
 
 from layertax.engine.analysis import analyze, stats
+from layertax.loader.loaderview import unnamed_ns
 from layertax.loader.stamp import EMPTY_STAMPED
 
 
@@ -49,13 +50,6 @@ def _per_launch(case: dict, key) -> dict[int, float]:
         if value is not None:
             out[r.get("round", i)] = float(value)
     return out
-
-
-def _other(r: dict) -> float | None:
-    """glibc's loader total less its loading and relocation: what the statistics do not name."""
-    if None in (r.get("total_ns"), r.get("load_ns"), r.get("relocation_ns")):
-        return None
-    return r["total_ns"] - r["load_ns"] - r["relocation_ns"]
 
 
 def _exec(r: dict) -> float | None:
@@ -94,11 +88,11 @@ def split(result: dict, name: str) -> dict | None:
         ("ld.so: relocation + lookups", stats.median_summary(_per_launch(case, "relocation_ns").values()),
          "glibc: time needed for relocation"),
         ("ld.so: start-up work any program pays",
-         _shifted(stats.median_summary(_per_launch(empty, _other).values()), debug_cost),
+         _shifted(stats.median_summary(_per_launch(empty, unnamed_ns).values()), debug_cost),
          "the empty control's loader total minus loading and relocation (ld.so's own relocation, CPU feature "
          "detection, tunables, TLS, the preloaded stamp), less LD_DEBUG's own cost"),
-        ("ld.so: other work for this program", stats.paired_difference(_per_launch(case, _other),
-                                                                       _per_launch(empty, _other)),
+        ("ld.so: other work for this program", stats.paired_difference(_per_launch(case, unnamed_ns),
+                                                                       _per_launch(empty, unnamed_ns)),
          "the same remainder, this program's minus the empty control's, paired launch by launch"),
         ("constructors", stats.median_summary(ctor_values.values()), "stamps: first constructor -> main"),
     ]

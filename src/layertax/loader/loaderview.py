@@ -96,6 +96,14 @@ def statistics(targets: list[launch.Target], tools: launch.LaunchTools, lsetting
     return out
 
 
+def unnamed_ns(reading: dict) -> float | None:
+    """A statistics reading's loader total less its loading and relocation: the loader's work
+    that glibc's statistics do not name (None where a figure is missing)."""
+    if None in (reading.get("total_ns"), reading.get("load_ns"), reading.get("relocation_ns")):
+        return None
+    return reading["total_ns"] - reading["load_ns"] - reading["relocation_ns"]
+
+
 _INIT = re.compile(r"^\s*\d+:\s+calling init: (.+?)\s*$", re.M)
 _PROGRAM_INIT = re.compile(r"^\s*\d+:\s+initialize program: (.+?)\s*$", re.M)
 

@@ -17,16 +17,16 @@ it lands.
 from __future__ import annotations
 
 from layertax.engine.analysis import stats
+from layertax.loader.loaderview import unnamed_ns
 
 STAGES = ("exec, kernel, libc start-up", "loading objects", "relocation + lookups", "other loader work")
 
 
 def _stage_values(reading: dict) -> list[float | None]:
-    wall, total = reading.get("spawn_to_main_ns_same_run"), reading.get("total_ns")
-    load, reloc = reading.get("load_ns"), reading.get("relocation_ns")
-    if None in (wall, total, load, reloc):
+    wall, unnamed = reading.get("spawn_to_main_ns_same_run"), unnamed_ns(reading)
+    if wall is None or unnamed is None:
         return [None] * len(STAGES)
-    return [wall - total, load, reloc, total - load - reloc]
+    return [wall - reading["total_ns"], reading["load_ns"], reading["relocation_ns"], unnamed]
 
 
 def variant_split(case: dict) -> dict | None:
