@@ -3,7 +3,15 @@ difference from the empty program paired per round, and spawn->main split into s
 measured in the same launches (synthetic readings, no launches)."""
 from layertax.experiments.loadtime.measure import median_reading
 from layertax.experiments.loadtime.split import stage_split, variant_split
-from layertax.experiments.loadtime.tables import glibc_rounds, views_table
+import io
+
+from rich.console import Console
+from test_html_report import synthetic_doc
+
+from layertax.experiments.loadtime.tables import glibc_rounds, split_table, views_table
+from layertax.report import terminal
+from layertax.report.html import to_html
+from layertax.report.markdown import to_markdown
 from layertax.report.plots import loadtime_split
 
 
@@ -43,8 +51,8 @@ def test_glibc_view_is_paired_per_round():
     assert glibc_rounds(result["cases"][0], as_printed=True)[3] == 540.0
     table = views_table(result)
     row = dict(zip(table["columns"], table["rows"][0]))
-    assert row["glibc (digit restored)"] == "400 ns [400 ns, 400 ns]"
-    assert row["glibc as printed"] == "40 ns [40 ns, 40 ns]"
+    assert row["glibc (digit restored)"] == "400 ns [400, 400]"
+    assert row["glibc as printed"] == "40 ns [40, 40]"
     assert row["wall: spawn->main [95% CI], paired per round"].startswith("within noise")
 
 
@@ -93,15 +101,45 @@ def test_a_variant_without_readings_is_not_split():
     assert stage_split({"cases": [static, old]}) == []
 
 
-def test_the_chart_table_never_shows_a_negative_stage():
+def noisy_split_result() -> dict:
     # The loader's "other work" is 0 +- 40 ns: its interval holds zero, so it reads as noise.
     rows = [(1000.0, 100.0, 300.0, other) for other in (-40.0, 30.0, -10.0, 0.0, 20.0, -30.0, 40.0)]
     result = {"cases": [split_case("default", rows, [990.0] * 40)]}
-    svg, table = loadtime_split({"split": stage_split(result)})
+    result["split"] = stage_split(result)
+    return result
+
+
+def test_the_split_table_never_shows_a_negative_stage():
+    table = split_table(noisy_split_result())
     row = dict(zip(table["columns"], table["rows"][0]))
-    assert row["other loader work"].startswith("within noise")
+    assert row["variant"] == "default" and row["other loader work"].startswith("within noise")
+    assert row["loading objects"] == "100 ns [100, 100]"
     assert not any(cell.startswith("-") for cell in table["rows"][0])
-    assert "<svg" in svg and "default" in svg
+
+
+def test_the_chart_draws_the_split_with_the_experiments_table_under_it():
+    result = noisy_split_result()
+    table = split_table(result)
+    svg, under = loadtime_split({**result, "tables": [table]})
+    assert under is table and "<svg" in svg and "default" in svg
+    assert loadtime_split(result) is not None   # a table missing: the chart alone
+
+
+def test_every_report_shows_the_split_once():
+    doc = synthetic_doc("demo")
+    exp = doc["experiments"][0]
+    result = noisy_split_result()
+    exp["split"], table = result["split"], split_table(result)
+    exp["tables"].append(table)
+    page = to_html(doc)
+    assert page.count("spawn-&gt;main stage by stage, inside") == 0   # under its chart, not as a titled table
+    assert page.count("100 ns [100, 100]") == 1 and "within noise (±" in page   # the row, once
+    assert "the stages add up to each debugged launch" in page   # the table's notes under it
+    assert to_markdown(doc).count("spawn->main stage by stage, inside") == 1
+    out = io.StringIO()
+    terminal.render_experiment(exp, Console(file=out, width=80, force_terminal=False), verbose=False)
+    printed = out.getvalue()
+    assert "stage by stage" in printed and "within noise" in printed
 
 
 def test_a_run_saved_before_the_split_has_no_chart():

@@ -57,8 +57,13 @@ def stage(summary: dict | None) -> str:
     if lo <= 0 <= hi:
         return f"within noise (±{duration(max(abs(lo), abs(hi)))})"
     if hi < 0:
-        return f"less than the control's (by {duration(-median)} [{duration(-hi)}, {duration(-lo)}])"
-    return f"{duration(median)} [{duration(lo)}, {duration(hi)}]"
+        return f"less than the control's (by {with_interval(-median, -hi, -lo)})"
+    return with_interval(median, lo, hi)
+
+
+def with_interval(ns: float, lo: float, hi: float) -> str:
+    """A time and its interval, the ends in the time's unit as the case tables write them: 1.18 ms [1.17, 1.23]."""
+    return f"{duration(ns)} [{bare(lo, ns)}, {bare(hi, ns)}]"
 
 
 def part(stage_part: dict) -> str:
@@ -67,6 +72,5 @@ def part(stage_part: dict) -> str:
         return f"within noise (±{duration(stage_part['within_noise_ns'])})"
     if "below_control_ns" in stage_part:
         lo, hi = stage_part["below_control_ci95"]
-        return f"less than the control's (by {duration(stage_part['below_control_ns'])} [{duration(lo)}, {duration(hi)}])"
-    lo, hi = stage_part["ci95"]
-    return f"{duration(stage_part['ns'])} [{duration(lo)}, {duration(hi)}]"
+        return f"less than the control's (by {with_interval(stage_part['below_control_ns'], lo, hi)})"
+    return with_interval(stage_part["ns"], *stage_part["ci95"])

@@ -97,8 +97,10 @@ def _experiment(exp: dict) -> dict:
         "chains": [{"case": c["name"], "lines": lines} for c in exp["cases"] for lines in [_chain_lines(c)] if lines],
         "split": _chart(plots.loadtime_split(exp)) if not instructions else None,
         "sweep": _chart(plots.sweep(exp)),
-        # A "brief" table is the terminal's short stand-in for "detail" ones, shown here in full.
-        "tables": [_extra_table(t) for t in exp.get("tables", []) if t["rows"] and not t.get("brief")],
+        # A "brief" table is the terminal's short stand-in for "detail" ones, shown here in full; a
+        # table with a "chart" key is shown under its chart.
+        "tables": [_extra_table(t) for t in exp.get("tables", []) if t["rows"] and not t.get("brief")
+                   and not t.get("chart")],
         "classic": exp.get("classic") or {}, "conclusion": (exp.get("classic") or {}).get("conclusion"),
         "classic_now": [{"label": r["label"], "then_value": f"{r['then_value']:g}", "then": units.ratio(r["then_ratio"]),
                          "counterpart": r["counterpart"] or "-", "now": units.ratio_with_ci(r["now_ratio"]),

@@ -171,6 +171,7 @@ def instruction_bars(exp: dict) -> tuple[str, dict] | None:
 
 
 SPLIT_COLORS = ("#8c8c8c", BAR, "#c44e52", "#8172b3")
+SPLIT_TABLE = "loadtime-split"   # the "chart" key of the loadtime table that holds this chart's numbers
 
 
 def _drawn(summary: dict | None) -> float:
@@ -181,10 +182,11 @@ def _drawn(summary: dict | None) -> float:
     return summary["median"] / 1e3
 
 
-def loadtime_split(exp: dict) -> tuple[str, dict] | None:
+def loadtime_split(exp: dict) -> tuple[str, dict | None] | None:
     """spawn->main of each variant stacked into the stages the experiment measured inside its
-    LD_DEBUG launches (exp["split"], experiments/loadtime/split.py); a run saved before the
-    split was kept has no chart."""
+    LD_DEBUG launches (exp["split"], experiments/loadtime/split.py), with the experiment's own
+    table of them (its "chart" key names this chart) as the numbers under it; a run saved
+    before the split was kept has no chart."""
     split = exp.get("split") or []
     if not split:
         return None
@@ -201,11 +203,7 @@ def loadtime_split(exp: dict) -> tuple[str, dict] | None:
     ax.set_xlabel("µs from spawn to main, in the LD_DEBUG launches (medians)")
     _legend_below(ax)
     ax.grid(axis="x", alpha=0.3)
-    table = {"columns": ["variant", "spawn->main", "with LD_DEBUG", *stages, "LD_DEBUG's own cost"],
-             "rows": [[v["variant"], units.stage(v["plain_main_ns"]), units.stage(v["debugged_main_ns"]),
-                       *(units.stage(v["stages"][s]) for s in stages), units.stage(v["debug_cost"])]
-                      for v in split]}
-    return _svg(fig), table
+    return _svg(fig), next((t for t in exp.get("tables", []) if t.get("chart") == SPLIT_TABLE), None)
 
 
 def sweep(exp: dict) -> tuple[str, dict] | None:

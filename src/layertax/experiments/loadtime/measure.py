@@ -19,7 +19,7 @@ from layertax.engine.measure.settings import Settings
 from layertax.errors import LayertaxError
 from layertax.experiments.loadtime import generate, variants
 from layertax.experiments.loadtime.split import stage_split
-from layertax.experiments.loadtime.tables import loader_table, views_table
+from layertax.experiments.loadtime.tables import loader_table, split_table, views_table
 from layertax.loader import callgrind, elfinfo, launch, loaderview
 from layertax.loader.launches import launch_cases
 from layertax.progress import NoProgress
@@ -203,6 +203,6 @@ def measure(exp, settings: Settings, progress, cache_root: Path, case_globs: tup
               "baseline": exp.baseline, "notes": list(exp.notes), "classic": exp.classic.to_dict(),
               "harness": None, "kernels": {}, **raw}
     analyze.analyze(result)
-    result["tables"] = [loader_table(result), views_table(result)]
     result["split"] = stage_split(result)
+    result["tables"] = [loader_table(result), views_table(result), split_table(result)]
     return result, interrupted

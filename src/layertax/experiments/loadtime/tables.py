@@ -5,6 +5,8 @@ from layertax.engine.analysis import stats
 from layertax.engine.analysis.analyze import field_median, round_values
 from layertax.units import duration, ratio_with_ci, stage
 
+SPLIT_CHART = "loadtime-split"   # the HTML report draws this table as its stage chart, the numbers under it
+
 
 def _int(x) -> str:
     return "-" if x is None else f"{x:,}"
@@ -82,6 +84,26 @@ def views_table(result: dict) -> dict:
             "rows": rows,
             "notes": ["glibc 2.36 prints its tick counts with the last digit cut off (a NUL written over it), "
                       "so as printed they are 10x too small; see docs/loadtime.md"]}
+
+
+def split_table(result: dict) -> dict:
+    """result["split"] (split.py) as a table: each variant's stages inside its LD_DEBUG launches,
+    beside its plain and debugged spawn->main and what LD_DEBUG itself cost."""
+    split = result.get("split") or []
+    stages = list(split[0]["stages"]) if split else []
+    rows = [[v["variant"], stage(v["plain_main_ns"]), stage(v["debugged_main_ns"]),
+             *(stage(v["stages"][s]) for s in stages), stage(v["debug_cost"])] for v in split]
+    return {"title": "spawn->main stage by stage, inside the same LD_DEBUG=statistics launches (median [95% "
+                     "interval] over them; a static program has no loader to split)",
+            "columns": ["variant", "spawn->main", "with LD_DEBUG", *stages, "LD_DEBUG's own cost"],
+            "rows": rows, "chart": SPLIT_CHART,
+            "notes": ["exec, kernel, libc start-up: each launch's spawn->main less glibc's loader total in that "
+                      "process; loading, relocation: glibc's own figures (digit restored); other loader work: its "
+                      "total less the two (ld.so's own start-up, in a VM mostly CPU feature detection, "
+                      "docs/launch.md section 5)",
+                      "the stages add up to each debugged launch's spawn->main; LD_DEBUG's own cost (debugged "
+                      "less plain) is shown, not taken out of any stage; an interval that reaches zero reads "
+                      "'within noise'"]}
 
 
 def sweep_points_table(result: dict) -> dict:
