@@ -69,6 +69,17 @@ def times(timer: Path, spec: Path, runs: int, cpu: int, out: Path) -> list[float
     return [x["exit_ns"] / 1e3 for x in lines if x.get("round", -1) >= 0 and x.get("status") == "ok"]
 
 
+def empty_specs(work: Path):
+    """The static and the dynamic empty program, each with the one-variant spec the timer reads:
+    (name, program, spec path)."""
+    for static in (True, False):
+        program = build_empty(work, static=static)
+        name = "static" if static else "dynamic"
+        spec = work / f"spec-{name}"
+        spec.write_text(f"variant e\narg {program}\n")
+        yield name, program, spec
+
+
 def alternating(measure_a, measure_b, repeat: int):
     """Runs two measurements alternately `repeat` times (which goes first alternates too), and
     yields each repeat's medians and IQR/medians: ([a, b], [a, b])."""
@@ -96,11 +107,7 @@ def main() -> int:
               f"cpu {cpu}; A = {labels[0]}, B = {labels[1]}")
         print(f"{'program':<8} {'rep':>3} {'median A':>9} {'median B':>9} {'B/A':>6} {'IQR/med A':>10} "
               f"{'IQR/med B':>10}")
-        for static in (True, False):
-            program = build_empty(work, static=static)
-            name = "static" if static else "dynamic"
-            spec = work / f"spec-{name}"
-            spec.write_text(f"variant e\narg {program}\n")
+        for name, _, spec in empty_specs(work):
             ratios, spreads = [], ([], [])
             repeats = alternating(lambda: times(timers[0], spec, args.runs, cpu, work / "out.jsonl"),
                                   lambda: times(timers[1], spec, args.runs, cpu, work / "out.jsonl"), args.repeat)

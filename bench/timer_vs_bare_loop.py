@@ -27,9 +27,9 @@ from pathlib import Path
 import numpy as np
 
 from bare_loop import bare_times, build_bare_loop   # this folder's
-from launch_vs_hyperfine import build_empty, layertax_times
+from launch_vs_hyperfine import layertax_times
 from layertax.engine.analysis.level_shift import level_shift
-from timer_versions import alternating, build_timer, times
+from timer_versions import alternating, build_timer, empty_specs, times
 
 
 def shifts_counted(measure, shifted: list[bool]):
@@ -57,11 +57,7 @@ def main() -> int:
         print(f"spawn->exit, µs; {args.repeat} alternating invocations of {args.runs} launches each, cpu {cpu}; "
               f"timer: {first}")
         print(f"{'program':<8} {'rep':>3} {'timer':>7} {'loop':>7} {'ratio':>6} {'IQR/med timer':>14} {'loop':>6}")
-        for static in (True, False):
-            program = build_empty(work, static=static)
-            name = "static" if static else "dynamic"
-            spec = work / f"spec-{name}"
-            spec.write_text(f"variant e\narg {program}\n")
+        for name, program, spec in empty_specs(work):
             ratios, spreads, shifted = [], ([], []), ([], [])
             ours = ((lambda: layertax_times(program, args.runs, 5, work)) if args.command
                     else (lambda: times(timer, spec, args.runs, cpu, work / "out.jsonl")))
