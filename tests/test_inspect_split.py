@@ -91,6 +91,8 @@ def test_a_stage_wholly_below_its_control_says_so_in_words():
     assert units.part(part) == "less than the control's (by 50 µs [40, 60])"
     assert units.stage({"median": -5.0, "ci95": [-9.0, 3.0]}) == "within noise (±9 ns)"
     assert units.stage({"median": 5 * US, "ci95": [4 * US, 6 * US]}) == "5 µs [4, 6]"
+    # The interval's ends are in the median's unit, even where an end crosses into the next one.
+    assert units.stage({"median": 980 * US, "ci95": [950 * US, 1050 * US]}) == "980 µs [950, 1050]"
 
 
 def test_a_missing_view_makes_the_split_incomplete_not_wrong():
