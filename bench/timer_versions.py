@@ -80,6 +80,20 @@ def empty_specs(work: Path):
         yield name, program, spec
 
 
+def print_turns(name: str, repeats, ratio, widths: tuple[int, int, int, int]) -> tuple[list, tuple[list, list]]:
+    """Each alternating turn as a row under the caller's header (both medians, ratio(first,
+    second), both IQR/median, in columns of `widths`); returns the ratios and the two sides'
+    IQR/median."""
+    ratios, spreads = [], ([], [])
+    for rep, (med, iqr) in enumerate(repeats):
+        ratios.append(ratio(*med))
+        spreads[0].append(iqr[0])
+        spreads[1].append(iqr[1])
+        print(f"{name:<8} {rep + 1:>3} {med[0]:>{widths[0]}.1f} {med[1]:>{widths[1]}.1f} {ratios[-1]:>6.3f} "
+              f"{iqr[0]:>{widths[2]}.3f} {iqr[1]:>{widths[3]}.3f}")
+    return ratios, spreads
+
+
 def alternating(measure_a, measure_b, repeat: int):
     """Runs two measurements alternately `repeat` times (which goes first alternates too), and
     yields each repeat's medians and IQR/medians: ([a, b], [a, b])."""
@@ -108,15 +122,9 @@ def main() -> int:
         print(f"{'program':<8} {'rep':>3} {'median A':>9} {'median B':>9} {'B/A':>6} {'IQR/med A':>10} "
               f"{'IQR/med B':>10}")
         for name, _, spec in empty_specs(work):
-            ratios, spreads = [], ([], [])
             repeats = alternating(lambda: times(timers[0], spec, args.runs, cpu, work / "out.jsonl"),
                                   lambda: times(timers[1], spec, args.runs, cpu, work / "out.jsonl"), args.repeat)
-            for rep, (med, iqr) in enumerate(repeats):
-                ratios.append(med[1] / med[0])
-                spreads[0].append(iqr[0])
-                spreads[1].append(iqr[1])
-                print(f"{name:<8} {rep + 1:>3} {med[0]:>9.1f} {med[1]:>9.1f} {med[1] / med[0]:>6.3f} {iqr[0]:>10.3f} "
-                      f"{iqr[1]:>10.3f}")
+            ratios, spreads = print_turns(name, repeats, lambda a, b: b / a, (9, 9, 10, 10))
             print(f"{name:<8} all: B/A median of ratios {np.median(ratios):.3f} ({min(ratios):.3f}-{max(ratios):.3f}), "
                   f"B faster in {sum(r < 1 for r in ratios)} of {len(ratios)}; IQR/median median "
                   f"{np.median(spreads[0]):.3f} vs {np.median(spreads[1]):.3f}")

@@ -29,7 +29,7 @@ import numpy as np
 from bare_loop import bare_times, build_bare_loop   # this folder's
 from launch_vs_hyperfine import layertax_times
 from layertax.engine.analysis.level_shift import level_shift
-from timer_versions import alternating, build_timer, empty_specs, times
+from timer_versions import alternating, build_timer, empty_specs, print_turns, times
 
 
 def shifts_counted(measure, shifted: list[bool]):
@@ -58,18 +58,13 @@ def main() -> int:
               f"timer: {first}")
         print(f"{'program':<8} {'rep':>3} {'timer':>7} {'loop':>7} {'ratio':>6} {'IQR/med timer':>14} {'loop':>6}")
         for name, program, spec in empty_specs(work):
-            ratios, spreads, shifted = [], ([], []), ([], [])
+            shifted = ([], [])
             ours = ((lambda: layertax_times(program, args.runs, 5, work)) if args.command
                     else (lambda: times(timer, spec, args.runs, cpu, work / "out.jsonl")))
             repeats = alternating(shifts_counted(ours, shifted[0]),
                                   shifts_counted(lambda: bare_times(loop, program, args.runs, cpu), shifted[1]),
                                   args.repeat)
-            for rep, (med, iqr) in enumerate(repeats):
-                ratios.append(med[0] / med[1])
-                spreads[0].append(iqr[0])
-                spreads[1].append(iqr[1])
-                print(f"{name:<8} {rep + 1:>3} {med[0]:>7.1f} {med[1]:>7.1f} {med[0] / med[1]:>6.3f} {iqr[0]:>14.3f} "
-                      f"{iqr[1]:>6.3f}")
+            ratios, spreads = print_turns(name, repeats, lambda a, b: a / b, (7, 7, 14, 6))
             print(f"{name:<8} all: timer / loop, median of ratios {np.median(ratios):.3f} "
                   f"({min(ratios):.3f}-{max(ratios):.3f}); IQR/median, median {np.median(spreads[0]):.3f} against "
                   f"{np.median(spreads[1]):.3f}, 90th percentile {np.percentile(spreads[0], 90):.3f} against "
