@@ -1,13 +1,13 @@
 """loadtime's glibc view: several LD_DEBUG readings per variant, the median kept, the
 difference from the empty program paired per round, and spawn->main split into stages
 measured in the same launches (synthetic readings, no launches)."""
-from layertax.experiments.loadtime.measure import median_reading
-from layertax.experiments.loadtime.split import stage_split, variant_split
 import io
 
 from rich.console import Console
 from test_html_report import synthetic_doc
 
+from layertax.experiments.loadtime.measure import median_reading
+from layertax.experiments.loadtime.split import stage_split, variant_split
 from layertax.experiments.loadtime.tables import glibc_rounds, split_table, views_table
 from layertax.report import terminal
 from layertax.report.html import to_html
