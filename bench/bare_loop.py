@@ -2,7 +2,8 @@
 stdio on /dev/null, waitpid, CLOCK_MONOTONIC around the two, the samples kept in memory and
 printed at the end. No stamp pipes, no run-queue reads, no JSON lines, no primers or
 placement. The benches hold layertax's timer (bench/timer_vs_bare_loop.py) and hyperfine
-(bench/launch_vs_hyperfine.py --contender bare) against it.
+(bench/launch_vs_hyperfine.py --contender bare) against it. bench/spawn_ways.py asks what
+posix_spawn itself costs with the loop's other ways of starting the child (SPAWN_WAYS).
 """
 from __future__ import annotations
 
@@ -17,11 +18,19 @@ BARE_LOOP_C = r"""
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 extern char **environ;
 static long long now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1000000000LL + t.tv_nsec; }
-int main(int argc, char **argv) {   /* bare-loop RUNS CPU PROGRAM: prints each launch's ns */
+/* bare-loop RUNS CPU PROGRAM [WAY]: prints each launch's ns. WAY: spawn (the default: stdio
+   opened on /dev/null by the child), spawn-inherit (no file actions: the child keeps the
+   loop's stdio), vfork (vfork + execve, the child does nothing else). */
+int main(int argc, char **argv) {
     int runs = atoi(argv[1]);
+    const char *way = argc > 4 ? argv[4] : "spawn";
+    int inherit = strcmp(way, "spawn-inherit") == 0, use_vfork = strcmp(way, "vfork") == 0;
+    if (!inherit && !use_vfork && strcmp(way, "spawn") != 0) return 2;
     cpu_set_t set; CPU_ZERO(&set); CPU_SET(atoi(argv[2]), &set);
     if (sched_setaffinity(0, sizeof set, &set) != 0) return 2;
     long long *ns = malloc(sizeof *ns * runs);
@@ -31,7 +40,11 @@ int main(int argc, char **argv) {   /* bare-loop RUNS CPU PROGRAM: prints each l
     for (int i = -5; i < runs; i++) {
         pid_t pid; int status;
         long long t0 = now();
-        if (posix_spawn(&pid, argv[3], &fa, NULL, args, environ) != 0) return 2;
+        if (use_vfork) {
+            pid = vfork();
+            if (pid == 0) { execve(argv[3], args, environ); _exit(127); }
+            if (pid < 0) return 2;
+        } else if (posix_spawn(&pid, argv[3], inherit ? NULL : &fa, NULL, args, environ) != 0) return 2;
         if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return 2;
         long long t1 = now();
         if (i >= 0) ns[i] = t1 - t0;
@@ -49,7 +62,11 @@ def build_bare_loop(work: Path) -> Path:
     return loop
 
 
-def bare_times(loop: Path, program: Path, runs: int, cpu: int) -> list[float]:
+SPAWN_WAYS = ("spawn", "spawn-inherit", "vfork")   # the loop's ways of starting the child (its C's comment)
+
+
+def bare_times(loop: Path, program: Path, runs: int, cpu: int, way: str = "spawn") -> list[float]:
     """spawn->exit of the loop's measured launches, µs."""
-    out = subprocess.run([str(loop), str(runs), str(cpu), str(program)], check=True, capture_output=True, text=True)
+    out = subprocess.run([str(loop), str(runs), str(cpu), str(program), way], check=True, capture_output=True,
+                         text=True)
     return [int(line) / 1e3 for line in out.stdout.split()]
