@@ -55,6 +55,24 @@ def paired(first: list[float], second: list[float]) -> tuple[float, int, float]:
     return float(np.median(logs)), int(np.sum(logs < 0)), float(wilcoxon(logs).pvalue)
 
 
+def rotated_turns(name: str, measure: dict, turns: int) -> dict[str, list[list[float]]]:
+    """Each way of `measure` (name -> a function giving one turn's samples) once per turn, in
+    the next of their orders, so that none is always first or last; progress on stderr. Each
+    way's samples, turn by turn."""
+    orders = list(itertools.permutations(measure))
+    got: dict[str, list[list[float]]] = {way: [] for way in measure}
+    for turn in range(turns):
+        for way in orders[turn % len(orders)]:
+            got[way].append(measure[way]())
+        if sys.stderr.isatty():
+            print(f"\r{name}: turn {turn + 1}/{turns}", end="", file=sys.stderr, flush=True)
+        elif (turn + 1) % 20 == 0 or turn + 1 == turns:   # piped: a line now and then
+            print(f"{name}: turn {turn + 1}/{turns}", file=sys.stderr, flush=True)
+    if sys.stderr.isatty():
+        print(file=sys.stderr)
+    return got
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=300, help="launches per turn of each way")
@@ -64,7 +82,6 @@ def main() -> int:
         parser.error("--turns must be at least 6 (one of each order)")
     cpu = sorted(os.sched_getaffinity(0))[-1]
     tools = launch.tools(paths.cache_dir())
-    orders = list(itertools.permutations(WAYS))
     print(f"spawn->exit, µs; {args.turns} turns of {args.runs} launches per way, orders rotated; loop on cpu {cpu}")
     with tempfile.TemporaryDirectory(prefix="layertax-bench-") as tmp:
         work = Path(tmp)
@@ -75,18 +92,9 @@ def main() -> int:
             measure = {"command": lambda: layertax_times(program, args.runs, 5, work),
                        "timer": lambda: timer_times(program, args.runs, tools),
                        "loop": lambda: bare_times(loop, program, args.runs, cpu)}
-            spread, median = {w: [] for w in WAYS}, {w: [] for w in WAYS}
-            for turn in range(args.turns):
-                for way in orders[turn % len(orders)]:
-                    values = measure[way]()
-                    spread[way].append(iqr_over_median(values))
-                    median[way].append(float(np.median(values)))
-                if sys.stderr.isatty():
-                    print(f"\r{name}: turn {turn + 1}/{args.turns}", end="", file=sys.stderr, flush=True)
-                elif (turn + 1) % 20 == 0 or turn + 1 == args.turns:   # piped: a line now and then
-                    print(f"{name}: turn {turn + 1}/{args.turns}", file=sys.stderr, flush=True)
-            if sys.stderr.isatty():
-                print(file=sys.stderr)
+            turns = rotated_turns(name, measure, args.turns)
+            spread = {w: [iqr_over_median(values) for values in turns[w]] for w in WAYS}
+            median = {w: [float(np.median(values)) for values in turns[w]] for w in WAYS}
             for way in WAYS:
                 print(f"{name:<8} {way:<8} IQR/median {np.median(spread[way]):.4f} "
                       f"(90th percentile {np.percentile(spread[way], 90):.4f}), median {np.median(median[way]):.1f}")

@@ -10,10 +10,11 @@ launches each after 5 warm-ups, all pinned to the same CPU:
 - timer: layertax's launch timer binary (clone with CLONE_VFORK, then execve, its stamp
   pipes and session set up in the child).
 Each turn runs all four in the next of their 24 orders. Per program it prints each way's
-median of turn medians, then per pair the median ratio, in how many turns the first was
-quicker, and a Wilcoxon signed-rank p. Then it times what glibc's posix_spawn child does
-before execve (sysdeps/unix/sysv/linux/spawni.c, __spawni_child: for every signal, read its
-action and write SIG_DFL back unless it is ignored): the calls per launch and their cost.
+median of turn medians, then per pair the median ratio of the turns' medians (taken as the
+median log ratio), in how many turns the first was quicker, and a Wilcoxon signed-rank p.
+Then it times what glibc's posix_spawn child does before execve
+(sysdeps/unix/sysv/linux/spawni.c, __spawni_child: for every signal, read its action and
+write SIG_DFL back unless it is ignored): the calls per launch and their cost.
 
 Not a test: it measures, and these machines are shared.
 
@@ -22,7 +23,6 @@ Not a test: it measures, and these machines are shared.
 from __future__ import annotations
 
 import argparse
-import itertools
 import os
 import subprocess
 import sys
@@ -32,8 +32,8 @@ from pathlib import Path
 import numpy as np
 
 from bare_loop import SPAWN_WAYS, bare_times, build_bare_loop   # this folder's
-from launch_vs_hyperfine import build_empty
-from timer_versions import build_timer, times
+from command_vs_loop import paired, rotated_turns
+from timer_versions import build_timer, empty_specs, times
 
 WAYS = (*SPAWN_WAYS, "timer")
 PAIRS = (("spawn-inherit", "spawn"), ("vfork", "spawn-inherit"), ("timer", "spawn"), ("timer", "vfork"))
@@ -81,31 +81,22 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=300, help="launches per turn of each way")
     parser.add_argument("--turns", type=int, default=48, help="turns per program (each runs all four ways)")
     args = parser.parse_args()
-    from scipy.stats import wilcoxon   # here: ~0.5 s to load
     cpu = sorted(os.sched_getaffinity(0))[-1]
-    orders = list(itertools.permutations(WAYS))
     with tempfile.TemporaryDirectory(prefix="layertax-bench-") as tmp:
         work = Path(tmp)
         loop, timer = build_bare_loop(work), build_timer(None, work, "tree")
         print(f"spawn->exit, µs; {args.turns} turns of {args.runs} launches per way, orders rotated; cpu {cpu}")
-        for static in (True, False):
-            name = "static" if static else "dynamic"
-            program = build_empty(work, static=static)
-            spec = work / f"spec-{name}"
-            spec.write_text(f"variant e\narg {program}\n")
+        for name, program, spec in empty_specs(work):
             measure = {way: (lambda way=way: bare_times(loop, program, args.runs, cpu, way)) for way in SPAWN_WAYS}
             measure["timer"] = lambda: times(timer, spec, args.runs, cpu, work / "out.jsonl")
-            medians: dict[str, list[float]] = {way: [] for way in WAYS}
-            for turn in range(args.turns):
-                for way in orders[turn % len(orders)]:
-                    medians[way].append(float(np.median(measure[way]())))
-                print(f"  {name} turn {turn + 1}/{args.turns}", file=sys.stderr, flush=True)
+            turns = rotated_turns(name, measure, args.turns)
+            medians = {way: [float(np.median(values)) for values in turns[way]] for way in WAYS}
             for way in WAYS:
                 print(f"{name:<8} {way:<14} median of turn medians {np.median(medians[way]):7.1f}")
             for first, second in PAIRS:
-                ratios = np.array(medians[first]) / np.array(medians[second])
-                print(f"{name:<8} {first}/{second}: median ratio {np.median(ratios):.4f}, {first} quicker in "
-                      f"{int(np.sum(ratios < 1))}/{args.turns} (p {wilcoxon(np.log(ratios)).pvalue:.2g})")
+                log, quicker, p = paired(medians[first], medians[second])
+                print(f"{name:<8} {first}/{second}: median ratio {np.exp(log):.4f}, {first} quicker in "
+                      f"{quicker}/{args.turns} (p {p:.2g})")
         calls, us = signal_reset_cost(work, cpu)
         print(f"posix_spawn's child resets signals with {calls} rt_sigaction calls per launch: {us:.1f} µs")
     return 0
