@@ -104,6 +104,24 @@ def test_the_budget_stops_every_case_still_going_and_says_so():
     assert {c["stopped"] for c in plan.record(False)["cases"].values()} == {"budget"}
 
 
+def test_rounds_that_fit_are_guessed_from_the_warm_up_and_never_below_the_minimum_owed():
+    now = [0.0]
+    exp, runs, plan = _plan({}, StoppingRule(0.02, min_rounds=6, max_rounds=24), deadline=60.0,
+                            clock=lambda: now[0])
+    assert plan.rounds_that_fit() == 1 << 30       # nothing timed yet: no guess
+    now[0] = 5.0
+    plan.warmed_up(2.0, burst=3)                   # a measured round guessed at 6 s
+    assert plan.rounds_that_fit() == 9             # 55 s left // 6 s
+    assert not plan.out_of_time()                  # the guess never stops a case
+    now[0] = 55.0
+    assert plan.rounds_that_fit() == 6             # 0 fit, but the rule's 6 rounds are still owed
+    _add_round(runs, 0, {c.name: 100.0 for c in exp.cases})
+    plan.finished(1, 10.0)                         # the first real round replaces the guess
+    assert plan.rounds_that_fit() == 5
+    now[0] = 20.0
+    assert plan.rounds_that_fit() == 5             # 40 s left // 10 s is 4; 5 still owed
+
+
 def test_the_budget_is_shared_by_cases_and_what_is_left_goes_on():
     now = [0.0]
     a = probe_experiment()

@@ -29,6 +29,7 @@ class RoundPlan:
         self.stopped: dict[str, str] = {}    # case -> why: "precise" | "budget"
         self.rounds_done = 0
         self.round_seconds: list[float] = []
+        self.warmup_estimate: float | None = None   # a measured round's length guessed from the warm-up
         self.checked = False                 # whether the last finished round was a checkpoint
 
     def going(self, run) -> bool:
@@ -49,11 +50,21 @@ class RoundPlan:
                 if name not in going and name not in self.stopped:
                     self.stopped[name] = "precise"
 
+    def warmed_up(self, seconds: float, burst: int) -> None:
+        """The warm-up round took `seconds` at one sample per case; a measured round takes `burst`.
+        Only the progress total uses this guess (an upper bound: a case's start-up is not
+        repeated per sample), never the decision to stop."""
+        self.warmup_estimate = seconds * burst
+
     def rounds_that_fit(self) -> int:
-        """How many more rounds the deadline leaves time for, at the last round's length."""
-        if self.deadline is None or not self.round_seconds or self.round_seconds[-1] <= 0:
+        """How many more rounds the deadline leaves time for, at the last round's length (or the
+        warm-up's guess before the first), and never fewer than the rule's minimum still owed."""
+        length = self.round_seconds[-1] if self.round_seconds else self.warmup_estimate
+        if self.deadline is None or not length or length <= 0:
             return 1 << 30
-        return max(int((self.deadline - self.clock()) // self.round_seconds[-1]), 0)
+        fit = max(int((self.deadline - self.clock()) // length), 0)
+        owed = self.rule.min_rounds - self.rounds_done if self.rule is not None else 0
+        return max(fit, owed)
 
     def out_of_time(self) -> bool:
         """Whether the next round would end past the deadline (judged by the last round's length);

@@ -309,7 +309,10 @@ class Scheduler:
                         self.progress.step(f"{label} {run.case.name}")
                         self.invoke(run, workroot, 1 if round_no < 0 else s.burst,
                                     None if round_no < 0 else round_no)
-                    if round_no >= 0:
+                    if round_no == -1 and self.deadline is not None:
+                        rounds.warmed_up(time.monotonic() - started, s.burst)
+                        self.progress.retotal(self._steps_done(s, runs, rounds, round_no, counting))
+                    elif round_no >= 0:
                         rounds.finished(round_no + 1, time.monotonic() - started)
                         if rounds.checked or self.deadline is not None:
                             self.progress.retotal(self._steps_done(s, runs, rounds, round_no, counting))
