@@ -88,11 +88,16 @@ def test_a_stage_that_is_zero_is_within_noise_never_negative():
 def test_a_stage_wholly_below_its_control_says_so_in_words():
     part = split.stage_part("x", {"median": -50 * US, "ci95": [-60 * US, -40 * US], "n": 30}, "src", 800 * US)
     assert part["ns"] == 0 and part["below_control_ns"] == 50 * US and part["below_control_ci95"] == [40 * US, 60 * US]
-    assert units.part(part) == "less than the control's (by 50 µs [40, 60])"
-    assert units.stage({"median": -5.0, "ci95": [-9.0, 3.0]}) == "within noise (±9 ns)"
-    assert units.stage({"median": 5 * US, "ci95": [4 * US, 6 * US]}) == "5 µs [4, 6]"
+    assert units.part(part) == "less than the control's (by 50.0 µs [40.0, 60.0])"
+    assert units.stage({"median": -5.0, "ci95": [-9.0, 3.0]}) == "within noise (±9.00 ns)"
+    assert units.stage({"median": 5 * US, "ci95": [4 * US, 6 * US]}) == "5.00 µs [4.00, 6.00]"
     # The interval's ends are in the median's unit, even where an end crosses into the next one.
     assert units.stage({"median": 980 * US, "ci95": [950 * US, 1050 * US]}) == "980 µs [950, 1050]"
+    # Three significant digits, trailing zeros kept, and the ends with the median's decimals.
+    assert units.with_interval(1.18e6, 1.17e6, 1.2e6) == "1.18 ms [1.17, 1.20]"
+    assert units.with_interval(9.98e3, 9.5e3, 10.4e3) == "9.98 µs [9.50, 10.40]"
+    assert [units.duration(ns) for ns in (0, 0.5, 12, 1.1e6, 123e6, 4.2e9)] == \
+        ["0 ns", "0.500 ns", "12.0 ns", "1.10 ms", "123 ms", "4.20 s"]
 
 
 def test_a_missing_view_makes_the_split_incomplete_not_wrong():

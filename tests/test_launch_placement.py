@@ -103,7 +103,7 @@ def test_the_notes_name_each_move_and_count_the_launches_that_waited():
     assert notes[0] == "cpu 1 was shared with a busy task (3 of 10 launches waited for it): the timer moved to cpu 0 in round 2"
     assert notes[1].startswith("cpu 0 was shared") and "no CPU in particular" in notes[1] and "round 41" in notes[1]
     # 2000, 300 (of 600) and 3000 µs count; 5 µs, an unknown wait and 300 µs of a 10-ms launch do not.
-    assert notes[2].startswith("3 of 6 launches waited for a CPU (median 2 ms,")
+    assert notes[2].startswith("3 of 6 launches waited for a CPU (median 2.00 ms,")
 
 
 def test_no_move_and_no_wait_make_no_note():

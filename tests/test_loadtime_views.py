@@ -52,7 +52,7 @@ def test_glibc_view_is_paired_per_round():
     table = views_table(result)
     row = dict(zip(table["columns"], table["rows"][0]))
     assert row["glibc (digit restored)"] == "400 ns [400, 400]"
-    assert row["glibc as printed"] == "40 ns [40, 40]"
+    assert row["glibc as printed"] == "40.0 ns [40.0, 40.0]"
     assert row["wall: spawn->main [95% CI], paired per round"].startswith("within noise")
 
 

@@ -11,18 +11,25 @@ def time_unit(ns: float) -> tuple[str, float]:
     return "ns", 1.0
 
 
+def _decimals(value: float) -> int:
+    """Decimals that write value with three significant digits (none from 100 up): 1.20, 12.0, 123."""
+    text = f"{value:#.3g}"
+    return 0 if value == 0 or abs(value) >= 100 or "e" in text else len(text.split(".")[1])
+
+
 def duration(ns: float | None) -> str:
+    """A time in the unit it reads best in, three significant digits kept (1.20 ms, not 1.2 ms)."""
     if ns is None:
         return "-"
     unit, scale = time_unit(ns)
-    return f"{ns / scale:.3g} {unit}" if ns / scale < 100 else f"{ns / scale:.0f} {unit}"
+    return f"{ns / scale:.{_decimals(ns / scale)}f} {unit}"
 
 
 def bare(ns: float, like: float) -> str:
-    """ns in the unit `like` reads best in, without the unit: an interval's ends beside a median."""
+    """ns in the unit and with the decimals `like` is written with, without the unit: an
+    interval's ends beside a median (1.18 ms [1.10, 1.20], never [1.1, 1.2])."""
     unit, scale = time_unit(like)
-    value = ns / scale
-    return f"{value:.3g}" if abs(value) < 100 else f"{value:.0f}"
+    return f"{ns / scale:.{_decimals(like / scale)}f}"
 
 
 def ratio(r: float | None) -> str:
