@@ -27,6 +27,7 @@ import numpy as np
 from layertax.engine.analysis import analyze
 from layertax.engine import machine
 from layertax.engine.measure import protocol, syscalls
+from layertax.engine.interrupts import SafeInterrupts
 from layertax.engine.processes import ParentAwayFrom, kill_group
 from layertax.engine.builder.kernels import PreparedKernel
 from layertax.errors import UsageError
@@ -143,6 +144,7 @@ class Scheduler:
         self.note = note
         self.shared: SharedInput | None = None   # the running experiment's shared input
         self.deadline: float | None = None       # the running experiment's share of the budget
+        self.interrupts = SafeInterrupts()        # entered while rounds run: Ctrl-C between invocations
         if settings.seed is None:
             settings.seed = random.SystemRandom().randrange(2**32)
         self.rng = random.Random(settings.seed)
@@ -168,10 +170,12 @@ class Scheduler:
         if self.shared and self.shared.before_each:
             self.shared.before_each()
         try:
+            self.interrupts.check()
             proc = subprocess.Popen(self._argv(run, workdir, samples), stdin=subprocess.DEVNULL,
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8", errors="replace",
                                     env=env, start_new_session=True,
                                     preexec_fn=pin_before_exec(run.kernel, self.settings))
+            self.interrupts.watch(proc)    # an interrupt from here on ends the kernel's group
             try:
                 out, err = proc.communicate(timeout=self.settings.timeout)
             except subprocess.TimeoutExpired:
@@ -181,6 +185,9 @@ class Scheduler:
             except BaseException:  # Ctrl-C: the kernel is in its own session, so end it ourselves
                 kill_group(proc)
                 raise
+            finally:
+                self.interrupts.watch(None)
+            self.interrupts.check()        # a kernel ended by the interrupt is not a failed case
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
         self._absorb(run, proc.returncode, out, err, round_no)
@@ -294,8 +301,9 @@ class Scheduler:
         self.progress.start(exp.name, (s.warmup + s.runs) * len(active) + 1 + (len(active) if counting else 0))
         parent = ParentAwayFrom(s.cpu)
         rounds = RoundPlan(exp, runs, s.stopping_rule(), self.deadline)
+        self.interrupts = SafeInterrupts()
         try:
-            with parent:
+            with parent, self.interrupts:
                 harness = self._harness_floor(runs, workroot)
                 self.progress.step("harness floor")
                 for round_no in range(-s.warmup, s.runs):
