@@ -5,10 +5,10 @@ Python raises KeyboardInterrupt wherever the main thread happens to be. In a fin
 short kernels) it is printed as "Exception ignored" and lost, and the run goes on: 1 in 70
 Ctrl-Cs of such a loop was lost that way. (Once, in the test suite, one also ended in an
 internal error, EBADF; that it landed in a cleanup too is a guess.) Inside `SafeInterrupts`
-the handler only notes the signal and kills the child
-being waited for (so no wait outlasts the interrupt); `check()` raises it at the points the
-loop chooses, through the handler installed before (KeyboardInterrupt for SIGINT, the
-command line's for SIGTERM and SIGHUP, which records the signal for the exit code).
+the handler only notes the signal and kills the child being waited for (so no wait outlasts
+the interrupt); `check()` raises it at the points the loop chooses, through the handler
+installed before (KeyboardInterrupt for SIGINT, the command line's for SIGTERM and SIGHUP,
+which records the signal for the exit code).
 """
 from __future__ import annotations
 
