@@ -3,7 +3,9 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -263,6 +265,31 @@ def test_no_save_keeps_no_calibration_either(tmp_path):
     assert "running a quick calibration" in r.stderr and "not saved (--no-save)" in r.stderr
     runs_dir = tmp_path / "data" / "layertax" / "runs"
     assert not runs_dir.exists() or not any(runs_dir.iterdir())
+
+def test_ctrl_c_in_the_calibration_keeps_the_launches_and_exits_130(tmp_path):
+    """With no saved sweep, inspect calibrates after its launches; a Ctrl-C there once ended
+    the calibration only, and inspect went on to exit 0 as if it had not been pressed."""
+    out = tmp_path / "inspect.json"
+    proc = subprocess.Popen([sys.executable, "-m", "layertax", "inspect", shutil.which("true"), "--runs", "2",
+                             "--export-json", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            stdin=subprocess.DEVNULL, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        for line in proc.stderr:                  # the calibration says which point it measures
+            if line.startswith("point 1/"):
+                proc.send_signal(signal.SIGINT)
+                break
+        _, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    doc = json.loads(out.read_text())
+    result = doc["experiments"][0]
+    assert doc["complete"] is False and result["interrupted"] is True
+    assert "prediction" not in result and any("no estimates" in n for n in result["notes"])
+    assert all(c["samples"] for c in result["cases"])           # the launches measured are kept
+    assert not [d for d in os.listdir(tmp_path / "tmp") if d.startswith("layertax-")]
+
 
 # ---- the whole report on a generated program ------------------------------------------------------------------
 

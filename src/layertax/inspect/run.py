@@ -129,8 +129,12 @@ def inspect(binary: str, args: list[str], lsettings: launch.LaunchSettings, mode
             result["lookup_check"] = lookup_check(result, pic, empty_pic)
             if predict and not result["interrupted"]:
                 ref = (static.picture(Path(reference), preload=preload), reference_variant) if reference else None
-                result["prediction"] = _predict(result, pic, empty_pic, ref, stamp_paths, model_file, progress_factory, say,
-                                                keep_calibration)
+                try:
+                    result["prediction"] = _predict(result, pic, empty_pic, ref, stamp_paths, model_file,
+                                                    progress_factory, say, keep_calibration)
+                except KeyboardInterrupt:   # Ctrl-C while predicting: the measured launches are kept
+                    result["interrupted"] = True
+                    result["notes"].append("interrupted while the fixes were being priced: no estimates")
     result["tables"] = tables.all_tables(result, pic.without(stamp_paths))
     result["notes"] += tables.notes(result)
     result["detail_notes"] = tables.detail_notes(result)
@@ -152,9 +156,11 @@ def _model(model_file: Path | None, progress_factory, say, keep_calibration: boo
     from layertax.experiments.loadtime import api as loadtime
 
     doc = loadtime.calibration_sweep(progress_factory, say)
-    if doc["complete"] and keep_calibration:
+    if not doc["complete"]:
+        raise KeyboardInterrupt    # the sweep took the Ctrl-C and stopped; so does the prediction
+    if keep_calibration:
         say(f"saved: {runs.save_run(doc)}")
-    elif doc["complete"]:
+    else:
         say("the calibration is not saved (--no-save): the next inspect runs it again")
     return model.fit(doc, "a quick calibration sweep run now")
 
