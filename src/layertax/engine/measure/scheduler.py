@@ -301,7 +301,6 @@ class Scheduler:
         self.progress.start(exp.name, (s.warmup + s.runs) * len(active) + 1 + (len(active) if counting else 0))
         parent = ParentAwayFrom(s.cpu)
         rounds = RoundPlan(exp, runs, s.stopping_rule(), self.deadline)
-        self.interrupts = SafeInterrupts()
         try:
             with parent, self.interrupts:
                 harness = self._harness_floor(runs, workroot)
