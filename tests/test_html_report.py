@@ -134,3 +134,21 @@ def test_the_headline_is_a_measured_layer_not_the_baseline():
 def test_the_same_run_gives_the_same_page():
     doc = synthetic_doc("plain")
     assert to_html(doc) == to_html(doc)      # no timestamps in the charts: reports of one run diff clean
+
+
+def test_one_wide_interval_does_not_squeeze_every_bar():
+    """A whisker 7x past the largest bar ends at the axis's edge, its value written there."""
+    from matplotlib.figure import Figure
+
+    from layertax.report import plots
+
+    ax = Figure().subplots()
+    medians, highs, y = [2.0, 3.0, 12.0], [0.5, 0.4, 72.0], [2, 1, 0]
+    ax.barh(y, medians)
+    plots._clip_long_whiskers(ax, y, medians, highs, [5.0, None, None])
+    assert ax.get_xlim() == (0, plots.WHISKER_ROOM * 12.0)
+    assert [t.get_text() for t in ax.texts] == ["84 →"]
+    ax = Figure().subplots()                           # nothing past the edge: the axis is matplotlib's own
+    ax.barh(y, medians)
+    plots._clip_long_whiskers(ax, y, medians, [0.5, 0.4, 2.0], [None] * 3)
+    assert len(ax.texts) == 0 and ax.get_xlim()[1] < plots.WHISKER_ROOM * 12.0

@@ -71,6 +71,24 @@ def _log_if_wide(ax, values) -> None:
         ax.set_xscale("log")
 
 
+WHISKER_ROOM = 2.0   # the axis reaches this many times the largest bar or marker, whatever a whisker does
+
+
+def _clip_long_whiskers(ax, y, medians, highs, markers) -> None:
+    """One noisy case's interval (a 95% CI reaching 7x its median) must not squeeze every bar
+    into the axis's first tenth: the axis ends at WHISKER_ROOM x the largest bar or marker,
+    and a whisker running past it is written at the edge as its end's value."""
+    if ax.get_xscale() == "log":
+        return
+    limit = WHISKER_ROOM * max([*medians, *(m for m in markers if m)])
+    for med, high, yy in zip(medians, highs, y):
+        if med + high > limit:
+            ax.annotate(f"{med + high:.3g} →", (limit, yy), xytext=(-2, 4), textcoords="offset points",
+                        ha="right", va="bottom", fontsize=7)
+    if max(m + h for m, h in zip(medians, highs)) > limit:
+        ax.set_xlim(0, limit)
+
+
 def case_bars(exp: dict, group: dict) -> tuple[str, dict] | None:
     """Median per case with its 95% CI as whiskers (ns/op, or GB/s for throughput groups),
     and each classic figure's ratio as a marker at baseline x then-ratio."""
@@ -117,6 +135,7 @@ def case_bars(exp: dict, group: dict) -> tuple[str, dict] | None:
     ax.set_yticks(y, names)
     ax.set_xlabel(unit)
     _log_if_wide(ax, medians + [m for m in markers if m])
+    _clip_long_whiskers(ax, y, medians, highs, markers)
     _legend_below(ax)
     ax.grid(axis="x", alpha=0.3)
     table = {"columns": ["case", "median", "95% CI low", "95% CI high", "classic marker", "samples"], "rows": rows,
