@@ -76,17 +76,19 @@ WHISKER_ROOM = 2.0   # the axis reaches this many times the largest bar or marke
 
 def _clip_long_whiskers(ax, y, medians, highs, markers) -> None:
     """One noisy case's interval (a 95% CI reaching 7x its median) must not squeeze every bar
-    into the axis's first tenth: the axis ends at WHISKER_ROOM x the largest bar or marker,
-    and a whisker running past it is written at the edge as its end's value."""
+    into a corner of the axis: the axis ends at WHISKER_ROOM x the largest bar or marker, and a
+    whisker running past it is written at the edge as its end's value."""
     if ax.get_xscale() == "log":
         return
     limit = WHISKER_ROOM * max([*medians, *(m for m in markers if m)])
-    for med, high, yy in zip(medians, highs, y):
-        if med + high > limit:
-            ax.annotate(f"{med + high:.3g} →", (limit, yy), xytext=(-2, 4), textcoords="offset points",
+    ends = [med + high for med, high in zip(medians, highs)]
+    if max(ends) <= limit:
+        return
+    ax.set_xlim(0, limit)
+    for end, yy in zip(ends, y):
+        if end > limit:
+            ax.annotate(f"{end:.3g} →", (limit, yy), xytext=(-2, 4), textcoords="offset points",
                         ha="right", va="bottom", fontsize=7)
-    if max(m + h for m, h in zip(medians, highs)) > limit:
-        ax.set_xlim(0, limit)
 
 
 def case_bars(exp: dict, group: dict) -> tuple[str, dict] | None:
