@@ -5,6 +5,8 @@ here asserts a timing relation: Wine proves correctness, never Windows timing.""
 from __future__ import annotations
 
 import json
+import re
+import shutil
 import struct
 import zipfile
 from pathlib import Path
@@ -224,6 +226,11 @@ def wine_results(tmp_path_factory) -> Path:
         (where / "a.json").write_bytes(first.read_bytes())
         second, _ = wine.run_bundle(where / "unpacked" / "pietrek", runs=3)
         (where / "b.json").write_bytes(second.read_bytes())
+        # A bundle with one variant's program gone: its launch cannot even be created.
+        shutil.copytree(where / "unpacked" / "pietrek", where / "broken")
+        (where / "broken" / "variants" / "name-based" / "prog.exe").unlink()
+        broken, _ = wine.run_bundle(where / "broken", runs=1)
+        (where / "broken.json").write_bytes(broken.read_bytes())
     finally:
         wine.stop_server()
     return where
@@ -249,6 +256,16 @@ def test_every_variant_runs_correctly_under_wine_and_wine_ignores_bindings(wine_
     collide = next(c for c in exps["loadlibrary-pe"]["cases"] if c["name"] == "name-collide")
     bases = collide["loader_view"]["bases"]
     assert len(bases) == SHAPE.libs and len(set(bases)) == SHAPE.libs and generate.DLL_BASE in bases
+
+
+@needs_wine
+def test_a_launch_that_cannot_be_created_fails_with_its_windows_error(wine_results):
+    doc = json.loads((wine_results / "broken.json").read_text())
+    launches = {c["name"]: c for e in doc["experiments"] if e["name"] == "loadtime-pe" for c in e["cases"]}
+    gone = launches.pop("name-based")
+    assert gone["status"] == "failed" and gone["samples"] == []
+    assert re.fullmatch(r"CreateProcess failed \(.+\) \(Windows error [1-9][0-9]*\)", gone["reason"]), gone["reason"]
+    assert all(c["status"] == "ok" for c in launches.values())
 
 
 @needs_wine

@@ -163,6 +163,7 @@ struct kase {
     u64 iters;                /* KERNEL: calibrated iterations per sample */
     int failed;               /* a failure stops the case; the reason is kept */
     const char *reason;
+    char why[112];            /* a reason with the Windows error code appended (fail_with_error) */
     struct sample *samples;
     int n;
     u64 bases[64];            /* LOADLIB: the base each DLL got, first round (the loader's view) */
@@ -245,6 +246,25 @@ static void read_manifest(void)
 
 /* ---- launches ------------------------------------------------------------------------- */
 
+/* Stops the case with `text` and GetLastError()'s code, so a failure names its cause: one launch
+ * under Wine failed once in many test runs with no code kept to tell why. */
+static void fail_with_error(struct kase *c, const char *text)
+{
+    DWORD error = GetLastError();
+    int n = 0, room = (int)sizeof c->why - 30;   /* the tail: 16 + 10 digits + ")" + NUL */
+    for (; text[n] && n < room; n++) c->why[n] = text[n];
+    const char *tail = " (Windows error ";
+    for (int i = 0; tail[i]; i++) c->why[n++] = tail[i];
+    char digits[12];
+    int d = 0;
+    do { digits[d++] = (char)('0' + error % 10); error /= 10; } while (error && d < 11);
+    while (d) c->why[n++] = digits[--d];
+    c->why[n++] = ')';
+    c->why[n] = 0;
+    c->failed = 1;
+    c->reason = c->why;
+}
+
 static void launch_once(struct kase *c, struct sample *s)
 {
     SECURITY_ATTRIBUTES inherit = { sizeof inherit, NULL, TRUE };
@@ -268,8 +288,8 @@ static void launch_once(struct kase *c, struct sample *s)
     u64 t0 = qpc();
     BOOL ok = CreateProcessW(exe, cmdline, NULL, NULL, TRUE, HIGH_PRIORITY_CLASS, NULL, NULL, &si, &pi);
     if (!ok) {
+        fail_with_error(c, "CreateProcess failed (a DLL missing, or not a valid image here)");
         CloseHandle(r); CloseHandle(w);
-        c->failed = 1; c->reason = "CreateProcess failed (a DLL missing, or not a valid image here)";
         return;
     }
     DWORD waited = WaitForSingleObject(pi.hProcess, 30000);
@@ -322,7 +342,7 @@ static void loadlib_once(struct kase *c, struct sample *s)
         mods[i] = LoadLibraryExW(paths[i], NULL, LOAD_WITH_ALTERED_SEARCH_PATH);
     u64 t1 = qpc();
     for (int i = 0; i < c->libs; i++) {
-        if (!mods[i]) { c->failed = 1; c->reason = "LoadLibrary failed"; continue; }
+        if (!mods[i]) { fail_with_error(c, "LoadLibrary failed"); continue; }
         if (!c->got_bases) c->bases[i] = (u64)mods[i];
     }
     c->got_bases = 1;
