@@ -175,6 +175,25 @@ def test_progress_lines_say_stopped_where_ctrl_c_stopped_the_work():
     assert out.getvalue().splitlines()[-1] == "layertax: inspect: 40/277 (14%) stopped [0s]"   # and no ETA
 
 
+def test_progress_lines_with_a_total_not_known_yet_show_no_share_and_no_eta():
+    out = io.StringIO()
+    now = [0.0]
+    progress = LineProgress(Console(file=out, width=200, no_color=True), every_s=10.0, clock=lambda: now[0])
+    progress.start("encoding", None)                # a budgeted run before its warm-up is timed
+    for i in range(3):
+        now[0] += 6.0
+        progress.step(f"warm-up {i}")
+    progress.retotal(12)                            # the warm-up gave a guess
+    now[0] += 6.0
+    progress.step("round 1/40 a")
+    progress.finish()
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "layertax: encoding: 0/? (-) started [0s]"
+    assert lines[1] == "layertax: encoding: 2/? (-) warm-up 1 [12s]"    # counted, no ETA
+    assert lines[2] == "layertax: encoding: 4/12 (33%) round 1/40 a [24s, about 48s left]"
+    assert lines[-1] == "layertax: encoding: 12/12 (100%) done [24s]"
+
+
 def test_run_quick_prints_progress_lines_when_stderr_is_a_pipe(tmp_path):
     from tests.conftest import run_cli
 

@@ -133,7 +133,7 @@ class SharedInput:
 class ProgressSink(Protocol):
     """Where long work reports how far it is (a progress bar on a terminal, lines on a pipe)."""
 
-    def start(self, experiment: str, total: int) -> None: ...
+    def start(self, experiment: str, total: int | None) -> None: ...   # None: not known yet
     def step(self, description: str) -> None: ...
     def retotal(self, total: int) -> None: ...   # the work left was re-estimated
     def finish(self, stopped: bool = False) -> None: ...   # stopped: Ctrl-C ended the work early

@@ -4,6 +4,8 @@ experiment.ProgressSink; `for_console` picks the right one.
 
 The plain lines never leave more than LINE_EVERY_S of silence while work goes on: a
 line when a step starts, then one at least that often, each with how far it is and an ETA.
+A total of None means "not known yet" (a budgeted run before its warm-up has been timed):
+steps are counted, and neither a share nor an ETA is shown until `retotal` gives one.
 """
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ LINE_EVERY_S = 10.0
 
 
 class NoProgress:
-    def start(self, experiment: str, total: int) -> None: pass
+    def start(self, experiment: str, total: int | None) -> None: pass
     def step(self, description: str) -> None: pass
     def retotal(self, total: int) -> None: pass
     def finish(self, stopped: bool = False) -> None: pass
@@ -28,7 +30,8 @@ class RichProgress:
         self._progress: Progress | None = None
         self._task = None
 
-    def start(self, experiment: str, total: int) -> None:
+    def start(self, experiment: str, total: int | None) -> None:
+        # rich draws a total of None as a pulsing bar, "n/?" and no time remaining.
         self._progress = Progress(
             TextColumn(f"[bold]{experiment}[/bold]"), BarColumn(), MofNCompleteColumn(),
             TextColumn("{task.description}"), TimeElapsedColumn(), TimeRemainingColumn(),
@@ -62,20 +65,21 @@ class LineProgress:
 
     def __init__(self, console: Console, every_s: float = LINE_EVERY_S, clock=time.monotonic):
         self.console, self.every_s, self.clock = console, every_s, clock
-        self.name, self.total, self.done = "", 0, 0
+        self.name, self.total, self.done = "", None, 0
         self.started = self.last = 0.0
 
     def _say(self, description: str, going: bool = True) -> None:
         elapsed = self.clock() - self.started
         eta = ""
-        if going and self.done and self.total > self.done:
+        if going and self.done and self.total and self.total > self.done:
             eta = f", about {_clock(elapsed / self.done * (self.total - self.done))} left"
         share = f"{self.done / self.total:.0%}" if self.total else "-"
-        self.console.print(f"layertax: {self.name}: {self.done}/{self.total} ({share}) {description} "
+        total = "?" if self.total is None else self.total
+        self.console.print(f"layertax: {self.name}: {self.done}/{total} ({share}) {description} "
                            f"[{_clock(elapsed)}{eta}]", markup=False, highlight=False, soft_wrap=True)
         self.last = self.clock()
 
-    def start(self, experiment: str, total: int) -> None:
+    def start(self, experiment: str, total: int | None) -> None:
         self.name, self.total, self.done = experiment, total, 0
         self.started = self.clock()
         self._say("started")

@@ -298,7 +298,10 @@ class Scheduler:
                 r.iters = self.shared.fixed_iters
         cpu_before = machine.cpu_times()
         counting = s.count_syscalls and syscalls.available()
-        self.progress.start(exp.name, (s.warmup + s.runs) * len(active) + 1 + (len(active) if counting else 0))
+        # A budgeted run's length is not known until a round has been timed (the warm-up's,
+        # or the first measured one's): until then the total is left open, not guessed.
+        steps = (s.warmup + s.runs) * len(active) + 1 + (len(active) if counting else 0)
+        self.progress.start(exp.name, None if self.deadline is not None else steps)
         parent = ParentAwayFrom(s.cpu)
         rounds = RoundPlan(exp, runs, s.stopping_rule(), self.deadline)
         try:
