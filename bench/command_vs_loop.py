@@ -58,8 +58,16 @@ def paired(first: list[float], second: list[float]) -> tuple[float, int, float]:
 def rotated_turns(name: str, measure: dict, turns: int) -> dict[str, list[list[float]]]:
     """Each way of `measure` (name -> a function giving one turn's samples) once per turn, in
     the next of their orders, so that none is always first or last; progress on stderr. Each
-    way's samples, turn by turn."""
-    orders = list(itertools.permutations(measure))
+    way's samples, turn by turn. Up to four ways, every order in turn (24 at most); more ways
+    have too many orders to go round (the first 120 of seven all begin with the same two), so
+    each turn shifts the ways by one, and every other cycle runs them backwards: each way is
+    in each place, and after each other way, equally often over 2 x len(ways) turns."""
+    ways = list(measure)
+    if len(ways) <= 4:
+        orders = list(itertools.permutations(ways))
+    else:
+        shifted = [ways[i:] + ways[:i] for i in range(len(ways))]
+        orders = shifted + [order[::-1] for order in shifted]
     got: dict[str, list[list[float]]] = {way: [] for way in measure}
     for turn in range(turns):
         for way in orders[turn % len(orders)]:
