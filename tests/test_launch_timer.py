@@ -6,6 +6,7 @@ import io
 import json
 import os
 import signal
+import statistics
 import subprocess
 import time
 
@@ -182,3 +183,19 @@ def test_launch_of_one_command_prints_the_summary(tmp_path):
     p = run_cli("launch", "--runs", "5", "--no-save", "--", "/bin/true")
     assert p.returncode == 0, p.stderr
     assert "mean ± σ" in p.stdout and "runs" in p.stdout and "(base)" not in p.stdout
+
+
+def test_the_per_launch_table_gives_cpu_time_as_one_sum_of_the_samples_rusage(tmp_path):
+    # The kernel splits a process's CPU time between user and system by timer ticks, and
+    # puts a launch that met none all in user: the table gives only the sum, the samples both.
+    out = tmp_path / "r.json"
+    p = run_cli("launch", "--runs", "7", "--no-save", "--export-json", str(out), "--", "/bin/true")
+    assert p.returncode == 0, p.stderr
+    exp = json.loads(out.read_text())["experiments"][0]
+    table = next(t for t in exp["tables"] if t["title"].startswith("per launch"))
+    assert table["columns"][-1] == "CPU time" and "user" not in table["columns"] and "system" not in table["columns"]
+    samples = exp["cases"][0]["samples"]
+    assert all(s["utime_ns"] >= 0 and s["stime_ns"] >= 0 for s in samples)
+    expected = units.duration(statistics.median(s["utime_ns"] + s["stime_ns"] for s in samples))
+    assert table["rows"][0][0] == "true" and table["rows"][0][-1] == expected
+    assert "CPU time" in p.stdout
