@@ -451,7 +451,7 @@ def test_inspect_progress_takes_every_step_it_promised(tree, tools):
     from layertax.inspect import measure
     from layertax.loader import launch
     progress = _CountingProgress()
-    settings = launch.LaunchSettings(runs=3, warmup=1, seed=5)
+    settings = launch.LaunchSettings(runs=3, warmup=1, warmup_time=0, seed=5)   # a warm-up of one round exactly
     result = measure.measure([str(tree / "out/default/prog")], True, settings, tools, progress)
     assert result["cases"][0]["loader"] and len(result["cases"][0]["loader"]) == measure.MIN_STATS_LAUNCHES
     assert progress.totals == [progress.steps]

@@ -33,14 +33,63 @@ def test_the_timer_writes_every_launch_to_its_file(tools, tmp_path):
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 0 and p.stdout == "", p.stderr     # nothing on stdout: the file has it all
     lines = [json.loads(line) for line in out.read_text().splitlines()]
-    assert lines[0]["timer"] == "layertax-launch"
-    assert [x["round"] for x in lines[1:]] == [-2, -1, 0, 1, 2, 3, 4, 5, 6]
+    assert lines[0]["timer"] == "layertax-launch" and lines[0]["warmup"] == 2 and lines[0]["warmup_ms"] == 0
+    # The warm-up's rounds (all -1), the line saying how many it took, then the measured ones.
+    assert lines[3]["warmed"]["rounds"] == 2 and lines[3]["warmed"]["ns"] > 0
+    del lines[3]
+    assert [x["round"] for x in lines[1:]] == [-1, -1, 0, 1, 2, 3, 4, 5, 6]
     assert all(x["status"] == "ok" and 0 < x["exit_ns"] for x in lines[1:])
     # Each launch's wait for a CPU (the timer's and the child's), where the kernel keeps it.
     if os.path.exists("/proc/self/schedstat"):
         assert all(isinstance(x["runq_wait_ns"], int) and 0 <= x["runq_wait_ns"] for x in lines[1:])
     else:
         assert all(x["runq_wait_ns"] is None for x in lines[1:])
+
+
+def test_the_warm_up_goes_on_for_its_time_after_its_rounds(tools, tmp_path):
+    """--warmup-ms: warm-up rounds (round -1) go on until that long has passed; each launch
+    here sleeps 50 ms, so 200 ms take at least four (with no primers, which count in the
+    time too), and the measured rounds are as asked."""
+    out = tmp_path / "lines.jsonl"
+    spec = _spec(tmp_path, "nap", ["/bin/sleep", "0.05"])
+    p = subprocess.run([str(tools.timer), "--spec", str(spec), "--runs", "2", "--warmup", "1", "--warmup-ms", "200",
+                        "--primers", "0", "--out", str(out)], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    warmed = next(x["warmed"] for x in lines if "warmed" in x)
+    launches = [x for x in lines if "variant" in x]
+    assert warmed["rounds"] >= 4 and warmed["ns"] >= 200_000_000
+    assert [x["round"] for x in launches] == [-1] * warmed["rounds"] + [0, 1]
+
+
+def test_a_negative_warm_up_time_is_refused(tools, tmp_path):
+    spec = _spec(tmp_path, "true", ["/bin/true"])
+    p = subprocess.run([str(tools.timer), "--spec", str(spec), "--warmup-ms", "-1"], capture_output=True, text=True,
+                       timeout=60)
+    assert p.returncode != 0 and "usage" in p.stderr
+
+
+def test_the_progress_counts_a_warm_up_longer_than_its_rounds(tools):
+    """A warm-up that runs past its rounds for its time raises the progress total as it goes:
+    at the end the steps taken are the total, and the result records the warm-up. (The 50 ms
+    naps and the first round's two primers: 200 ms take at least two rounds.)"""
+    from layertax.loader.launches import launch_cases
+
+    class Counting:
+        def __init__(self):
+            self.steps, self.totals = 0, []
+        def start(self, experiment, total): self.totals.append(total)
+        def step(self, description): self.steps += 1
+        def retotal(self, total): self.totals.append(total)
+        def finish(self, stopped=False): pass
+
+    progress = Counting()
+    settings = launch.LaunchSettings(runs=2, warmup=1, warmup_time=0.2)
+    launched = launch_cases([launch.Target("nap", ("/bin/sleep", "0.05"))], settings, tools, progress)
+    warmed = launched.run.warmed["rounds"]
+    assert warmed >= 2 and launched.run.warmed["ns"] >= 200_000_000 and progress.totals[0] == 3
+    assert progress.totals[-1] == progress.steps == warmed + 2
+    assert [s["round"] for s in launched.cases["nap"]["samples"]] == [0, 1]
 
 
 def test_sigterm_ends_the_run_after_the_launch_under_way_and_keeps_the_rest(tools, tmp_path):
@@ -54,7 +103,7 @@ def test_sigterm_ends_the_run_after_the_launch_under_way_and_keeps_the_rest(tool
     assert proc.wait(timeout=10) == 0, proc.stderr.read()
     text = out.read_text()
     assert text.endswith("\n")
-    launches = [json.loads(line) for line in text.splitlines()][1:]
+    launches = [x for x in map(json.loads, text.splitlines()[1:]) if "variant" in x]
     # 0.6 s of 50 ms naps: a few launches, far from the 1000 asked for, each complete.
     assert 3 <= len(launches) < 100
     assert [x["round"] for x in launches] == list(range(len(launches)))
@@ -64,9 +113,10 @@ def test_sigterm_ends_the_run_after_the_launch_under_way_and_keeps_the_rest(tool
 def test_the_driver_reads_the_lines_as_the_timer_writes_them(tools):
     """Progress comes from the file: every launch is reported once, in order."""
     seen = []
-    run = launch.run([launch.Target("true", ("/bin/true",))], launch.LaunchSettings(runs=5, warmup=1), tools,
-                     on_launch=lambda line: seen.append(line["round"]))
+    run = launch.run([launch.Target("true", ("/bin/true",))], launch.LaunchSettings(runs=5, warmup=1, warmup_time=0),
+                     tools, on_launch=lambda line: seen.append(line["round"]))
     assert seen == [-1, 0, 1, 2, 3, 4]
+    assert run.warmed["rounds"] == 1 and run.record()["warmed"] == run.warmed
     assert [x["round"] for x in run.of("true")] == [0, 1, 2, 3, 4] and not run.interrupted
     assert run.record()["descriptor"]["timer"] == "layertax-launch" and isinstance(run.record()["moves"], list)
     assert all("runq_wait_ns" in launch.sample(x) for x in run.of("true"))

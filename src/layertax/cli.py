@@ -14,6 +14,7 @@ import click
 
 from layertax import experiments
 from layertax.commands.options import CONTEXT, exit_with, export_options, export_values, keeping_options, with_version
+from layertax.commands.options import launch_timer_options, timer_values
 from layertax.commands.options import Duration, Finite
 from layertax.engine.measure.settings import QUICK, THOROUGH, Settings
 from layertax.errors import LayertaxError
@@ -102,24 +103,6 @@ def run(experiment_names, quick, thorough, precision, budget, runs, warmup, burs
     _exit(running.run(experiment_names, case_globs, settings, own, exports, not no_save, allow_concurrent))
 
 
-def _launch_options(f):
-    """The options every command built on the launch timer shares."""
-    f = keeping_options(f)
-    f = click.option("--no-priority", is_flag=True, help="Do not try to raise the launches' priority.")(f)
-    f = click.option("--no-pin", is_flag=True,
-                     help="Do not pin the launches to a CPU. Pinned (the default), the timer leaves a CPU "
-                          "it finds shared with a busy task, and the notes say so.")(f)
-    f = click.option("--seed", type=click.IntRange(min=1), help="Seed of the shuffled order (recorded).")(f)
-    f = click.option("--warmup", type=click.IntRange(min=0), default=1, show_default=True,
-                     help="Rounds run first and discarded.")(f)
-    return f
-
-
-def _timer_options(runs, warmup, timeout, seed, no_pin, no_priority) -> dict:
-    return {"runs": runs, "warmup": warmup, "timeout": timeout, "seed": seed, "pin": not no_pin,
-            "raise_priority": not no_priority}
-
-
 @cli.command(context_settings={**CONTEXT, "ignore_unknown_options": True, "allow_interspersed_args": False})
 @_version
 @click.option("--runs", type=click.IntRange(min=1), default=100, show_default=True,
@@ -129,10 +112,9 @@ def _timer_options(runs, warmup, timeout, seed, no_pin, no_priority) -> dict:
               help="Seconds one launch may take; a command that exceeds it is killed, reported, and not launched again.")
 @click.option("-i", "--ignore-failure", is_flag=True, help="A non-zero exit status is not a failure.")
 @click.option("--no-stamp", is_flag=True, help="Do not preload the stamp library: measure spawn->exit only.")
-@_launch_options
+@launch_timer_options
 @click.argument("command", nargs=-1, type=click.UNPROCESSED, required=True)
-def launch(command, runs, warmup, timeout, ignore_failure, no_stamp, seed, no_pin, no_priority, no_save,
-           allow_concurrent, **exports) -> None:
+def launch(command, runs, timeout, ignore_failure, no_stamp, no_save, allow_concurrent, **options) -> None:
     """Time how long COMMAND takes to start (spawn->main) and to exit.
 
     \b
@@ -146,9 +128,9 @@ def launch(command, runs, warmup, timeout, ignore_failure, no_stamp, seed, no_pi
     """
     from layertax.commands import launch as launching
 
-    timer = _timer_options(runs, warmup, timeout, seed, no_pin, no_priority)
+    timer = timer_values(runs, timeout, options)
     _exit(launching.run(list(command), timer, ignore_failure, not no_stamp, not no_save, allow_concurrent,
-                        export_values(exports)))
+                        export_values(options)))
 
 
 @cli.command(context_settings=CONTEXT)
@@ -163,11 +145,11 @@ def launch(command, runs, warmup, timeout, ignore_failure, no_stamp, seed, no_pi
 @click.option("--no-predict", is_flag=True, help="Skip the prediction and the fixes (no cost model needed).")
 @click.option("--verbose", is_flag=True, help="Print every table (the dependency tree, the measured picture, the "
               "lookups, the prediction), not only the split and the fixes; the saved result has them all.")
-@_launch_options
+@launch_timer_options
 @click.argument("binary")
 @click.argument("args", nargs=-1)
-def inspect(binary, args, runs, warmup, timeout, model_file, no_predict, verbose, seed, no_pin, no_priority, no_save,
-            allow_concurrent, **exports) -> None:
+def inspect(binary, args, runs, timeout, model_file, no_predict, verbose, no_save, allow_concurrent,
+            **options) -> None:
     """Why does BINARY take this long to reach main, and what would fix it?
 
     \b
@@ -182,9 +164,9 @@ def inspect(binary, args, runs, warmup, timeout, model_file, no_predict, verbose
     """
     from layertax.commands import inspect as inspecting
 
-    timer = _timer_options(runs, warmup, timeout, seed, no_pin, no_priority)
+    timer = timer_values(runs, timeout, options)
     _exit(inspecting.run(binary, list(args), timer, model_file, not no_predict, not no_save, allow_concurrent,
-                         export_values(exports), verbose))
+                         export_values(options), verbose))
 
 
 @cli.command(context_settings=CONTEXT)

@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 import click
 
+from layertax.engine.measure.settings import LAUNCH_WARMUP_S
 from layertax.report.exporters import EXPORTERS
 from layertax.version import full_version
 
@@ -42,6 +43,28 @@ def keeping_options(command: Callable) -> Callable:
                                 "refused: each would disturb the other's figures); the result records it.")(command)
     return click.option("--no-save", is_flag=True,
                         help="Do not save the result under the data directory or record it in the history.")(command)
+
+
+def launch_timer_options(command: Callable) -> Callable:
+    """The options every command built on the launch timer shares, with keeping_options';
+    timer_values gathers them for the command."""
+    command = keeping_options(command)
+    command = click.option("--no-priority", is_flag=True, help="Do not try to raise the launches' priority.")(command)
+    command = click.option("--no-pin", is_flag=True,
+                           help="Do not pin the launches to a CPU. Pinned (the default), the timer leaves a CPU "
+                                "it finds shared with a busy task, and the notes say so.")(command)
+    command = click.option("--seed", type=click.IntRange(min=1), help="Seed of the shuffled order (recorded).")(command)
+    command = click.option("--warmup-time", type=Finite(min=0, max=3600), default=LAUNCH_WARMUP_S, show_default=True,
+                           help="Seconds the warm-up lasts at least: its rounds go on until then. Launches ran "
+                                "about 2% slower in a run's first ~0.15 s than after (docs/launch.md).")(command)
+    return click.option("--warmup", type=click.IntRange(min=0), default=1, show_default=True,
+                        help="Rounds run first and discarded (at least; see --warmup-time).")(command)
+
+
+def timer_values(runs: int, timeout: float, options: dict) -> dict:
+    """The launch timer's settings from a command's --runs, --timeout and launch_timer_options."""
+    return {"runs": runs, "timeout": timeout, "warmup": options["warmup"], "warmup_time": options["warmup_time"],
+            "seed": options["seed"], "pin": not options["no_pin"], "raise_priority": not options["no_priority"]}
 
 
 def export_values(options: dict) -> dict:

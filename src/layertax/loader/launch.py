@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from layertax.engine.builder import graph, ninja, toolchain
-from layertax.engine.measure.settings import default_cpu
+from layertax.engine.measure.settings import LAUNCH_WARMUP_S as WARMUP_S, default_cpu
 from layertax.engine.processes import ParentAwayFrom, kill_group
 from layertax.errors import LayertaxError, UsageError
 
@@ -118,6 +118,7 @@ class Target:
 class LaunchSettings:
     runs: int = 30
     warmup: int = 1
+    warmup_time: float = WARMUP_S   # seconds: warm-up rounds go on until this has passed
     seed: int = 1
     timeout: float = 10.0          # seconds per launch
     cpu: int | None = None
@@ -125,18 +126,20 @@ class LaunchSettings:
 
     @classmethod
     def from_options(cls, runs: int, warmup: int, timeout: float, seed: int | None, pin: bool = True,
-                     raise_priority: bool = True) -> LaunchSettings:
+                     raise_priority: bool = True, warmup_time: float = WARMUP_S) -> LaunchSettings:
         """The settings of a command built on the launch timer (`launch`, `inspect`); a seed is
         drawn (and recorded) when none is given."""
-        return cls(runs=runs, warmup=warmup, timeout=timeout, cpu=default_cpu() if pin else None,
+        return cls(runs=runs, warmup=warmup, warmup_time=warmup_time, timeout=timeout,
+                   cpu=default_cpu() if pin else None,
                    raise_priority=raise_priority, seed=seed or random.SystemRandom().randrange(1, 2**32))
 
     def method(self, what: str, extra: str = "") -> dict:
         """The run's settings record, with the sentence that says how it was measured."""
         cpu = self.cpu if self.cpu is not None else "not pinned"
-        return {"runs": self.runs, "warmup": self.warmup, "burst": 1, "min_sample_ns": 0, "seed": self.seed,
-                "cpu": self.cpu, "timeout": self.timeout,
-                "method": f"{self.runs} launches per {what} after {self.warmup} warm-up, {what}s alternating in "
+        return {"runs": self.runs, "warmup": self.warmup, "warmup_time": self.warmup_time, "burst": 1,
+                "min_sample_ns": 0, "seed": self.seed, "cpu": self.cpu, "timeout": self.timeout,
+                "method": f"{self.runs} launches per {what} after a warm-up of at least {self.warmup} "
+                          f"round{'s' if self.warmup != 1 else ''} and {self.warmup_time:g} s, {what}s alternating in "
                           f"shuffled rounds (seed {self.seed}), each after another {what}'s primed by {PRIMERS} "
                           f"untimed launches of its own, clone(CLONE_VFORK) + execve, cpu {cpu}" + extra}
 
@@ -147,13 +150,14 @@ class LaunchRun:
     launches: list[dict] = field(default_factory=list)      # measured rounds only
     failures: dict[str, str] = field(default_factory=dict)  # target -> what went wrong
     interrupted: bool = False
+    warmed: dict | None = None   # the warm-up the timer ran: {"rounds", "ns"}
     # The timer's moves off a CPU it found shared with a busy task (native/placement.h):
     # {"round", "from", "to" (-1: unpinned), "waited", "of"}.
     moves: list[dict] = field(default_factory=list)
 
     def record(self) -> dict:
         """How the launches were run, for the result: the timer's descriptor and its moves."""
-        return {"descriptor": self.descriptor, "moves": self.moves}
+        return {"descriptor": self.descriptor, "warmed": self.warmed, "moves": self.moves}
 
     def of(self, name: str) -> list[dict]:
         return [x for x in self.launches if x["variant"] == name]
@@ -208,7 +212,8 @@ def run(targets: list[Target], settings: LaunchSettings, launch_tools: LaunchToo
         spec, lines = Path(tmp) / "spec", Path(tmp) / "launches.jsonl"
         write_spec(targets, spec)
         argv = [str(launch_tools.timer), "--spec", str(spec), "--runs", str(settings.runs),
-                "--warmup", str(settings.warmup), "--seed", str(settings.seed),
+                "--warmup", str(settings.warmup), "--warmup-ms", str(round(settings.warmup_time * 1000)),
+                "--seed", str(settings.seed),
                 "--timeout-ms", str(max(1, int(settings.timeout * 1000))), "--primers", str(PRIMERS),
                 "--out", str(lines)]
         if settings.cpu is not None:
@@ -292,6 +297,9 @@ def _absorb(result: LaunchRun, line: dict, on_launch) -> None:
         return
     if "placement" in line:
         result.moves.append(line["placement"])
+        return
+    if "warmed" in line:
+        result.warmed = line["warmed"]
         return
     if line["status"] != "ok":
         result.failures[line["variant"]] = line["status"]

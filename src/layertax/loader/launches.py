@@ -32,12 +32,27 @@ def launch_cases(targets: list[launch.Target], settings: launch.LaunchSettings, 
     views of its own (it may step the progress extra_steps times). Ctrl-C keeps every
     launch that finished and skips what is left."""
     progress = progress or NoProgress()
-    progress.start(title, (settings.runs + settings.warmup) * len(targets) + extra_steps)
+    total = (settings.runs + settings.warmup) * len(targets) + extra_steps
+    progress.start(title, total)
+    warm_ups = 0
+
+    def on_launch(line: dict) -> None:
+        nonlocal total, warm_ups
+        if line["round"] < 0:
+            # The warm-up goes on for settings.warmup_time too, so it may take more rounds
+            # than the total counted: each launch beyond them adds one to it.
+            warm_ups += 1
+            if warm_ups > settings.warmup * len(targets):
+                total += 1
+                progress.retotal(total)
+            progress.step(f"{line['variant']} warm-up")
+        else:
+            progress.step(f"{line['variant']} round {line['round'] + 1}")
+
     cpu_before = machine.cpu_times()
     run = launch.LaunchRun()
     try:
-        run = launch.run(targets, settings, tools,
-                         on_launch=lambda line: progress.step(f"{line['variant']} round {line['round'] + 1}"))
+        run = launch.run(targets, settings, tools, on_launch=on_launch)
         if then is not None and not run.interrupted:
             then(run)
     except KeyboardInterrupt:

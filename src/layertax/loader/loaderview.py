@@ -40,7 +40,7 @@ def _debug_run(targets: list[launch.Target], what: str, tools: launch.LaunchTool
     debug_targets = [launch.Target(t.name, t.argv, (*t.env, ("LD_DEBUG", what),
                                                     ("LD_DEBUG_OUTPUT", f"{tmp}/{i}")), t.ignore_status)
                      for i, t in enumerate(targets)]
-    settings = launch.LaunchSettings(runs=launches, warmup=0, seed=lsettings.seed, timeout=lsettings.timeout,
+    settings = launch.LaunchSettings(runs=launches, warmup=0, warmup_time=0.0, seed=lsettings.seed, timeout=lsettings.timeout,
                                      cpu=lsettings.cpu, raise_priority=lsettings.raise_priority)
     run = launch.run(debug_targets, settings, tools, on_launch=on_launch)
     if run.interrupted:

@@ -1,8 +1,9 @@
 /* The launch timer: starts programs (child.h) and times how long they
  * take to reach main and to exit.
  *
- * Usage: launch --spec FILE [--runs N] [--warmup W] [--seed S] [--timeout-ms T]
- *               [--cpu C] [--stay] [--raise-priority] [--primers P] [--out FILE]
+ * Usage: launch --spec FILE [--runs N] [--warmup W] [--warmup-ms M] [--seed S]
+ *               [--timeout-ms T] [--cpu C] [--stay] [--raise-priority] [--primers P]
+ *               [--out FILE]
  *        launch --tsc-rate
  *
  * The spec lists the variants to launch, one directive per line:
@@ -12,7 +13,12 @@
  *     ignore-status 1       a non-zero exit status is not a failure
  *
  * In each round every live variant is launched once, in a freshly shuffled order,
- * so drift in the machine hits all variants alike. A launch that follows another
+ * so drift in the machine hits all variants alike. Warm-up rounds (round -1, not
+ * measured) come first: at least W of them, and more until M ms have passed since
+ * the first began. An empty program's launches ran ~2% slower in the first ~150 ms
+ * of a timer's run than later, whatever their number (docs/launch.md §1), so a
+ * count of rounds alone leaves a short program's first measured ones in that
+ * slope. A "warmed" line says how many rounds the warm-up took. A launch that follows another
  * variant's is primed: the same variant is launched PRIMERS times first, untimed
  * (only a failure is reported). A program starts slower right after a larger one
  * than right after itself (an empty program after perl or python3: +9-20%; after
@@ -368,10 +374,39 @@ static double tsc_per_ns(void)
 static double tsc_per_ns(void) { return 0.0; }
 #endif
 
+/* One round: every live variant launched once, in a fresh shuffled order, each after
+ * the primers it needs. Returns 0 when no variant is left alive. */
+static int run_round(int round, const variant **last, long timeout_ms, long primers)
+{
+    size_t order[MAX_VARIANTS], n = 0;
+    for (size_t i = 0; i < nvariants; i++)
+        if (!variants[i].dead)
+            order[n++] = i;
+    if (n == 0)
+        return 0;
+    shuffle(order, n);
+    for (size_t k = 0; k < n && !stop_requested; k++) {
+        variant *v = &variants[order[k]];
+        /* The primers: after another variant's launch, they bring the machine back to
+         * the state a run of this variant alone would leave (see above). */
+        int failed = 0;
+        for (long p = 0; *last != v && p < primers && !failed && !stop_requested; p++)
+            failed = launch_once(v, round, timeout_ms, 1) != 0;
+        if (failed) {
+            v->dead = 1;
+            continue;
+        }
+        *last = v;
+        if (!stop_requested && launch_once(v, round, timeout_ms, 0) != 0)
+            v->dead = 1;
+    }
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     const char *spec = NULL, *out_path = NULL;
-    long runs = 30, warmup = 1, timeout_ms = 10000, primers = PRIMERS;
+    long runs = 30, warmup = 1, warmup_ms = 0, timeout_ms = 10000, primers = PRIMERS;
     int cpu = -1, raise = 0;
     uint64_t seed = 1;
     for (int i = 1; i < argc; i++) {
@@ -396,6 +431,8 @@ int main(int argc, char **argv)
             runs = atol(argv[++i]);
         } else if (strcmp(a, "--warmup") == 0) {
             warmup = atol(argv[++i]);
+        } else if (strcmp(a, "--warmup-ms") == 0) {
+            warmup_ms = atol(argv[++i]);
         } else if (strcmp(a, "--seed") == 0) {
             seed = strtoull(argv[++i], NULL, 10);
         } else if (strcmp(a, "--timeout-ms") == 0) {
@@ -410,9 +447,10 @@ int main(int argc, char **argv)
             die("unknown option %s", a);
         }
     }
-    if (!spec || runs < 1 || warmup < 0 || timeout_ms < 1 || primers < 0)
-        die("%s", "usage: launch --spec FILE [--runs N>=1] [--warmup W] [--seed S] [--timeout-ms T] "
-                  "[--cpu C] [--stay] [--raise-priority] [--primers P] [--out FILE] | --tsc-rate");
+    if (!spec || runs < 1 || warmup < 0 || warmup_ms < 0 || timeout_ms < 1 || primers < 0)
+        die("%s", "usage: launch --spec FILE [--runs N>=1] [--warmup W] [--warmup-ms M] [--seed S] "
+                  "[--timeout-ms T] [--cpu C] [--stay] [--raise-priority] [--primers P] [--out FILE] "
+                  "| --tsc-rate");
     read_spec(spec);
     dev_null = open("/dev/null", O_RDWR | O_CLOEXEC);
     self_schedstat = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
@@ -441,9 +479,9 @@ int main(int argc, char **argv)
         die("cannot prepare the child stack: %s", strerror(spawn_err));
 
     fprintf(out, "{\"timer\":\"layertax-launch\",\"clock\":\"CLOCK_MONOTONIC\",\"spawn\":\"clone-vfork\","
-           "\"stamp_fd\":%d,\"phase_fd\":%d,\"runs\":%ld,\"warmup\":%ld,\"timeout_ms\":%ld,\"primers\":%ld,"
+           "\"stamp_fd\":%d,\"phase_fd\":%d,\"runs\":%ld,\"warmup\":%ld,\"warmup_ms\":%ld,\"timeout_ms\":%ld,\"primers\":%ld,"
            "\"pinned\":%s,\"pin\":",
-           STAMP_FD, PHASE_FD, runs, warmup, timeout_ms, primers, pinned);
+           STAMP_FD, PHASE_FD, runs, warmup, warmup_ms, timeout_ms, primers, pinned);
     lt_json_string(out, pin_why);
     fprintf(out, ",\"priority\":");
     lt_json_string(out, prio);
@@ -452,32 +490,15 @@ int main(int argc, char **argv)
             PLACEMENT_MIN_WAIT_NS, PLACEMENT_WINDOW, PLACEMENT_CONTENDED, stay ? "false" : "true");
     flush_now_and_then(1);
 
-    size_t order[MAX_VARIANTS];
     const variant *last = NULL;
-    for (long r = -warmup; r < runs && !stop_requested; r++) {
-        size_t n = 0;
-        for (size_t i = 0; i < nvariants; i++)
-            if (!variants[i].dead)
-                order[n++] = i;
-        if (n == 0)
-            break;
-        shuffle(order, n);
-        for (size_t k = 0; k < n && !stop_requested; k++) {
-            variant *v = &variants[order[k]];
-            /* The primers: after another variant's launch, they bring the machine back to
-             * the state a run of this variant alone would leave (see above). */
-            int failed = 0;
-            for (long p = 0; last != v && p < primers && !failed && !stop_requested; p++)
-                failed = launch_once(v, (int)r, timeout_ms, 1) != 0;
-            if (failed) {
-                v->dead = 1;
-                continue;
-            }
-            last = v;
-            if (!stop_requested && launch_once(v, (int)r, timeout_ms, 0) != 0)
-                v->dead = 1;
-        }
-    }
+    uint64_t warm_start = lt_now_ns(), warm_until = warm_start + (uint64_t)warmup_ms * 1000000ULL;
+    long warmed = 0;
+    while (!stop_requested && (warmed < warmup || lt_now_ns() < warm_until) && run_round(-1, &last, timeout_ms, primers))
+        warmed++;
+    fprintf(out, "{\"warmed\":{\"rounds\":%ld,\"ns\":%llu}}\n", warmed,
+            (unsigned long long)(lt_now_ns() - warm_start));
+    for (long r = 0; r < runs && !stop_requested && run_round((int)r, &last, timeout_ms, primers); r++)
+        ;
     flush_now_and_then(1);
     if (out != stdout)
         fclose(out);
