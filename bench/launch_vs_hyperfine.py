@@ -12,15 +12,19 @@ invocation of each tool per pair.
 With --contender bare, the bare C loop of bench/bare_loop.py (pinned posix_spawn + waitpid,
 nothing else; 5 warm-ups) takes layertax's place: what the least a timer can be does against
 hyperfine under the same protocol, so a reader can tell the machine's share of the misses.
+--layertax-warmup-time S is passed to `layertax launch` (0: a warm-up of rounds only, as
+before the warm-up had a least time), so runs with and without it can be compared.
 Target (issue 23): layertax's median <= hyperfine's and its IQR/median <= hyperfine's in
 every pair. Not a test: it measures, and these machines are shared.
 
     .venv/bin/python bench/launch_vs_hyperfine.py [--runs 300] [--pairs 5] [--chunks 1]
                                                   [--contender layertax|bare]
+                                                  [--layertax-warmup-time S]
 """
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import shutil
@@ -65,10 +69,12 @@ def shift_label(shift: dict | None) -> str:
     return f"{shift['effect']:.0%}" if shift else "-"
 
 
-def layertax_times(program: Path, runs: int, warmup: int, work: Path) -> list[float]:
-    """spawn->exit of every measured launch, in µs."""
+def layertax_times(program: Path, runs: int, warmup: int, work: Path,
+                   warmup_time: float | None = None) -> list[float]:
+    """spawn->exit of every measured launch, in µs; warmup_time None: the command's default."""
     out = work / "layertax.json"
-    subprocess.run([sys.executable, "-m", "layertax", "launch", "--runs", str(runs), "--warmup", str(warmup),
+    timed = [] if warmup_time is None else ["--warmup-time", str(warmup_time)]
+    subprocess.run([sys.executable, "-m", "layertax", "launch", "--runs", str(runs), "--warmup", str(warmup), *timed,
                     "--no-stamp", "--no-save", "--export-json", str(out), "--", str(program)],
                    check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     case = json.loads(out.read_text())["experiments"][0]["cases"][0]
@@ -112,6 +118,9 @@ def main() -> int:
     parser.add_argument("--pairs", type=int, default=5)
     parser.add_argument("--chunks", type=int, default=1,
                         help="invocations per tool within a pair, alternating (runs are split among them)")
+    parser.add_argument("--layertax-warmup-time", type=float, metavar="S",
+                        help="layertax's --warmup-time (default: the command's; 0 warms up by rounds only, "
+                             "as before 3293e23)")
     parser.add_argument("--contender", choices=("layertax", "bare"), default="layertax",
                         help="what runs against hyperfine: layertax launch, or the bare C loop (5 warm-ups)")
     args = parser.parse_args()
@@ -123,9 +132,14 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="layertax-bench-") as tmp:
         work = Path(tmp)
         programs = {"static": build_empty(work, static=True), "dynamic": build_empty(work, static=False)}
-        contender = layertax_times if args.contender == "layertax" else bare_contender(work)
+        if args.contender == "layertax":
+            contender = functools.partial(layertax_times, warmup_time=args.layertax_warmup_time)
+        else:
+            contender = bare_contender(work)
         per_chunk = max(1, args.runs // args.chunks)
         chunks = f" ({args.chunks} alternating invocations of {per_chunk})" if args.chunks > 1 else ""
+        if args.layertax_warmup_time is not None:
+            chunks += f", layertax --warmup-time {args.layertax_warmup_time:g}"
         tag = "lt" if args.contender == "layertax" else "bl"   # bl: the bare loop
         print(f"{args.pairs} pairs x {per_chunk * args.chunks} launches per tool{chunks}, spawn->exit, medians in µs; "
               f"{args.contender} first in odd pairs, hyperfine first in even ones")
