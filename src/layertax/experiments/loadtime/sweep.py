@@ -12,7 +12,7 @@ from layertax.loader import costmodel
 from layertax.engine import machine
 from layertax.engine.store import results
 from layertax.engine.analysis.analyze import field_median
-from layertax.engine.measure.settings import Settings, default_cpu
+from layertax.engine.measure.settings import LAUNCH_WARMUP_S, Settings, default_cpu
 from layertax.experiments.loadtime import generate
 from layertax.experiments.loadtime.measure import measure_shape
 from layertax.experiments.loadtime.tables import sweep_model_table, sweep_points_table
@@ -93,7 +93,9 @@ def run(dims: dict[str, list[int]], names: list[str] | None, runs: int, progress
               "classic": None, "cases": [], "points": points, "model": model, "dims": dims,
               "variants": names, "interrupted": interrupted, "show_cases": False}
     result["tables"] = [sweep_points_table(result), sweep_model_table(result)]
-    sweep_settings = {"runs": runs, "warmup": 1, "burst": 1, "min_sample_ns": 0, "seed": settings.seed,
-                      "cpu": settings.cpu, "method": f"{runs} launches per variant per point, variants shuffled "
-                                                    f"in rounds (seed {settings.seed}); OLS on the medians"}
+    sweep_settings = {"runs": runs, "warmup": 1, "warmup_time": LAUNCH_WARMUP_S, "burst": 1, "min_sample_ns": 0,
+                      "seed": settings.seed, "cpu": settings.cpu,
+                      "method": f"{runs} launches per variant per point after a warm-up of at least 1 round and "
+                                f"{LAUNCH_WARMUP_S:g} s, variants shuffled in rounds (seed {settings.seed}); OLS on "
+                                "the medians"}
     return results.new_document(sweep_settings, machine.fingerprint(), [result], complete=not interrupted)
