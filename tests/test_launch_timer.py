@@ -69,6 +69,15 @@ def test_a_negative_warm_up_time_is_refused(tools, tmp_path):
     assert p.returncode != 0 and "usage" in p.stderr
 
 
+def test_the_method_line_says_what_the_warm_up_was():
+    method = lambda **warm: launch.LaunchSettings(**warm).method("command")["method"]
+    assert "after a warm-up of at least 1 round and 0.25 s," in method()
+    assert launch.LaunchSettings().method("command")["warmup_time"] == 0.25
+    assert "after a warm-up of at least 5 rounds and 0.5 s," in method(warmup=5, warmup_time=0.5)
+    assert "after a warm-up of 2 rounds," in method(warmup=2, warmup_time=0)
+    assert "after no warm-up," in method(warmup=0, warmup_time=0)
+
+
 def test_the_progress_counts_a_warm_up_longer_than_its_rounds(tools):
     """A warm-up that runs past its rounds for its time raises the progress total as it goes:
     at the end the steps taken are the total, and the result records the warm-up. (The 50 ms

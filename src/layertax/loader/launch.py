@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from layertax.engine.builder import graph, ninja, toolchain
-from layertax.engine.measure.settings import LAUNCH_WARMUP_S as WARMUP_S, default_cpu
+from layertax.engine.measure.settings import LAUNCH_WARMUP_S, default_cpu
 from layertax.engine.processes import ParentAwayFrom, kill_group
 from layertax.errors import LayertaxError, UsageError
 
@@ -118,7 +118,7 @@ class Target:
 class LaunchSettings:
     runs: int = 30
     warmup: int = 1
-    warmup_time: float = WARMUP_S   # seconds: warm-up rounds go on until this has passed
+    warmup_time: float = LAUNCH_WARMUP_S   # seconds: warm-up rounds go on until this has passed
     seed: int = 1
     timeout: float = 10.0          # seconds per launch
     cpu: int | None = None
@@ -126,20 +126,26 @@ class LaunchSettings:
 
     @classmethod
     def from_options(cls, runs: int, warmup: int, timeout: float, seed: int | None, pin: bool = True,
-                     raise_priority: bool = True, warmup_time: float = WARMUP_S) -> LaunchSettings:
+                     raise_priority: bool = True, warmup_time: float = LAUNCH_WARMUP_S) -> LaunchSettings:
         """The settings of a command built on the launch timer (`launch`, `inspect`); a seed is
         drawn (and recorded) when none is given."""
         return cls(runs=runs, warmup=warmup, warmup_time=warmup_time, timeout=timeout,
                    cpu=default_cpu() if pin else None,
                    raise_priority=raise_priority, seed=seed or random.SystemRandom().randrange(1, 2**32))
 
+    def warm_up(self) -> str:
+        """The warm-up in words: "a warm-up of at least 1 round and 0.25 s"."""
+        rounds = f"{self.warmup} round{'s' if self.warmup != 1 else ''}"
+        if not self.warmup_time:
+            return f"a warm-up of {rounds}" if self.warmup else "no warm-up"
+        return f"a warm-up of at least {rounds} and {self.warmup_time:g} s"
+
     def method(self, what: str, extra: str = "") -> dict:
         """The run's settings record, with the sentence that says how it was measured."""
         cpu = self.cpu if self.cpu is not None else "not pinned"
         return {"runs": self.runs, "warmup": self.warmup, "warmup_time": self.warmup_time, "burst": 1,
                 "min_sample_ns": 0, "seed": self.seed, "cpu": self.cpu, "timeout": self.timeout,
-                "method": f"{self.runs} launches per {what} after a warm-up of at least {self.warmup} "
-                          f"round{'s' if self.warmup != 1 else ''} and {self.warmup_time:g} s, {what}s alternating in "
+                "method": f"{self.runs} launches per {what} after {self.warm_up()}, {what}s alternating in "
                           f"shuffled rounds (seed {self.seed}), each after another {what}'s primed by {PRIMERS} "
                           f"untimed launches of its own, clone(CLONE_VFORK) + execve, cpu {cpu}" + extra}
 
@@ -156,7 +162,7 @@ class LaunchRun:
     moves: list[dict] = field(default_factory=list)
 
     def record(self) -> dict:
-        """How the launches were run, for the result: the timer's descriptor and its moves."""
+        """How the launches were run, for the result: the timer's descriptor, its warm-up and its moves."""
         return {"descriptor": self.descriptor, "warmed": self.warmed, "moves": self.moves}
 
     def of(self, name: str) -> list[dict]:

@@ -16,7 +16,7 @@
  * so drift in the machine hits all variants alike. Warm-up rounds (round -1, not
  * measured) come first: at least W of them, and more until M ms have passed since
  * the first began. An empty program's launches ran ~2% slower in the first ~150 ms
- * of a timer's run than later, whatever their number (docs/launch.md §1), so a
+ * of a timer's run than later, whatever their number (docs/launch.md §2), so a
  * count of rounds alone leaves a short program's first measured ones in that
  * slope. A "warmed" line says how many rounds the warm-up took. A launch that follows another
  * variant's is primed: the same variant is launched PRIMERS times first, untimed

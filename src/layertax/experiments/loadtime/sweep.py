@@ -9,10 +9,11 @@ import itertools
 import random
 
 from layertax.loader import costmodel
+from layertax.loader.launch import LaunchSettings
 from layertax.engine import machine
 from layertax.engine.store import results
 from layertax.engine.analysis.analyze import field_median
-from layertax.engine.measure.settings import LAUNCH_WARMUP_S, Settings, default_cpu
+from layertax.engine.measure.settings import Settings, default_cpu
 from layertax.experiments.loadtime import generate
 from layertax.experiments.loadtime.measure import measure_shape
 from layertax.experiments.loadtime.tables import sweep_model_table, sweep_points_table
@@ -93,9 +94,9 @@ def run(dims: dict[str, list[int]], names: list[str] | None, runs: int, progress
               "classic": None, "cases": [], "points": points, "model": model, "dims": dims,
               "variants": names, "interrupted": interrupted, "show_cases": False}
     result["tables"] = [sweep_points_table(result), sweep_model_table(result)]
-    sweep_settings = {"runs": runs, "warmup": 1, "warmup_time": LAUNCH_WARMUP_S, "burst": 1, "min_sample_ns": 0,
-                      "seed": settings.seed, "cpu": settings.cpu,
-                      "method": f"{runs} launches per variant per point after a warm-up of at least 1 round and "
-                                f"{LAUNCH_WARMUP_S:g} s, variants shuffled in rounds (seed {settings.seed}); OLS on "
-                                "the medians"}
+    warm = LaunchSettings(warmup=settings.warmup)   # what measure_shape's launches warmed up with
+    sweep_settings = {"runs": runs, "warmup": warm.warmup, "warmup_time": warm.warmup_time, "burst": 1,
+                      "min_sample_ns": 0, "seed": settings.seed, "cpu": settings.cpu,
+                      "method": f"{runs} launches per variant per point after {warm.warm_up()}, variants shuffled "
+                                f"in rounds (seed {settings.seed}); OLS on the medians"}
     return results.new_document(sweep_settings, machine.fingerprint(), [result], complete=not interrupted)
