@@ -13,15 +13,17 @@
  *     ignore-status 1       a non-zero exit status is not a failure
  *
  * In each round every live variant is launched once, in a freshly shuffled order,
- * so drift in the machine hits all variants alike. Warm-up rounds (round -1, not
- * measured) come first: at least W of them, and more until M ms have passed since
- * the first began. An empty program's launches ran ~2% slower in the first ~150 ms
- * of a timer's run than later, whatever their number (docs/launch.md §2), so a
- * count of rounds alone leaves a short program's first measured ones in that
- * slope. A "warmed" line says how many rounds the warm-up took. A launch that follows another
- * variant's is primed: the same variant is launched PRIMERS times first, untimed
- * (only a failure is reported). A program starts slower right after a larger one
- * than right after itself (an empty program after perl or python3: +9-20%; after
+ * so drift in the machine hits all variants alike.
+ *
+ * Warm-up rounds (round -1, not measured) come first: at least W of them, and more
+ * until M ms have passed since the first began. An empty program's launches ran ~2%
+ * slower in the first ~150 ms of a timer's run than later, whatever their number
+ * (docs/launch.md §2), so a count of rounds alone leaves a short program's first
+ * measured ones in that slope. A "warmed" line says how many rounds it took.
+ *
+ * A launch that follows another variant's is primed: the same variant is launched
+ * PRIMERS times first, untimed (only a failure is reported). A program starts slower
+ * right after a larger one than right after itself (an empty program after perl or python3: +9-20%; after
  * two primers 0-5%, and more primers leave no less: bench/carry_over.py,
  * docs/launch.md), so unprimed, alternation would time each variant in the wake of
  * the others, a state hyperfine's runs, one command at a time, never see.
