@@ -78,10 +78,11 @@ def test_the_method_line_says_what_the_warm_up_was():
     assert "after no warm-up," in method(warmup=0, warmup_time=0)
 
 
-def test_the_progress_counts_a_warm_up_longer_than_its_rounds(tools):
-    """A warm-up that runs past its rounds for its time raises the progress total as it goes:
-    at the end the steps taken are the total, and the result records the warm-up. (The 50 ms
-    naps and the first round's two primers: 200 ms take at least two rounds.)"""
+def test_the_progress_total_is_unknown_until_a_timed_warm_up_ends(tools):
+    """A warm-up that lasts a time takes as many launches as fit in it: the progress starts
+    with no total ("n/?") and gets one at the first measured launch, the warm-up's launches
+    plus the measured ones; at the end the steps taken are that total. Without a time, the
+    total is known from the start."""
     from layertax.loader.launches import launch_cases
 
     class Counting:
@@ -92,13 +93,16 @@ def test_the_progress_counts_a_warm_up_longer_than_its_rounds(tools):
         def retotal(self, total): self.totals.append(total)
         def finish(self, stopped=False): pass
 
+    nap = [launch.Target("nap", ("/bin/sleep", "0.05"))]
     progress = Counting()
-    settings = launch.LaunchSettings(runs=2, warmup=1, warmup_time=0.2)
-    launched = launch_cases([launch.Target("nap", ("/bin/sleep", "0.05"))], settings, tools, progress)
-    warmed = launched.run.warmed["rounds"]
-    assert warmed >= 2 and launched.run.warmed["ns"] >= 200_000_000 and progress.totals[0] == 3
-    assert progress.totals[-1] == progress.steps == warmed + 2
+    launched = launch_cases(nap, launch.LaunchSettings(runs=2, warmup=1, warmup_time=0.2), tools, progress)
+    warmed = launched.run.warmed["rounds"]   # 50 ms naps and the first round's two primers: at least two rounds
+    assert warmed >= 2 and launched.run.warmed["ns"] >= 200_000_000
+    assert progress.totals == [None, warmed + 2] and progress.steps == warmed + 2
     assert [s["round"] for s in launched.cases["nap"]["samples"]] == [0, 1]
+    progress = Counting()
+    launch_cases(nap, launch.LaunchSettings(runs=2, warmup=1, warmup_time=0), tools, progress)
+    assert progress.totals == [3] and progress.steps == 3
 
 
 def test_sigterm_ends_the_run_after_the_launch_under_way_and_keeps_the_rest(tools, tmp_path):

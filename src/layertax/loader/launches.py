@@ -32,22 +32,20 @@ def launch_cases(targets: list[launch.Target], settings: launch.LaunchSettings, 
     views of its own (it may step the progress extra_steps times). Ctrl-C keeps every
     launch that finished and skips what is left."""
     progress = progress or NoProgress()
-    total = (settings.runs + settings.warmup) * len(targets) + extra_steps
-    progress.start(title, total)
-    warm_ups = 0
+    # A warm-up that lasts a time takes as many launches as fit in it: the total is not known
+    # ("n/?", no ETA) until the first measured launch, and then is what is done plus what is left.
+    after_warm_up = settings.runs * len(targets) + extra_steps
+    progress.start(title, None if settings.warmup_time else settings.warmup * len(targets) + after_warm_up)
+    done, measuring = 0, False
 
     def on_launch(line: dict) -> None:
-        nonlocal total, warm_ups
-        if line["round"] < 0:
-            # The warm-up goes on for settings.warmup_time too, so it may take more rounds
-            # than the total counted: each launch beyond them adds one to it.
-            warm_ups += 1
-            if warm_ups > settings.warmup * len(targets):
-                total += 1
-                progress.retotal(total)
-            progress.step(f"{line['variant']} warm-up")
-        else:
-            progress.step(f"{line['variant']} round {line['round'] + 1}")
+        nonlocal done, measuring
+        if line["round"] >= 0 and not measuring:
+            measuring = True
+            if settings.warmup_time:
+                progress.retotal(done + after_warm_up)
+        done += 1
+        progress.step(f"{line['variant']} " + (f"round {line['round'] + 1}" if measuring else "warm-up"))
 
     cpu_before = machine.cpu_times()
     run = launch.LaunchRun()
