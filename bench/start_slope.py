@@ -18,7 +18,7 @@ Not a test: it measures, and these machines are shared.
 from __future__ import annotations
 
 import argparse
-import json
+import functools
 import subprocess
 import sys
 import tempfile
@@ -27,13 +27,12 @@ from pathlib import Path
 import numpy as np
 
 from command_vs_loop import rotated_turns          # this folder's
-from launch_vs_hyperfine import build_empty
+from launch_vs_hyperfine import build_empty, layertax_times
 
 SPIN_C = """#include <time.h>
 static long ns(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1000000000L + t.tv_nsec; }
 int main(void) { long end = ns() + 1500000L; while (ns() < end) ; return 0; }
 """
-NO_WARMUP = ["--warmup", "0", "--warmup-time", "0"]
 
 
 def build_spin(work: Path) -> Path:
@@ -42,16 +41,6 @@ def build_spin(work: Path) -> Path:
     source.write_text(SPIN_C)
     subprocess.run(["cc", "-O2", "-static", "-o", str(program), str(source)], check=True)
     return program
-
-
-def turn(program: Path, runs: int, warmup: list[str], work: Path) -> list[float]:
-    """One `layertax launch` turn's spawn->exit times in launch order, in µs."""
-    out = work / "launch.json"
-    subprocess.run([sys.executable, "-m", "layertax", "launch", "--runs", str(runs), *warmup, "--no-stamp",
-                    "--no-save", "--export-json", str(out), "--", str(program)],
-                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    case = json.loads(out.read_text())["experiments"][0]["cases"][0]
-    return [s["exit_ns"] / 1e3 for s in case["samples"]]
 
 
 def main() -> int:
@@ -65,8 +54,10 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="layertax-bench-") as tmp:
         work = Path(tmp)
         programs = {"empty": build_empty(work, static=True), "spin 1.5 ms": build_spin(work)}
-        warmups = {"no warm-up": NO_WARMUP, "default warm-up": []}
-        measure = {f"{p}, {w}": (lambda p=p, w=w: turn(programs[p], args.runs, warmups[w], work))
+        # (--warmup, --warmup-time): none at all, and the command's defaults (1 round and its own time)
+        warmups = {"no warm-up": (0, 0.0), "default warm-up": (1, None)}
+        measure = {f"{p}, {w}": functools.partial(layertax_times, programs[p], args.runs, warmups[w][0], work,
+                                                  warmups[w][1])
                    for p in programs for w in warmups}
         got = rotated_turns("start_slope", measure, args.turns)
     print(f"{args.turns} turns x {args.runs} launches per way, `layertax launch --no-stamp`; per block of "
