@@ -8,6 +8,7 @@ import os
 import signal
 import statistics
 import subprocess
+import sys
 import time
 
 import pytest
@@ -262,3 +263,24 @@ def test_the_per_launch_table_gives_cpu_time_as_one_sum_of_the_samples_rusage(tm
     expected = units.duration(statistics.median(s["utime_ns"] + s["stime_ns"] for s in samples))
     assert table["rows"][0][0] == "true" and table["rows"][0][-1] == expected
     assert "CPU time" in p.stdout
+
+
+def test_a_launch_stopped_in_its_warm_up_says_nothing_about_figures_it_does_not_have(tmp_path):
+    """Ctrl-C before the first measured launch: exit 130, no samples, and no note that qualifies
+    figures ("not every command stamped ... figures are spawn->exit") when there are none."""
+    out = tmp_path / "r.json"
+    proc = subprocess.Popen([sys.executable, "-m", "layertax", "launch", "--no-stamp", "--runs", "5", "--warmup-time", "60",
+                             "--no-save", "--export-json", str(out), "--", "/bin/true"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        time.sleep(3)                              # well inside the 60 s warm-up, however slow the start
+        proc.send_signal(signal.SIGINT)
+        stdout, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "not every command stamped" not in stdout
+    result = json.loads(out.read_text())["experiments"][0]
+    assert result["interrupted"] is True and not result["cases"][0]["samples"]
+    assert not any("stamped" in n for n in result["notes"])

@@ -138,7 +138,8 @@ def _notes(result: dict, stamp: bool, stamped: bool) -> list[str]:
                          "empty program's spawn->exit (paired per round); spawn->main of the commands includes it")
         notes.append("spawn->main: from the clone that starts it until main is called (the preloaded stamp "
                      "library interposes __libc_start_main; every constructor included)")
-    if not stamped and any(c["status"] == "ok" for c in result["cases"]):
+    # Only when something was measured: a run interrupted before its first launch has no figures to qualify.
+    if not stamped and any(c["status"] == "ok" and c["samples"] for c in result["cases"]):
         notes.append("not every command stamped (a static binary ignores LD_PRELOAD; or --no-stamp): "
                      "figures are spawn->exit")
     return notes + contention.notes(result)
