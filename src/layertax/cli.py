@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from layertax import experiments
+from layertax import experiments, scratch
 from layertax.commands.options import CONTEXT, exit_with, export_options, export_values, keeping_options, with_version
 from layertax.commands.options import launch_timer_options, timer_values
 from layertax.commands.options import Duration, Finite
@@ -300,6 +300,7 @@ def main(argv: list[str] | None = None) -> None:
             stream.reconfigure(errors="backslashreplace")
     debug = "--debug" in args or bool(os.environ.get("LAYERTAX_DEBUG"))
     stopped_by = _stop_on_signals()
+    scratch.sweep_abandoned()        # the private directories of runs that were SIGKILLed
     try:
         _add_experiment_commands()
         _add_module_commands()

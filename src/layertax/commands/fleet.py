@@ -2,7 +2,6 @@
 the results brought back, filed in the history (local or shared) and set side by side."""
 from __future__ import annotations
 
-import tempfile
 import uuid
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from layertax.engine.store import history, results, runs
 from layertax.errors import LayertaxError
 from layertax.fleet import deploy
 from layertax.report import fleet as fleet_view
+from layertax.scratch import private_dir
 
 
 def _file(fetched: Path, hosts: list[str], fleet_id: str, inventory: Path) -> tuple[list[tuple[str, dict]], list[str]]:
@@ -58,8 +58,7 @@ def run(inventory: Path, run_args: list[str], limit: str | None, wheel: Path | N
     html_target = results.check_writable(html, "--html") if html else None
     runs.check_store()                                  # before minutes of deploying, not after
     fleet_id = uuid.uuid4().hex[:12]
-    with tempfile.TemporaryDirectory(prefix="layertax-fleet-") as tmp:
-        work = Path(tmp)
+    with private_dir("fleet") as work:
         env = deploy.environment(work)
         hosts = deploy.hosts(inventory, limit, env)
         err.print(f"fleet {fleet_id}: {len(hosts)} host(s): {', '.join(hosts)}", markup=False, highlight=False)

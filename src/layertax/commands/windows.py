@@ -2,7 +2,6 @@
 programs for a Windows machine, run here under Wine, and their results brought home."""
 from __future__ import annotations
 
-import tempfile
 import zipfile
 from pathlib import Path
 
@@ -10,6 +9,8 @@ import click
 
 from layertax import console as consoles
 from layertax.commands.options import CONTEXT, export_options, export_values, keeping_options
+from layertax.scratch import private_dir
+
 
 def _shape_options(f):
     f = click.option("--relocs", type=click.IntRange(min=0, max=10000), default=5, show_default=True,
@@ -87,8 +88,7 @@ def run_command(runs: int, libs: int, exports: int, relocs: int, no_save: bool, 
     wine.wine()                                   # a missing Wine fails before anything is built
     targets = keeping.targets(export_values(exports_options), not no_save)
     err = consoles.console(stderr=True)
-    with tempfile.TemporaryDirectory(prefix="layertax-windows-") as tmp:
-        tmp = Path(tmp)
+    with private_dir("windows") as tmp:
         with consoles.working(f"building and verifying {shape.label()} as PE32+"):
             made = bundle.make(shape, runs, tmp / "pietrek.zip")
         err.print(f"bundle: {_bundle_line(made)}", markup=False, highlight=False)

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import re
 import subprocess
-import tempfile
 from pathlib import Path
 
 from layertax.engine.builder import toolchain
+from layertax.scratch import private_dir
 
 # Loader phases by the ld.so function that does them (inclusive instructions).
 PHASES = {
@@ -47,8 +47,8 @@ def parse_annotate(text: str) -> tuple[int | None, list[tuple[int, str, str]]]:
 def count(argv: list[str], env: dict[str, str], timeout: float = 120) -> dict:
     """Runs argv once under callgrind; returns instructions in total, per loader phase and per object."""
     annotate = toolchain.find_command("callgrind_annotate")
-    with tempfile.TemporaryDirectory(prefix="layertax-callgrind-") as tmp:
-        out = Path(tmp) / "callgrind.out"
+    with private_dir("callgrind") as tmp:
+        out = tmp / "callgrind.out"
         run = subprocess.run([toolchain.find("valgrind").path, "--tool=callgrind", f"--callgrind-out-file={out}",
                               *argv], capture_output=True, text=True, encoding="utf-8", errors="replace", env=env, timeout=timeout,
                              stdin=subprocess.DEVNULL, cwd=tmp)

@@ -15,7 +15,6 @@ import random
 import select
 import signal
 import subprocess
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ from layertax.engine.builder import graph, ninja, toolchain
 from layertax.engine.measure.settings import LAUNCH_WARMUP_S, default_cpu
 from layertax.engine.processes import ParentAwayFrom, kill_group
 from layertax.errors import LayertaxError, UsageError
+from layertax.scratch import private_dir
 
 NATIVE = ninja.NATIVE_DIR
 
@@ -214,8 +214,8 @@ def run(targets: list[Target], settings: LaunchSettings, launch_tools: LaunchToo
     if len({t.name for t in targets}) != len(targets):
         raise UsageError("two launch targets have the same name")
     result = LaunchRun()
-    with tempfile.TemporaryDirectory(prefix="layertax-launch-") as tmp:
-        spec, lines = Path(tmp) / "spec", Path(tmp) / "launches.jsonl"
+    with private_dir("launch") as tmp:
+        spec, lines = tmp / "spec", tmp / "launches.jsonl"
         write_spec(targets, spec)
         argv = [str(launch_tools.timer), "--spec", str(spec), "--runs", str(settings.runs),
                 "--warmup", str(settings.warmup), "--warmup-ms", str(round(settings.warmup_time * 1000)),

@@ -9,19 +9,18 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Callable
 
 from layertax.engine import machine
 from layertax.loader import launch, ldstats
+from layertax.scratch import MEMORY_DIRS, private_dir
 
 # ld.so opens its LD_DEBUG_OUTPUT file while it starts, inside the time it reports. In this
 # VM's /tmp (ext4 on a virtual disk) that file cost the empty program's debugged launches
 # 25-99 µs over six runs, more run after run; in a tmpfs, 12-35 µs (docs/inspect.md). So the
 # debug output goes to a private directory in a memory-backed filesystem when there is one,
 # unless TMPDIR says where temporary files go.
-MEMORY_DIRS = ("/dev/shm",)
 
 
 def output_root() -> str | None:
@@ -65,8 +64,7 @@ def statistics(targets: list[launch.Target], tools: launch.LaunchTools, lsetting
     when loading and relocation are over).
     """
     out: dict[str, list[dict]] = {t.name: [] for t in targets}
-    with tempfile.TemporaryDirectory(prefix="layertax-ldstats-", dir=output_root()) as tmp_name:
-        tmp = Path(tmp_name)
+    with private_dir("ldstats", output_root()) as tmp:
         output_fs = machine.filesystem_of(tmp)
         run = _debug_run(targets, "statistics", tools, lsettings, launches, tmp, on_launch)
         for i, t in enumerate(targets):
@@ -110,8 +108,7 @@ _PROGRAM_INIT = re.compile(r"^\s*\d+:\s+initialize program: (.+?)\s*$", re.M)
 
 def init_order(target: launch.Target, tools: launch.LaunchTools, lsettings: launch.LaunchSettings) -> dict:
     """The order glibc runs the initialisers in (LD_DEBUG=files), one launch."""
-    with tempfile.TemporaryDirectory(prefix="layertax-ldfiles-", dir=output_root()) as tmp_name:
-        tmp = Path(tmp_name)
+    with private_dir("ldfiles", output_root()) as tmp:
         run = _debug_run([target], "files", tools, lsettings, 1, tmp)
         lines = run.of(target.name)
         text = _output_of(tmp, 0, lines[0]) if lines else None

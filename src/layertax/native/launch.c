@@ -47,7 +47,8 @@
  * a reader woken by every launch (a pipe to the Python parent, as it was) ran
  * between launches, and one launch in two or three paid for it (docs/launch.md).
  * SIGTERM or SIGINT ends the run after the launch under way; every line written
- * so far is flushed, so an interrupted run keeps the launches that finished. */
+ * so far is flushed, so an interrupted run keeps the launches that finished. The
+ * death of the parent sends SIGTERM (PR_SET_PDEATHSIG). */
 #define _GNU_SOURCE
 #include "common.h"
 #include "placement.h"
@@ -58,6 +59,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -467,6 +469,13 @@ int main(int argc, char **argv)
     stop.sa_handler = request_stop;   /* no SA_RESTART: a wait in progress returns EINTR and re-checks */
     sigaction(SIGTERM, &stop, NULL);
     sigaction(SIGINT, &stop, NULL);
+    /* A parent killed outright (SIGKILL) cannot ask us to stop: the kernel sends SIGTERM when
+     * it dies, and the run ends as if asked, instead of launching on for minutes with no one
+     * to read it. A parent that died before the prctl is caught by its pid changing. */
+    pid_t parent = getppid();
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent)
+        request_stop(SIGTERM);
     rng_state = seed ? seed : 0x9E3779B97F4A7C15ULL;
 
     char pin_why[128], prio[128];

@@ -18,6 +18,7 @@ from layertax.errors import LayertaxError, UsageError
 from layertax.experiments.loadtime.generate import Shape
 from layertax.experiments.loadtime.pe import build, verify
 from layertax.experiments.loadtime.pe.verify import Claim
+from layertax.scratch import private_dir
 from layertax.version import full_version
 from layertax.windows import experiments
 
@@ -142,7 +143,7 @@ def zip_tree(root: Path, target: Path) -> None:
 
 def make(shape: Shape, runs: int, target: Path, on_line: Callable[[str], None] | None = None) -> Bundle:
     """The zip at target (its directory must exist); built in a private temporary directory."""
-    with tempfile.TemporaryDirectory(prefix="layertax-bundle-") as tmp:
-        bundle = assemble(shape, runs, Path(tmp), target, on_line)
-        zip_tree(Path(tmp) / "pietrek", target)
+    with private_dir("bundle") as tmp:
+        bundle = assemble(shape, runs, tmp, target, on_line)
+        zip_tree(tmp / "pietrek", target)
     return bundle

@@ -8,11 +8,12 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+
+from layertax.scratch import private_dir
 
 # name -> (commands to look for, argv that prints the version, Debian package, what it adds)
 TOOLS: dict[str, tuple[tuple[str, ...], tuple[str, ...], str, str]] = {
@@ -86,7 +87,7 @@ def has_library(name: str) -> bool:
     if cc is None:
         return False
     source, flags, _, _ = LIBRARIES[name]
-    with tempfile.TemporaryDirectory(prefix="layertax-probe-") as d:
+    with private_dir("probe") as d:
         src = Path(d) / "probe.c"
         src.write_text(source)
         try:

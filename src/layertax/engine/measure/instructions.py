@@ -33,7 +33,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import tempfile
 from collections import defaultdict
 from collections.abc import Mapping
 from pathlib import Path
@@ -41,6 +40,7 @@ from pathlib import Path
 from layertax.engine.measure import aslr, callgrind_file
 from layertax.engine.builder import toolchain
 from layertax.engine.measure.fixed_run import fixed_run
+from layertax.scratch import make_private_dir
 
 ITERS = (100, 3100)  # a wide span: what varies once per run (printing a time's digits) shrinks per op
 JIT_KINDS = {"java", "node"}
@@ -263,7 +263,7 @@ def measure_experiment(exp, kernels: dict, patterns: tuple[str, ...], settings, 
     """Every selected case of an experiment counted under callgrind; the result in the run's shape."""
     from layertax.engine.measure.scheduler import open_shared_input
 
-    workroot = Path(tempfile.mkdtemp(prefix=f"layertax-{exp.name}-instructions-"))
+    workroot = make_private_dir(f"{exp.name}-instructions")
     try:
         with open_shared_input(exp, settings, workroot, note, progress) as shared:
             return _measure_cases(exp, kernels, patterns, settings.timeout, progress, workroot, shared)

@@ -36,6 +36,7 @@ from layertax.progress import NoProgress
 from layertax.engine.measure import count_cache
 from layertax.engine.measure.rounds import RoundPlan
 from layertax.engine.measure.settings import Settings
+from layertax.scratch import make_private_dir
 
 
 @dataclass
@@ -274,7 +275,7 @@ class Scheduler:
         self.deadline = deadline
         base = self.settings
         self.settings = base.for_experiment(exp.defaults)
-        workroot = Path(tempfile.mkdtemp(prefix=f"layertax-{exp.name}-"))
+        workroot = make_private_dir(exp.name)
         try:
             with open_shared_input(exp, self.settings, workroot, self.note, self.progress) as shared:
                 self.shared = shared
