@@ -12,7 +12,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "layertax"
 
 # The ground floor: anyone may import these, and they import only each other.
 GROUND = {"layertax.units", "layertax.console", "layertax.progress", "layertax.paths", "layertax.errors",
-          "layertax.version", "layertax.experiment", "layertax.scratch"}
+          "layertax.version", "layertax.experiment", "layertax.scratch",
+          "layertax.blas_threads"}
 
 
 def _module_name(path: Path) -> str:
