@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import os
 import subprocess
+import threading
 from pathlib import Path
 
 import pytest
 
 import layertax
 from layertax.engine.builder import ninja
+from layertax.engine.processes import ParentAwayFrom
 from layertax.loader import contention
 from tests.conftest import TESTS, build_test_program
 
@@ -109,3 +111,24 @@ def test_the_notes_name_each_move_and_count_the_launches_that_waited():
 def test_no_move_and_no_wait_make_no_note():
     assert contention.notes({"launch": {"moves": []}, "cases": [{"samples": [_launch(5, 600)]}]}) == []
     assert contention.notes({"cases": []}) == []      # results saved before the timer kept waits
+
+
+def test_the_parent_keeps_every_thread_of_its_own_off_the_measured_cpu_and_puts_them_back():
+    """sched_setaffinity(0) moves the calling thread only; a library's worker thread must
+    move too (numpy's OpenBLAS had one spinning for 0.1 s beside the timer)."""
+    allowed = os.sched_getaffinity(0)
+    if len(allowed) < 2:
+        pytest.skip("one CPU: nowhere else to keep the parent")
+    cpu = max(allowed)
+    ready, done = threading.Event(), threading.Event()
+    worker = threading.Thread(target=lambda: (ready.set(), done.wait(30)))
+    worker.start()
+    ready.wait(10)
+    try:
+        with ParentAwayFrom(cpu) as away:
+            assert cpu not in os.sched_getaffinity(0) and cpu not in os.sched_getaffinity(worker.native_id)
+            assert away.moved
+        assert os.sched_getaffinity(0) == allowed and os.sched_getaffinity(worker.native_id) == allowed
+    finally:
+        done.set()
+        worker.join()
