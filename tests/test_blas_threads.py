@@ -12,7 +12,7 @@ import pytest
 
 PROBE = """
 import json, os, subprocess, sys
-import layertax
+import layertax.cli
 import numpy
 from scipy import stats
 stats.kruskal([1, 2, 3], [4, 5, 6])
@@ -43,7 +43,7 @@ def test_without_layertax_first_the_probe_would_see_the_worker():
     with more than one CPU, which is where a worker can spin beside a measurement)."""
     if len(os.sched_getaffinity(0)) < 2:
         pytest.skip("one CPU: OpenBLAS starts no worker")
-    probe = PROBE.replace("import layertax\nimport numpy", "import numpy\nimport layertax")
+    probe = PROBE.replace("import layertax.cli\nimport numpy", "import numpy\nimport layertax.cli")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
                          env={k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"})
     assert out.returncode == 0, out.stderr

@@ -12,7 +12,14 @@ from pathlib import Path
 
 import click
 
-from layertax import experiments, scratch
+# First, before any module of ours loads numpy or scipy: their OpenBLAS must not start a
+# thread that spins on the CPU we measure on (blas_threads.py). Here and not in the package's
+# __init__, which every Python kernel imports with its harness and should find as it was.
+from layertax import blas_threads
+
+blas_threads.install()
+
+from layertax import experiments, scratch  # noqa: E402 (after the hook, on purpose)
 from layertax.commands.options import CONTEXT, exit_with, export_options, export_values, keeping_options, with_version
 from layertax.commands.options import launch_timer_options, timer_values
 from layertax.commands.options import Duration, Finite
