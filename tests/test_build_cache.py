@@ -116,3 +116,14 @@ def test_ninja_build_tree_and_the_graph_publish_the_same_tree(tmp_path):
     path, log = ninja.build_tree(alone.kind, alone.key, alone.write, tmp_path)
     assert (path / "out.txt").read_text() == "same"
     assert alone.cached(tmp_path) and graph.build_graph([], [alone], tmp_path).built == 0
+
+
+def test_what_the_tools_leave_in_tmpdir_goes_with_the_build(tmp_path, isolated_dirs):
+    # binutils 2.40's dlltool leaves empty $TMPDIR/ccXXXXXX files behind; a build step that
+    # does the same must leave nothing in the user's temp dir.
+    user_tmp = isolated_dirs / "tmp"
+    leaves = _tree("leaves", 'mktemp "$${TMPDIR:?}/ccXXXXXX" > $out')
+    path, log = ninja.build_tree(leaves.kind, leaves.key, leaves.write, tmp_path / "cache")
+    left_by_tool = Path((path / "out.txt").read_text().strip())
+    assert left_by_tool.name.startswith("cc") and not left_by_tool.exists()
+    assert list(user_tmp.iterdir()) == []

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import ninja as ninja_pkg
 
+from layertax import scratch
 from layertax.engine.processes import kill_group
 from layertax.errors import LayertaxError
 
@@ -147,20 +148,25 @@ def run_ninja(directory: Path, targets: tuple[str, ...] = (), jobs: int | None =
     on_line sees every line ninja prints, e.g. "[3/40] CC obj/lib1.o", for a progress bar.
     """
     argv = [ninja_binary(), "-C", str(directory), "-k", "0", *(["-j", str(jobs)] if jobs else []), *targets]
-    # In its own session, so that an interruption ends ninja and every compiler it started
-    # (killing ninja alone leaves them writing into a directory that is being removed).
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, encoding="utf-8",
-                            errors="replace", stdin=subprocess.DEVNULL, start_new_session=True)
-    lines = []
-    try:
-        for line in proc.stdout:
-            lines.append(line)
-            if on_line:
-                on_line(line.rstrip("\n"))
-        proc.wait()
-    except BaseException:
-        kill_group(proc)
-        raise
+    # The tools' temporary files go to a directory of this build, removed with all it holds:
+    # binutils 2.40's dlltool leaves two empty /tmp/ccXXXXXX files behind on every call, and a
+    # compiler killed mid-build leaves its own.
+    with scratch.private_dir("build") as tools_tmp:
+        env = {**os.environ, "TMPDIR": str(tools_tmp)}
+        # In its own session, so that an interruption ends ninja and every compiler it started
+        # (killing ninja alone leaves them writing into a directory that is being removed).
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, encoding="utf-8",
+                                errors="replace", stdin=subprocess.DEVNULL, start_new_session=True, env=env)
+        lines = []
+        try:
+            for line in proc.stdout:
+                lines.append(line)
+                if on_line:
+                    on_line(line.rstrip("\n"))
+            proc.wait()
+        except BaseException:
+            kill_group(proc)
+            raise
     return proc.returncode == 0, "".join(lines)
 
 
