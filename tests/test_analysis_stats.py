@@ -71,6 +71,24 @@ def test_disturbance_compares_preempted_samples_with_the_rest():
     assert stats.disturbance([], []) == (None, None)
 
 
+def test_a_sample_that_says_whether_it_was_preempted_is_believed_over_its_switches():
+    from layertax.engine.analysis import analyze
+    # Launches: every child has an involuntary switch (the timer's vfork wake-up), so their
+    # own "preempted" (from the run-queue wait) decides; None is unknown and left out.
+    launches = [{"round": r, "main_ns": 100 + 20 * (r % 5 == 0), "csw_invol": 1, "preempted": r % 5 == 0}
+                for r in range(20)]
+    got = analyze.case_stats({"samples": launches}, None, "main_ns")
+    assert got["disturbed_share"] == 0.2 and got["disturbed_slowdown"] == pytest.approx(0.2)
+    unknown = [{**s, "preempted": None} for s in launches]
+    got = analyze.case_stats({"samples": unknown}, None, "main_ns")
+    assert got["disturbed_share"] is None and got["disturbed_slowdown"] is None
+    # A kernel's samples carry no such field: an involuntary switch is a preemption.
+    kernel = [{"round": r, "ns": 1000 + 100 * (r < 5), "ops": 10, "csw_invol": int(r < 5)} for r in range(20)]
+    got = analyze.case_stats({"samples": kernel}, None)
+    assert got["disturbed_share"] == 0.25 and got["disturbed_slowdown"] == pytest.approx(0.1)
+    assert analyze.case_stats({"samples": [{"round": 0, "ns": 5, "ops": 1}]}, None)["disturbed_share"] is None
+
+
 def test_aa_comparison_shows_no_difference():
     rng = np.random.default_rng(7)
     verdicts = []

@@ -24,6 +24,7 @@ from layertax.engine.builder import graph, ninja, toolchain
 from layertax.engine.measure.settings import LAUNCH_WARMUP_S, default_cpu
 from layertax.engine.processes import ParentAwayFrom, kill_group
 from layertax.errors import LayertaxError, UsageError
+from layertax.loader import contention
 from layertax.scratch import private_dir
 
 NATIVE = ninja.NATIVE_DIR
@@ -168,15 +169,28 @@ class LaunchRun:
     def of(self, name: str) -> list[dict]:
         return [x for x in self.launches if x["variant"] == name]
 
+    def samples(self, name: str) -> list[dict]:
+        """The measured launches of one target as result samples."""
+        rule = (self.descriptor or {}).get("placement") or {}
+        return [sample(x, rule.get("min_wait_ns")) for x in self.of(name)]
 
-def sample(line: dict) -> dict:
-    """One launch as a result sample: the timer's line with the context switches named as the analysis expects."""
-    return {"round": line["round"], "main_ns": line["main_ns"], "exit_ns": line["exit_ns"],
-            "first_init_ns": line.get("first_init_ns"), "preload_init_ns": line.get("preload_init_ns"),
-            "libc_start_main_ns": line.get("libc_start_main_ns"), "minflt": line["minflt"], "majflt": line["majflt"],
-            "utime_ns": line["utime_ns"], "stime_ns": line["stime_ns"], "csw_vol": line["nvcsw"],
-            "csw_invol": line["nivcsw"], "maxrss_kb": line["maxrss_kb"], "exit_status": line["exit_status"],
-            "runq_wait_ns": line.get("runq_wait_ns")}
+
+def sample(line: dict, min_wait_ns: int | None = None) -> dict:
+    """One launch as a result sample: the timer's line with the context switches named as the
+    analysis expects, and whether another task held the launch's CPU ("preempted", by the
+    timer's rule with its floor min_wait_ns; None where the kernel gave no run-queue wait).
+    The child's involuntary switches cannot say that: nearly every launch has one, the timer
+    woken when the child's execve releases the vfork (docs/launch.md §1), so by them every
+    launch of a run would count as preempted."""
+    out = {"round": line["round"], "main_ns": line["main_ns"], "exit_ns": line["exit_ns"],
+           "first_init_ns": line.get("first_init_ns"), "preload_init_ns": line.get("preload_init_ns"),
+           "libc_start_main_ns": line.get("libc_start_main_ns"), "minflt": line["minflt"], "majflt": line["majflt"],
+           "utime_ns": line["utime_ns"], "stime_ns": line["stime_ns"], "csw_vol": line["nvcsw"],
+           "csw_invol": line["nivcsw"], "maxrss_kb": line["maxrss_kb"], "exit_status": line["exit_status"],
+           "runq_wait_ns": line.get("runq_wait_ns")}
+    known = min_wait_ns is not None and out["runq_wait_ns"] is not None
+    out["preempted"] = contention.waited(out, min_wait_ns) if known else None
+    return out
 
 
 def write_spec(targets: list[Target], path: Path) -> None:

@@ -63,5 +63,5 @@ def launch_cases(targets: list[launch.Target], settings: launch.LaunchSettings, 
         cases[t.name] = {"name": t.name, "kernel": "launch", "language": "-", "descriptor": None,
                          "argv": list(t.argv), "env": dict(t.env), "status": "failed" if failed else "ok",
                          "reason": describe_failure(failed) if failed else None,
-                         "samples": [launch.sample(x) for x in run.of(t.name)]}
+                         "samples": run.samples(t.name)}
     return Launched(run, cases, machine.cpu_activity(cpu_before, machine.cpu_times()))

@@ -51,14 +51,24 @@ def _medians(rounds: dict[int, list[float]]) -> dict[int, float]:
     return {r: float(np.median(v)) for r, v in rounds.items()}
 
 
+def preempted(sample: dict) -> bool | None:
+    """Whether another task took the sample's CPU while it ran: the sample's own "preempted"
+    when it has that field (a launch's, from its run-queue wait; None: unknown), else whether
+    it had an involuntary context switch (a kernel's samples); None where neither is known."""
+    if "preempted" in sample:
+        return sample["preempted"]
+    return sample["csw_invol"] > 0 if "csw_invol" in sample else None
+
+
 def case_stats(case: dict, base_values: dict[int, float] | None, metric: str | None = None) -> dict | None:
     """base_values: the baseline's round medians (None if the baseline has no samples)."""
     rounds = round_samples(case, metric)
     if not rounds:
         return None
     summary = stats.summarize_rounds(list(rounds.values()))
-    with_csw = [s for s in case["samples"] if "csw_invol" in s and value(s, metric) is not None]
-    share, slowdown = stats.disturbance([value(s, metric) for s in with_csw], [s["csw_invol"] > 0 for s in with_csw])
+    known = [(value(s, metric), flag) for s in case["samples"]
+             if (flag := preempted(s)) is not None and value(s, metric) is not None]
+    share, slowdown = stats.disturbance([v for v, _ in known], [flag for _, flag in known])
     summary["disturbed_share"] = share
     summary["disturbed_slowdown"] = slowdown
     summary["ratio"] = None
