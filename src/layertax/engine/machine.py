@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import os
 import platform
+import resource
 from pathlib import Path
 
 from layertax.engine.builder import toolchain
@@ -143,30 +144,68 @@ def _os_pretty_name() -> str | None:
     return None
 
 
+# The names of /proc/stat's first eight columns, in jiffies (USER_HZ) since boot.
+STAT_COLUMNS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
+
+
 def cpu_times() -> dict[str, int] | None:
-    """Cumulative jiffies of all CPUs from /proc/stat (user, system, idle, steal, ...)."""
-    names = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
+    """Cumulative jiffies of all CPUs from /proc/stat (user, system, idle, steal, ...), and
+    "own_ns": the CPU time this process and its reaped children have used (getrusage), so
+    that cpu_activity() can tell this run's work from everyone else's."""
     for line in (_read("/proc/stat") or "").splitlines():
         if line.startswith("cpu "):
-            values = [int(v) for v in line.split()[1:1 + len(names)]]
-            return dict(zip(names, values))
+            values = [int(v) for v in line.split()[1:1 + len(STAT_COLUMNS)]]
+            reading = dict(zip(STAT_COLUMNS, values))
+            reading["own_ns"] = _own_cpu_ns()
+            return reading
     return None
 
 
+def _own_cpu_ns() -> int:
+    used = 0.0
+    for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN):
+        usage = resource.getrusage(who)
+        used += usage.ru_utime + usage.ru_stime
+    return int(used * 1e9)
+
+
+# Outside shares over a shorter window are not reported: /proc/stat counts whole jiffies
+# (10 ms) per CPU, so over 0.5 s on 2 CPUs one jiffy either way is 1% of the machine.
+OUTSIDE_MIN_WINDOW_S = 1.0
+
+
 def cpu_activity(before: dict[str, int] | None, after: dict[str, int] | None) -> dict | None:
-    """Shares of CPU time between two cpu_times() readings: how busy and how much stolen.
+    """Shares of CPU time between two cpu_times() readings: how busy, how much stolen, and how
+    much went to tasks outside this run.
 
     Steal is time the hypervisor gave this VM's CPUs to someone else: the clearest
-    sign of noisy neighbours, and invisible to everything inside the VM but this.
+    sign of noisy neighbours on the host. "outside_share" is the busy time no task of this
+    run used (the system-wide busy time of /proc/stat less this process's and its children's
+    own): neighbours inside the same kernel. On a machine shared by containers they do not
+    show in `ps` or `top` here (another PID namespace), but their CPU time is in /proc/stat
+    and their run-queue waits in ours (docs/launch.md §2). None when the window was under
+    OUTSIDE_MIN_WINDOW_S or a reading lacks this run's own time.
     """
     if not before or not after:
         return None
-    delta = {k: after[k] - before[k] for k in before}
+    delta = {k: after[k] - before[k] for k in STAT_COLUMNS if k in before and k in after}
     total = sum(delta.values())
     if total <= 0:
         return None
-    return {"steal_share": round(delta.get("steal", 0) / total, 4),
-            "busy_share": round(1 - (delta["idle"] + delta.get("iowait", 0)) / total, 4)}
+    activity = {"steal_share": round(delta.get("steal", 0) / total, 4),
+                "busy_share": round(1 - (delta["idle"] + delta.get("iowait", 0)) / total, 4)}
+    cpus = os.cpu_count() or 1
+    hz = os.sysconf("SC_CLK_TCK")
+    window_s = total / hz / cpus
+    activity["window_s"] = round(window_s, 3)
+    if "own_ns" in before and "own_ns" in after and window_s >= OUTSIDE_MIN_WINDOW_S:
+        busy_s = (total - delta["idle"] - delta.get("iowait", 0) - delta.get("steal", 0)) / hz
+        own_s = (after["own_ns"] - before["own_ns"]) / 1e9
+        activity["own_share"] = round(min(1.0, own_s / (total / hz)), 4)
+        activity["outside_share"] = round(max(0.0, busy_s - own_s) / (total / hz), 4)
+    else:
+        activity["outside_share"] = None
+    return activity
 
 
 def machine_id(fp: dict) -> str:

@@ -26,6 +26,10 @@ DISTURBED_SHARE = 0.2
 DISTURBED_SLOWDOWN = 0.02
 # Above this share of CPU time taken by the hypervisor during an experiment, neighbours were busy.
 NOISY_STEAL = 0.01
+# Above this share of the CPUs' time used by tasks outside the run (machine.cpu_activity's
+# outside_share), something else was running: on this project's 2-CPU VMs, other containers'
+# builds took 8-12% of each CPU during a launch run and made ~4% of launches wait (docs/launch.md).
+NOISY_OUTSIDE = 0.05
 DEFAULT_THRESHOLD = 0.02
 
 
@@ -177,10 +181,16 @@ def noise_warnings(summary: dict, disturbed_share: float | None = None,
 
 def experiment_warnings(cpu_activity: dict | None) -> list[str]:
     """Warnings about the whole experiment rather than one case (the machine while it ran)."""
+    warnings = []
     steal = (cpu_activity or {}).get("steal_share", 0)
     if steal > NOISY_STEAL:
-        return [f"the hypervisor stole {steal:.1%} of CPU time during this experiment (other virtual machines were busy)"]
-    return []
+        warnings.append(f"the hypervisor stole {steal:.1%} of CPU time during this experiment "
+                        "(other virtual machines were busy)")
+    outside = (cpu_activity or {}).get("outside_share")
+    if outside is not None and outside > NOISY_OUTSIDE:
+        warnings.append(f"tasks outside this run used {outside:.0%} of the CPUs' time while it ran "
+                        "(in a container they need not show in ps: /proc/stat counts them)")
+    return warnings
 
 
 @dataclass(frozen=True)
