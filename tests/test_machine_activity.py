@@ -88,3 +88,28 @@ def test_a_live_reading_counts_a_reaped_childs_cpu_time_as_this_runs():
     after = machine.cpu_times()
     assert after["own_ns"] > before["own_ns"]
     assert all(after[k] >= before[k] for k in machine.STAT_COLUMNS)
+
+
+def test_busy_time_no_visible_process_used_is_unseen():
+    before, after = window(1.0, busy_share=0.6, own_cpu_s=0.0, steal_share=0.1)
+    activity = machine.cpu_activity(before, after)
+    total_ticks = HZ * CPUS * activity["window_s"]
+    # 0.6 busy, 0.1 of it stolen; processes visible here used 0.2 of all CPU time: 0.3 unseen.
+    assert machine.unseen_share(activity, round(0.2 * total_ticks)) == pytest.approx(0.3, abs=0.01)
+    assert machine.unseen_share(activity, round(0.9 * total_ticks)) == 0.0
+    assert machine.unseen_share(None, 0) is None
+
+
+def test_the_doctor_names_unseen_tasks_only_above_the_limit():
+    fp = {"virtualized": True, "cores": CPUS}
+    quiet = {"busy_share": 0.3, "steal_share": 0.0, "unseen_share": machine.UNSEEN_WARN / 2}
+    assert not any("no process here can see" in m for _, m in machine.advice(fp, quiet))
+    busy = dict(quiet, unseen_share=0.3)
+    (level, message), = [(lv, m) for lv, m in machine.advice(fp, busy) if "no process here can see" in m]
+    assert level == "warn" and message.startswith("30% of the CPUs' time")
+
+
+def test_visible_processes_include_this_one():
+    own = os.times()
+    own_ticks = int((own.user + own.system) * HZ)
+    assert machine.visible_ticks() >= own_ticks

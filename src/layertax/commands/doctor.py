@@ -34,9 +34,11 @@ def run() -> int:
         out.print("[bold]CPU vulnerabilities[/bold] (mitigations tax every system call and context switch):")
         for k, v in vulnerable.items():
             out.print(f"  {k}: {v}")
-    before = machine.cpu_times()
+    seen_before, before = machine.visible_ticks(), machine.cpu_times()
     time.sleep(1.0)
     activity = machine.cpu_activity(before, machine.cpu_times())
+    if activity:
+        activity["unseen_share"] = machine.unseen_share(activity, machine.visible_ticks() - seen_before)
     out.print("\n[bold]for steadier measurements[/bold]")
     marks = {"ok": "[green]ok[/green]  ", "warn": "[yellow]warn[/yellow]", "info": "[blue]info[/blue]"}
     for level, message in machine.advice(fp, activity):

@@ -208,6 +208,35 @@ def cpu_activity(before: dict[str, int] | None, after: dict[str, int] | None) ->
     return activity
 
 
+def visible_ticks() -> int:
+    """The CPU time, in clock ticks, used so far by every process this one can see in /proc
+    (utime + stime of /proc/PID/stat, all threads). In a container the tasks of other
+    containers on the same kernel, and the kernel's own threads, are not among them."""
+    ticks = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            # The command name, field 2, may hold spaces and parentheses: split after its last ")".
+            fields = stat.read_text().rpartition(")")[2].split()
+            ticks += int(fields[11]) + int(fields[12])   # fields 14 and 15 of proc(5)
+        except (OSError, IndexError, ValueError):   # gone meanwhile, or unreadable
+            continue
+    return ticks
+
+
+def unseen_share(activity: dict | None, visible_ticks_used: int) -> float | None:
+    """The share of all CPUs' time, over cpu_activity()'s window, that was busy but not used by
+    any process visible here (visible_ticks() after less before): None without a window."""
+    if not activity or not activity.get("window_s"):
+        return None
+    total_ticks = activity["window_s"] * os.sysconf("SC_CLK_TCK") * (os.cpu_count() or 1)
+    busy_ticks = (activity["busy_share"] - activity["steal_share"]) * total_ticks
+    return round(max(0.0, busy_ticks - visible_ticks_used) / total_ticks, 4)
+
+
+# Above this share of the CPUs' time in tasks `ps` cannot show, the doctor names them.
+UNSEEN_WARN = 0.10
+
+
 def machine_id(fp: dict) -> str:
     """Identifies 'the same machine' for history: hardware and system, not the moment's load."""
     stable = "|".join(str(fp.get(k)) for k in ("hostname_hash", "cpu_model", "cores", "kernel", "libc"))
@@ -236,7 +265,8 @@ def differences(a: dict, b: dict) -> list[str]:
 def advice(fp: dict, activity: dict | None = None) -> list[tuple[str, str]]:
     """(level, message) pairs saying what would make measurements steadier, like `pyperf system show`.
 
-    activity: cpu_activity() over a short window just now, if measured.
+    activity: cpu_activity() over a short window just now, if measured, with "unseen_share"
+    (unseen_share()) if the processes visible here were read around the same window.
     """
     out: list[tuple[str, str]] = []
     if activity:
@@ -249,6 +279,11 @@ def advice(fp: dict, activity: dict | None = None) -> list[tuple[str, str]]:
                                 "neighbours on the host are busy; expect noise"))
         elif fp.get("virtualized"):
             out.append(("ok", f"steal time {steal:.1%} over the last second"))
+        unseen = activity.get("unseen_share")
+        if unseen is not None and unseen > UNSEEN_WARN:
+            out.append(("warn", f"{unseen:.0%} of the CPUs' time went to tasks no process here can see: "
+                                "another container on this kernel, or the kernel's own threads "
+                                "(ps and top do not show them; /proc/stat and the load average do)"))
     load = fp.get("loadavg")
     if load:
         one_min = float(load.split()[0])
