@@ -13,6 +13,7 @@ Not a test: it measures, and these machines are shared.
 
     .venv/bin/python bench/inprocess_vs_pyperf.py [--pairs 5] [--case py-stat-str ...]
                                                   [--min-time S] [--layertax-precision F]
+                                                  [--layertax-runs N]
 """
 from __future__ import annotations
 
@@ -38,12 +39,15 @@ def per_op_spread(values: list[float]) -> tuple[float, float]:
     return float(median), float((q3 - q1) / median)
 
 
-def layertax_turn(case: str, cpu: int, min_time: float | None, work: Path, precision: float | None = None) -> dict:
+def layertax_turn(case: str, cpu: int, min_time: float | None, work: Path, precision: float | None = None,
+                  runs: int | None = None) -> dict:
     """The case's per-op samples (ns), its median and 95% interval as layertax reports them."""
     out = work / "layertax.json"
     sample_time = [] if min_time is None else ["--min-time", str(min_time)]
     if precision is not None:
         sample_time += ["--precision", str(precision), "--budget", "0"]
+    if runs is not None:
+        sample_time += ["--runs", str(runs)]
     subprocess.run([sys.executable, "-m", "layertax", "run", "encoding", "--case", case, "--cpu", str(cpu),
                     "--no-syscalls", "--no-save", *sample_time, "--export-json", str(out)],
                    check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -94,6 +98,8 @@ def main() -> int:
                         help="seconds per sample for both tools (default: each tool's own: layertax 0.005, pyperf 0.1)")
     parser.add_argument("--layertax-precision", type=float, metavar="F",
                         help="layertax's --precision (with no budget), e.g. 0.005 to give it about pyperf's time")
+    parser.add_argument("--layertax-runs", type=int, metavar="N",
+                        help="layertax's --runs: exactly N rounds (120 gives it about pyperf's time here)")
     args = parser.parse_args()
     try:
         import pyperf  # noqa: F401
@@ -104,7 +110,8 @@ def main() -> int:
     cases = args.case or list(DEFAULT_CASES)
     print(f"{args.pairs} pairs per case, both pinned to cpu {cpu}, "
           f"sample time {'each tool its own' if args.min_time is None else f'{args.min_time:g} s'}"
-          f"{'' if args.layertax_precision is None else f', layertax --precision {args.layertax_precision:g}'}; "
+          f"{'' if args.layertax_precision is None else f', layertax --precision {args.layertax_precision:g}'}"
+          f"{'' if args.layertax_runs is None else f', layertax --runs {args.layertax_runs}'}; "
           f"per-op medians in ns; layertax first in odd pairs")
     print(f"{'case':24} {'pair':>4} {'layertax':>9} {'pyperf':>8} {'ratio':>6}  {'IQR/med lt':>10} {'pf':>6}  "
           f"{'s lt':>5} {'s pf':>5}")
@@ -113,7 +120,8 @@ def main() -> int:
         for case in cases:
             turns = []
             for pair in range(1, args.pairs + 1):
-                order = [("lt", functools.partial(layertax_turn, precision=args.layertax_precision)),
+                order = [("lt", functools.partial(layertax_turn, precision=args.layertax_precision,
+                                                 runs=args.layertax_runs)),
                          ("pf", pyperf_turn)]
                 if pair % 2 == 0:
                     order.reverse()
