@@ -43,13 +43,13 @@ def layertax_turn(case: str, cpu: int, min_time: float | None, work: Path, preci
                   runs: int | None = None) -> dict:
     """The case's per-op samples (ns), its median and 95% interval as layertax reports them."""
     out = work / "layertax.json"
-    sample_time = [] if min_time is None else ["--min-time", str(min_time)]
+    options = [] if min_time is None else ["--min-time", str(min_time)]
     if precision is not None:
-        sample_time += ["--precision", str(precision), "--budget", "0"]
+        options += ["--precision", str(precision), "--budget", "0"]
     if runs is not None:
-        sample_time += ["--runs", str(runs)]
+        options += ["--runs", str(runs)]
     subprocess.run([sys.executable, "-m", "layertax", "run", "encoding", "--case", case, "--cpu", str(cpu),
-                    "--no-syscalls", "--no-save", *sample_time, "--export-json", str(out)],
+                    "--no-syscalls", "--no-save", *options, "--export-json", str(out)],
                    check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     found = [c for c in json.loads(out.read_text())["experiments"][0]["cases"] if c["name"] == case]
     if not found or found[0]["status"] != "ok":
