@@ -97,7 +97,7 @@ def main() -> int:
     parser.add_argument("--min-time", type=float, metavar="S",
                         help="seconds per sample for both tools (default: each tool's own: layertax 0.005, pyperf 0.1)")
     parser.add_argument("--layertax-precision", type=float, metavar="F",
-                        help="layertax's --precision (with no budget), e.g. 0.005 to give it about pyperf's time")
+                        help="layertax's --precision (with no budget); its rounds still stop at 40 (more time: --layertax-runs)")
     parser.add_argument("--layertax-runs", type=int, metavar="N",
                         help="layertax's --runs: exactly N rounds (120 gives it about pyperf's time here)")
     args = parser.parse_args()
