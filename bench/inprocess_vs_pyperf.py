@@ -29,14 +29,15 @@ from pathlib import Path
 
 import numpy as np
 
+from launch_vs_hyperfine import iqr_over_median   # this folder's
+
 HERE = Path(__file__).resolve().parent
 DEFAULT_CASES = ("py-stat-str", "tp-py-encode-ascii-256")
 
 
 def per_op_spread(values: list[float]) -> tuple[float, float]:
     """(median, IQR/median) of per-operation times."""
-    q1, median, q3 = np.percentile(values, [25, 50, 75])
-    return float(median), float((q3 - q1) / median)
+    return float(np.median(values)), iqr_over_median(values)
 
 
 def layertax_turn(case: str, cpu: int, min_time: float | None, work: Path, precision: float | None = None,
