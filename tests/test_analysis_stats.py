@@ -123,13 +123,15 @@ def test_bootstrap_interval_contains_the_ratio():
 
 def test_round_summary_treats_each_round_as_one_replicate():
     # Ten rounds, each of three identical samples: the interval is that of the ten
-    # round medians, not of thirty pooled (and falsely independent) samples.
-    rounds = [[float(v)] * 3 for v in range(1, 11)]
+    # round medians, not of thirty pooled (and falsely independent) samples. In an order
+    # with no drift (1..10 in turn would be one: see test_analysis_dependence.py).
+    rounds = [[float(v)] * 3 for v in (3, 8, 1, 10, 5, 6, 2, 9, 4, 7)]
     s = stats.summarize_rounds(rounds)
     assert s["n"] == 30 and s["rounds"] == 10
     assert s["median"] == 5.5
     lo, hi, coverage = stats.median_ci(range(1, 11))
     assert s["ci95"] == [lo, hi] == [2.0, 9.0] and s["ci_coverage"] == round(coverage, 4)
+    assert s["ci_dependence"] == 1.0
     assert s["min"] == 1.0 and s["max"] == 10.0
 
 

@@ -38,8 +38,7 @@ def preload_cost(result: dict) -> dict | None:
         return None
     plain = analyze.round_values(by[EMPTY], "exit_ns")
     loaded = analyze.round_values(by[EMPTY_STAMPED], "exit_ns")
-    diffs = [loaded[r] - plain[r] for r in plain if r in loaded]
-    if not diffs:
+    diff = stats.paired_difference(loaded, plain)
+    if diff is None:
         return None
-    lo, hi, _ = stats.median_ci(diffs)
-    return {"median_ns": float(sorted(diffs)[len(diffs) // 2]), "ci95": [lo, hi], "rounds": len(diffs)}
+    return {"median_ns": diff["median"], "ci95": diff["ci95"], "rounds": diff["n"]}

@@ -65,7 +65,7 @@ def case_stats(case: dict, base_values: dict[int, float] | None, metric: str | N
     rounds = round_samples(case, metric)
     if not rounds:
         return None
-    summary = stats.summarize_rounds(list(rounds.values()))
+    summary = stats.summarize_rounds([rounds[r] for r in sorted(rounds)])   # in the order they ran
     known = [(value(s, metric), flag) for s in case["samples"]
              if (flag := preempted(s)) is not None and value(s, metric) is not None]
     share, slowdown = stats.disturbance([v for v, _ in known], [flag for _, flag in known])

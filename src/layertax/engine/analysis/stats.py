@@ -11,9 +11,12 @@
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
+
+from layertax.engine.analysis import dependence
 
 CONFIDENCE = 0.95
 # Above this relative half-width of the median's CI, the reported median is uncertain: the main warning.
@@ -31,6 +34,9 @@ NOISY_STEAL = 0.01
 # builds took 8-12% of each CPU during a launch run and made ~4% of launches wait (docs/launch.md).
 NOISY_OUTSIDE = 0.05
 DEFAULT_THRESHOLD = 0.02
+# Above this variance factor (dependence.py) successive rounds moved together enough to widen an
+# interval at least twofold: the machine drifted while the run went on, which the user should know.
+DRIFT_FACTOR = 4.0
 
 
 def _spread(iqr: float, median: float) -> float | None:
@@ -41,13 +47,18 @@ def _spread(iqr: float, median: float) -> float | None:
     return 0.0 if iqr == 0 else None
 
 
-def median_ci(values, confidence: float = CONFIDENCE) -> tuple[float, float, float]:
+def median_ci(values, confidence: float = CONFIDENCE, factor: float = 1.0) -> tuple[float, float, float]:
     """Order-statistic interval for the median: (low, high, achieved coverage).
 
     Picks the narrowest symmetric pair of ranks whose coverage is at least the
     requested one. With fewer than 6 samples no pair reaches 95%; the interval
     is then [min, max] and the achieved (lower) coverage is returned so the
     caller can say so.
+
+    factor: how much more the count of values below the median varies than for
+    independent values (dependence.variance_factor of values taken in order). Above 1,
+    the ranks come from the normal approximation with that variance, and are never
+    narrower than the independent ranks.
     """
     x = np.sort(np.asarray(values, dtype=float))
     n = len(x)
@@ -65,6 +76,14 @@ def median_ci(values, confidence: float = CONFIDENCE) -> tuple[float, float, flo
         else:
             break
     coverage = 1.0 - 2.0 * sps.binom.cdf(best_j - 1, n, 0.5)
+    if factor > 1.0:
+        # The interval's half-width in ranks, n/2 - j + 1/2, grows with the count's standard
+        # deviation, sqrt(factor) times an independent series': continuous at factor 1.
+        half = (n / 2 - best_j + 0.5) * math.sqrt(factor)
+        wanted = math.floor(n / 2 + 0.5 - half)
+        if wanted < 1:        # even [min, max] is short of it: say how short (normal approximation)
+            coverage = min(coverage, float(2.0 * sps.norm.cdf((n / 2 - 0.5) / (math.sqrt(n * factor) / 2)) - 1.0))
+        best_j = max(1, min(best_j, wanted))
     return float(x[best_j - 1]), float(x[n - best_j]), float(coverage)
 
 
@@ -80,60 +99,67 @@ def _describe(values) -> dict:
             "iqr": float(q3 - q1), "spread": _spread(float(q3 - q1), float(med))}
 
 
-def _with_median(summary: dict, values) -> dict:
-    lo, hi, coverage = median_ci(values)
-    summary.update({"median": float(np.median(values)), "ci95": [lo, hi], "ci_coverage": round(coverage, 4)})
-    return summary
+def _interval(values, in_order: bool) -> dict:
+    """The median, its 95% interval and the interval's coverage. in_order: the values are a
+    series in the order they were taken (rounds, launches), so the interval is widened for
+    how much neighbours move together (dependence.py), and the factor is kept with it."""
+    factor = dependence.variance_factor(values) if in_order else 1.0
+    lo, hi, coverage = median_ci(values, factor=factor)
+    out = {"median": float(np.median(values)), "ci95": [lo, hi], "ci_coverage": round(coverage, 4)}
+    if in_order:
+        out["ci_dependence"] = round(factor, 3)
+    return out
 
 
 def summarize(values) -> dict:
     """Summary of independent samples: the median and its interval come from the samples themselves."""
-    return _with_median(_describe(values), np.asarray(values, dtype=float))
+    return {**_describe(values), **_interval(np.asarray(values, dtype=float), in_order=False)}
 
 
 def summarize_rounds(rounds: list[list[float]]) -> dict:
-    """Summary where each round (one kernel process) is one independent replicate.
+    """Summary where each round (one kernel process) is one replicate; rounds in the order they ran.
 
     Samples inside one process are correlated (the same memory layout, the same
     files, the same moment on the host), so pooling them as if independent would
     make the interval too narrow. The median and its interval therefore come from
-    the per-round medians; min, spread and mean describe all samples.
+    the per-round medians; min, spread and mean describe all samples. Successive
+    rounds are not independent either (the machine drifts for seconds), so the
+    interval is widened by how much they move together (dependence.py).
     """
     rounds = [r for r in rounds if len(r)]
     if not rounds:
         raise ValueError("no samples")
-    summary = _with_median(_describe([v for r in rounds for v in r]), [float(np.median(r)) for r in rounds])
+    summary = {**_describe([v for r in rounds for v in r]), **_interval([float(np.median(r)) for r in rounds], True)}
     summary["rounds"] = len(rounds)
     return summary
 
 
 def paired_ratios(case_rounds: dict[int, float], base_rounds: dict[int, float]) -> list[float]:
-    """case/baseline for every round in which both ran."""
+    """case/baseline for every round in which both ran, in round order."""
     return [case_rounds[r] / base_rounds[r] for r in sorted(case_rounds) if r in base_rounds and base_rounds[r] > 0]
 
 
 def ratio_summary(ratios: list[float]) -> dict | None:
+    """The median of per-round ratios (in round order) with its interval, widened for drift."""
     if not ratios:
         return None
-    lo, hi, coverage = median_ci(ratios)
-    return {"median": float(np.median(ratios)), "ci95": [lo, hi], "ci_coverage": round(coverage, 4),
-            "rounds": len(ratios)}
+    return {**_interval(ratios, in_order=True), "rounds": len(ratios)}
 
 
 def median_summary(values) -> dict | None:
-    """The median of values with its order-statistic 95% interval (None if there are none)."""
+    """The median of values taken one after another (rounds, launches; in that order) with its
+    order-statistic 95% interval, widened for drift (None if there are none)."""
     values = [float(v) for v in values if v is not None]
     if not values:
         return None
-    lo, hi, coverage = median_ci(values)
-    return {"median": float(np.median(values)), "ci95": [lo, hi], "ci_coverage": round(coverage, 4),
-            "n": len(values)}
+    return {**_interval(values, in_order=True), "n": len(values)}
 
 
 def paired_difference(a: dict, b: dict) -> dict | None:
-    """a[k] - b[k] for every key both have (a round, a launch), summarized: the median difference
-    with its 95% interval. Pairing removes what both share (a slow moment of the machine)."""
-    return median_summary([a[k] - b[k] for k in a if k in b and a[k] is not None and b[k] is not None])
+    """a[k] - b[k] for every key both have (a round, a launch; in key order), summarized: the
+    median difference with its 95% interval. Pairing removes what both share (a slow moment
+    of the machine)."""
+    return median_summary([a[k] - b[k] for k in sorted(a) if k in b and a[k] is not None and b[k] is not None])
 
 
 def difference_of_medians(a, b, resamples: int = 2000, seed: int = 0) -> dict | None:
@@ -173,6 +199,10 @@ def noise_warnings(summary: dict, disturbed_share: float | None = None,
     if summary["ci_coverage"] < CONFIDENCE:
         count = f"{summary['rounds']} rounds" if "rounds" in summary else f"{summary['n']} samples"
         warnings.append(f"only {count}: the interval covers {summary['ci_coverage']:.0%}, not 95%")
+    factor = max(summary.get("ci_dependence") or 1.0, (summary.get("ratio") or {}).get("ci_dependence") or 1.0)
+    if factor > DRIFT_FACTOR:
+        warnings.append(f"successive rounds moved together (the machine drifted while it ran): "
+                        f"the interval is {math.sqrt(factor):.1f}x as wide as for independent rounds")
     if (disturbed_share is not None and disturbed_slowdown is not None
             and disturbed_share > DISTURBED_SHARE and disturbed_slowdown > DISTURBED_SLOWDOWN):
         warnings.append(f"{disturbed_share:.0%} of samples preempted, and those ran {disturbed_slowdown:.0%} slower")

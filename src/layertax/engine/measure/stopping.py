@@ -15,8 +15,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from layertax.engine.analysis import stats
 
 CHECKPOINTS = (6, 8, 12, 16, 24, 32, 40, 56, 80, 120, 160)
@@ -49,11 +47,10 @@ def precision_reached(case_rounds: dict[int, float], base_rounds: dict[int, floa
     """The relative half-width of a case's figure: its ratio to its baseline, paired per round,
     or its own median when it is a baseline (base_rounds None). None: not enough rounds."""
     if base_rounds is None:
-        values = list(case_rounds.values())
+        values = [case_rounds[r] for r in sorted(case_rounds)]   # in the order they ran
         if len(values) < 2:
             return None
-        lo, hi, _ = stats.median_ci(values)
-        return relative_half_width({"median": float(np.median(values)), "ci95": [lo, hi]})
+        return relative_half_width(stats.median_summary(values))
     ratios = stats.paired_ratios(case_rounds, base_rounds)
     if len(ratios) < 2:
         return None

@@ -1,0 +1,47 @@
+"""How much values taken one after another move together, and how much that widens the
+interval of their median.
+
+A median's order-statistic interval assumes independent values: the count of values below
+the true median is then binomial, with variance n/4. A run's rounds are not independent on
+a shared virtual machine. The machine drifts for seconds at a time (docs/inprocess.md: in
+twelve-second runs of 120 rounds, the medians of successive quarters differed by up to 11%),
+so neighbouring rounds are slow or fast together, the count's variance is larger, and the
+plain interval is too narrow: it held the median of eight such runs pooled in only 2 of 8.
+
+The factor estimated here is that count's variance over n/4: the long-run variance of the
+series of signs (above or below the median), by batch means. The series, in the order it
+was taken, is cut into about sqrt(n) consecutive batches; for independent values each
+batch's sum of signs has a variance equal to its length, and a batch's squared sum over its
+length estimates the factor. It is distribution-free, like the interval it widens: it
+looks only at which side of the median each value fell.
+
+The estimate is never taken below 1: a run whose rounds look more independent than
+independent gets the plain interval, so this can only widen it. On independent values that
+costs 6-16% of width on average (bench/dependence_coverage.py; docs/inprocess.md).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+# With fewer than this many batches the estimate is too rough to use: the plain interval stays.
+MIN_BATCHES = 3
+
+
+def variance_factor(values_in_order) -> float:
+    """The variance of the count below the median over an independent series' (>= 1).
+
+    values_in_order: the values in the order they were taken (a case's round medians by
+    round, a run's launches). 1.0 when there are too few to cut into MIN_BATCHES batches."""
+    x = np.asarray(values_in_order, dtype=float)
+    batches = math.isqrt(x.size)
+    if batches < MIN_BATCHES:
+        return 1.0
+    signs = np.sign(x - np.median(x))
+    per_value = float(np.mean(signs * signs))      # below 1 when values tie with the median
+    if per_value == 0:
+        return 1.0
+    parts = np.array_split(signs, batches)
+    factor = float(np.mean([p.sum() ** 2 / p.size for p in parts])) / per_value
+    return max(1.0, factor)

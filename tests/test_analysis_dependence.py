@@ -1,0 +1,122 @@
+"""The widening of a median's interval for values that drift together (engine/analysis/dependence.py).
+
+Synthetic series only, seeded: the statistics, never a timing."""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from layertax.engine.analysis import analyze, dependence, stats
+
+# Levels in an order with no drift: each batch of the sign series sums to about zero.
+NO_DRIFT = (3, 8, 1, 10, 5, 6, 2, 9, 4, 7)
+
+
+def test_a_series_without_drift_keeps_the_plain_interval():
+    assert dependence.variance_factor(NO_DRIFT) == 1.0
+    assert stats.median_ci(NO_DRIFT, factor=dependence.variance_factor(NO_DRIFT)) == stats.median_ci(NO_DRIFT)
+
+
+def test_too_few_values_to_cut_into_three_batches_are_left_alone():
+    assert dependence.variance_factor(range(8)) == 1.0            # isqrt(8) = 2 batches
+    assert dependence.variance_factor([]) == 1.0
+    assert dependence.variance_factor(range(9)) > 1.0             # 3 batches of a steady climb
+
+
+def test_a_step_in_the_middle_is_seen_and_widens_the_interval():
+    rng = np.random.default_rng(4)
+    stepped = np.concatenate([10 + rng.normal(0, 0.2, 20), 12 + rng.normal(0, 0.2, 20)])
+    shuffled = rng.permutation(stepped)       # the same values, the drift taken out of their order
+    factor = dependence.variance_factor(stepped)
+    assert factor > 4                         # all signs below, then all above: batches far from 0
+    assert dependence.variance_factor(shuffled) < factor
+    lo, hi, coverage = stats.median_ci(stepped, factor=factor)
+    plain_lo, plain_hi, _ = stats.median_ci(stepped)
+    assert lo < plain_lo and hi > plain_hi
+    assert lo <= np.median(stepped) <= hi
+
+
+def test_the_factor_of_a_climb_is_the_batch_count_and_its_ties_are_counted():
+    # 16 values climbing: 4 batches of signs (-,-,-,-), (-,-,-,-), (+,+,+,+), (+,+,+,+):
+    # each batch's squared sum over its length is 4, over an independent series' 1.
+    assert dependence.variance_factor(range(16)) == pytest.approx(4.0)
+    # Seventeen values: the middle one ties with the median (sign 0), and is left out of
+    # the per-value variance rather than counted as a value that varies.
+    assert dependence.variance_factor(range(17)) > 1.0
+
+
+def test_even_min_max_short_of_95_percent_says_how_short():
+    # Nine values in a climb: the factor wants more than [min, max] can give.
+    lo, hi, coverage = stats.median_ci(range(9), factor=dependence.variance_factor(range(9)))
+    assert (lo, hi) == (0.0, 8.0)
+    assert coverage < 0.95
+    summary = stats.median_summary(range(9))
+    assert summary["ci_coverage"] < 0.95 and summary["ci_dependence"] > 1.0
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(min_value=-1e6, max_value=1e6, allow_nan=False), min_size=2, max_size=60),
+       st.floats(min_value=1.0, max_value=50.0))
+def test_the_widened_interval_is_never_narrower_and_always_holds_the_median(values, factor):
+    lo, hi, coverage = stats.median_ci(values, factor=factor)
+    plain_lo, plain_hi, plain_coverage = stats.median_ci(values)
+    assert lo <= plain_lo and hi >= plain_hi
+    assert lo <= float(np.median(values)) <= hi
+    assert 0.0 <= coverage <= plain_coverage
+
+
+def _ar1(rng, n, rho):
+    y = np.zeros(n + 50)
+    for i in range(1, y.size):
+        y[i] = rho * y[i - 1] + rng.standard_normal()
+    return y[50:]
+
+
+def test_on_a_wandering_series_the_widening_restores_most_of_the_coverage():
+    # AR(1), lag-1 correlation 0.6, 40 values (a default run's rounds), true median 0.
+    # bench/dependence_coverage.py with 2000 series: 0.751 plain, 0.886 widened.
+    rng = np.random.default_rng(11)
+    trials = 400
+    plain = widened = 0
+    for _ in range(trials):
+        y = _ar1(rng, 40, 0.6)
+        lo, hi, _ = stats.median_ci(y)
+        plain += lo <= 0 <= hi
+        lo, hi, _ = stats.median_ci(y, factor=dependence.variance_factor(y))
+        widened += lo <= 0 <= hi
+    assert plain / trials < 0.82
+    assert widened / trials > 0.85
+    assert widened - plain > 0.08 * trials
+
+
+def test_on_independent_values_the_widening_costs_little():
+    rng = np.random.default_rng(12)
+    ratios = []
+    for _ in range(300):
+        y = rng.standard_normal(40)
+        lo, hi, _ = stats.median_ci(y)
+        wlo, whi, _ = stats.median_ci(y, factor=dependence.variance_factor(y))
+        ratios.append((whi - wlo) / (hi - lo))
+    assert 1.0 <= np.mean(ratios) < 1.2
+
+
+def test_a_case_and_its_ratio_are_widened_by_the_order_of_their_rounds():
+    # A case that drifts up half-way through while its baseline stays put: the case's median
+    # and its ratio are both widened, and the factor is kept in the result.
+    rng = np.random.default_rng(6)
+    samples = []
+    for r in range(30):
+        level = 100.0 if r < 15 else 108.0
+        samples += [{"round": r, "ns": level + rng.normal(0, 0.5), "ops": 1} for _ in range(3)]
+    base = [{"round": r, "ns": 50.0 + rng.normal(0, 0.25), "ops": 1} for r in range(30) for _ in range(3)]
+    rng.shuffle(samples)                       # stored order must not matter: rounds are sorted
+    exp = {"name": "x", "baseline": "base", "metric": None,
+           "cases": [{"name": "base", "samples": base}, {"name": "case", "samples": samples}]}
+    analyze.analyze(exp)
+    st_ = exp["cases"][1]["stats"]
+    assert st_["ci_dependence"] > 4 and st_["ratio"]["ci_dependence"] > 4
+    round_medians = [float(np.median([s["ns"] for s in samples if s["round"] == r])) for r in range(30)]
+    plain_lo, plain_hi, _ = stats.median_ci(round_medians)
+    assert st_["ci95"][0] < plain_lo and st_["ci95"][1] > plain_hi
+    assert any("moved together" in w for w in st_["warnings"])
+    assert not any("moved together" in w for w in exp["cases"][0]["stats"]["warnings"])
