@@ -58,7 +58,8 @@ def recorded_cases(paths: list[str]):
                 base = by_name.get(analyze.baseline_of(exp, case))
                 if base is None or base is case or not case.get("samples") or not base.get("samples"):
                     continue
-                a, b = analyze.round_values(case), analyze.round_values(base)
+                metric = analyze.sample_metric(exp)         # a launch's main_ns, else ns/op
+                a, b = analyze.round_values(case, metric), analyze.round_values(base, metric)
                 common = sorted(set(a) & set(b))
                 if len(common) >= 20:
                     yield f"{exp['name']}/{case['name']}", np.array([a[r] for r in common]), \
