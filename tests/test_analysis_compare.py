@@ -53,6 +53,19 @@ def test_a_shift_inside_the_noise_band_is_no_difference():
     assert compare.compare_runs(a, b, threshold=0.0).experiments[0].rows[0].ratio > 1
 
 
+def test_a_baseline_that_moved_warns_that_the_machine_did():
+    # The same build run twice, the machine 5% slower in B: the baseline (x) and its case (y)
+    # both come out slower, and the comparison says that the baseline moved with them.
+    a = _doc({"x": _noisy(seed=1), "y": _noisy(seed=3, scale=2)})
+    b = _doc({"x": _noisy(seed=2, scale=1.05), "y": _noisy(seed=4, scale=2.1)})
+    e = compare.compare_runs(a, b).experiments[0]
+    assert [r.verdict for r in e.rows] == ["slower", "slower"]
+    assert len(e.warnings) == 1 and e.warnings[0].startswith("the baseline x itself came out slower (1.05")
+    # Only the case moved: nothing to warn about.
+    steady = compare.compare_runs(a, _doc({"x": _noisy(seed=2), "y": _noisy(seed=4, scale=2.1)})).experiments[0]
+    assert [r.verdict for r in steady.rows] == ["no difference", "slower"] and steady.warnings == []
+
+
 def test_holm_adjusts_step_down_and_stays_monotone():
     assert stats.holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
     assert stats.holm([0.5]) == [0.5]

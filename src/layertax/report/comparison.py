@@ -79,6 +79,8 @@ def render(c: Comparison, console: Console) -> None:
                               markup=False, highlight=False)
         else:
             console.print(f"[bold]{e.name}[/bold]")
+        for line in e.warnings:
+            console.print(f"  warning: {line}", style="yellow", markup=False, highlight=False)
         for line in e.not_compared:
             console.print(f"  not compared: {line}", style="dim", markup=False, highlight=False)
     for name in c.only_in_a:

@@ -44,6 +44,7 @@ class ExperimentComparison:
     geomean: Row | None
     not_compared: list[str]           # "case: why"
     geomean_method: str = ""          # how the geometric mean's interval was drawn
+    warnings: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -151,6 +152,20 @@ def _geomean(comparison: ExperimentComparison, threshold: float) -> tuple[Row | 
                 verdict=stats.verdict(point, ci, True, threshold)), how)
 
 
+def _baseline_moved(comparison: ExperimentComparison, exp: dict) -> list[str]:
+    """A warning for each baseline that itself came out slower or faster. A baseline is the
+    reference kernel its cases are measured against, and the same code in both runs (else it
+    was not a baseline to compare): when it moved, the machine ran at another speed, and every
+    absolute verdict of the experiment carries that. Between two runs of one unchanged build a
+    minute apart, on this project's shared VMs, the baseline moved by up to 6% and a case by up
+    to 8% (docs/inprocess.md, "Comparing two runs")."""
+    baselines = {exp.get("baseline"), *(g.get("baseline") for g in exp.get("groups") or [])}
+    return [f"the baseline {row.case} itself came out {row.verdict} ({row.ratio:.3f}x): the machine ran at "
+            f"another speed in B, which every verdict here carries; set each run's ratios to the baseline "
+            f"side by side instead" for row in comparison.rows
+            if row.case in baselines and row.method == "time" and row.verdict != "no difference"]
+
+
 def compare_runs(a: dict, b: dict, threshold: float = stats.DEFAULT_THRESHOLD,
                  a_label: str = "A", b_label: str = "B") -> Comparison:
     """Compares run B with run A (both result documents)."""
@@ -162,8 +177,9 @@ def compare_runs(a: dict, b: dict, threshold: float = stats.DEFAULT_THRESHOLD,
     for row, p in zip(timed, stats.holm([row.p_value for row in timed])):
         row.p_holm = p
         row.verdict = stats.verdict(row.ratio, row.ci95, p < alpha, threshold)
-    for e in experiments:
+    for e, exp in zip(experiments, (exp for exp in a["experiments"] if exp["name"] in names_b)):
         e.geomean, e.geomean_method = _geomean(e, threshold)
+        e.warnings = _baseline_moved(e, exp)
     names_a = {e["name"] for e in a["experiments"]}
     return Comparison(a_label, b_label, threshold, machine.differences(a["machine"], b["machine"]), experiments,
                       sorted(names_a - set(names_b)), sorted(set(names_b) - names_a))
