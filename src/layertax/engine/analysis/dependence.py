@@ -17,7 +17,7 @@ looks only at which side of the median each value fell.
 
 The estimate is never taken below 1: a run whose rounds look more independent than
 independent gets the plain interval, so this can only widen it. On independent values that
-costs 6-16% of width on average (bench/dependence_coverage.py; docs/inprocess.md).
+costs 8-17% of width on average (bench/dependence_coverage.py; docs/inprocess.md).
 """
 from __future__ import annotations
 

@@ -3,6 +3,9 @@
 - The median and its 95% confidence interval come from order statistics
   (distribution-free: binomial ranks), because timing samples are skewed and
   a mean +- sd interval would misdescribe them.
+- Values taken one after another (rounds, launches) are not independent on a shared
+  machine that drifts: their intervals are widened by how much neighbours move together
+  (dependence.py), and the factor is kept beside the interval.
 - Ratios to the baseline are computed per round (the case and the baseline ran
   moments apart, so drift hits both) and summarised the same way.
 - Two sets of samples are compared with the Mann-Whitney U test together with a
@@ -57,8 +60,9 @@ def median_ci(values, confidence: float = CONFIDENCE, factor: float = 1.0) -> tu
 
     factor: how much more the count of values below the median varies than for
     independent values (dependence.variance_factor of values taken in order). Above 1,
-    the ranks come from the normal approximation with that variance, and are never
-    narrower than the independent ranks.
+    the interval's half-width in ranks grows by sqrt(factor), so it is never narrower
+    than the independent one; when even [min, max] falls short, the coverage returned is
+    the normal approximation's with that variance.
     """
     x = np.sort(np.asarray(values, dtype=float))
     n = len(x)
