@@ -177,9 +177,10 @@ def compare_runs(a: dict, b: dict, threshold: float = stats.DEFAULT_THRESHOLD,
     for row, p in zip(timed, stats.holm([row.p_value for row in timed])):
         row.p_holm = p
         row.verdict = stats.verdict(row.ratio, row.ci95, p < alpha, threshold)
-    for e, exp in zip(experiments, (exp for exp in a["experiments"] if exp["name"] in names_b)):
+    by_name_a = {e["name"]: e for e in a["experiments"]}
+    for e in experiments:
         e.geomean, e.geomean_method = _geomean(e, threshold)
-        e.warnings = _baseline_moved(e, exp)
-    names_a = {e["name"] for e in a["experiments"]}
+        e.warnings = _baseline_moved(e, by_name_a[e.name])
+    names_a = set(by_name_a)
     return Comparison(a_label, b_label, threshold, machine.differences(a["machine"], b["machine"]), experiments,
                       sorted(names_a - set(names_b)), sorted(set(names_b) - names_a))
