@@ -40,23 +40,30 @@ def per_op_spread(values: list[float]) -> tuple[float, float]:
     return float(np.median(values)), iqr_over_median(values)
 
 
+def layertax_experiment(experiment: str, case: str, cpu: int, out: Path, options: list[str]) -> dict:
+    """`layertax run EXPERIMENT --case CASE` with options; its result (the case and its
+    baselines), as layertax saved it. Exits if the case was not measured."""
+    subprocess.run([sys.executable, "-m", "layertax", "run", experiment, "--case", case, "--cpu", str(cpu),
+                    "--no-syscalls", "--no-save", *options, "--export-json", str(out)],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    exp = json.loads(out.read_text())["experiments"][0]
+    found = [c for c in exp["cases"] if c["name"] == case]
+    if not found or found[0]["status"] != "ok":
+        raise SystemExit(f"layertax did not measure {case}: {found[0]['reason'] if found else 'no such case'}")
+    return exp
+
+
 def layertax_turn(case: str, cpu: int, min_time: float | None, work: Path, precision: float | None = None,
                   runs: int | None = None) -> dict:
     """The case's per-op samples (ns), its median and 95% interval as layertax reports them."""
-    out = work / "layertax.json"
     options = [] if min_time is None else ["--min-time", str(min_time)]
     if precision is not None:
         options += ["--precision", str(precision), "--budget", "0"]
     if runs is not None:
         options += ["--runs", str(runs)]
-    subprocess.run([sys.executable, "-m", "layertax", "run", "encoding", "--case", case, "--cpu", str(cpu),
-                    "--no-syscalls", "--no-save", *options, "--export-json", str(out)],
-                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    found = [c for c in json.loads(out.read_text())["experiments"][0]["cases"] if c["name"] == case]
-    if not found or found[0]["status"] != "ok":
-        raise SystemExit(f"layertax did not measure {case}: {found[0]['reason'] if found else 'no such case'}")
-    stats = found[0]["stats"]
-    return {"values": [s["ns"] / s["ops"] for s in found[0]["samples"]], "ci95": stats["ci95"]}
+    found = next(c for c in layertax_experiment("encoding", case, cpu, work / "layertax.json", options)["cases"]
+                 if c["name"] == case)
+    return {"values": [s["ns"] / s["ops"] for s in found["samples"]], "ci95": found["stats"]["ci95"]}
 
 
 def pyperf_turn(case: str, cpu: int, min_time: float | None, work: Path) -> dict:

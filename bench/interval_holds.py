@@ -14,28 +14,15 @@ records a run.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
+from inprocess_vs_pyperf import layertax_experiment   # this folder's
 from layertax.engine.analysis import analyze, stats
-
-
-def one_run(experiment: str, case: str, rounds: int, cpu: int, out: Path) -> dict:
-    """The experiment's result (the case and its baseline measured), as layertax saved it."""
-    subprocess.run([sys.executable, "-m", "layertax", "run", experiment, "--case", case, "--runs", str(rounds),
-                    "--cpu", str(cpu), "--no-syscalls", "--no-save", "--export-json", str(out)],
-                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    exp = json.loads(out.read_text())["experiments"][0]
-    found = [c for c in exp["cases"] if c["name"] == case]
-    if not found or found[0]["status"] != "ok":
-        raise SystemExit(f"layertax did not measure {case}: {found[0]['reason'] if found else 'no such case'}")
-    return exp
 
 
 def figures(exp: dict, case_name: str) -> dict:
@@ -72,8 +59,9 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="layertax-bench-") as tmp:
         for i in range(args.times):
             print(f"run {i + 1} of {args.times} ...", file=sys.stderr, flush=True)
-            runs.append(figures(one_run(args.experiment, args.case, args.runs_each, cpu, Path(tmp) / "r.json"),
-                                args.case))
+            exp = layertax_experiment(args.experiment, args.case, cpu, Path(tmp) / "r.json",
+                                      ["--runs", str(args.runs_each)])
+            runs.append(figures(exp, args.case))
     pooled = float(np.median([v for r in runs for v in r["samples"]]))
     pooled_ratio = float(np.median([v for r in runs for v in r["ratios"]]))
     print(f"{args.case}: {args.times} runs of {args.runs_each} rounds on cpu {cpu}; pooled median {pooled:.3f} ns, "

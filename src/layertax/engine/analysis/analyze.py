@@ -65,7 +65,9 @@ def case_stats(case: dict, base_values: dict[int, float] | None, metric: str | N
     rounds = round_samples(case, metric)
     if not rounds:
         return None
-    summary = stats.summarize_rounds([rounds[r] for r in sorted(rounds)])   # in the order they ran
+    order = sorted(rounds)                     # the rounds in the order they ran
+    medians = _medians(rounds)
+    summary = stats.summarize_rounds([rounds[r] for r in order])
     known = [(value(s, metric), flag) for s in case["samples"]
              if (flag := preempted(s)) is not None and value(s, metric) is not None]
     share, slowdown = stats.disturbance([v for v, _ in known], [flag for _, flag in known])
@@ -73,10 +75,10 @@ def case_stats(case: dict, base_values: dict[int, float] | None, metric: str | N
     summary["disturbed_slowdown"] = slowdown
     summary["ratio"] = None
     if base_values:
-        summary["ratio"] = stats.ratio_summary(stats.paired_ratios(_medians(rounds), base_values))
+        summary["ratio"] = stats.ratio_summary(stats.paired_ratios(medians, base_values))
     summary["warnings"] = stats.noise_warnings(summary, share, slowdown)
     # In the order they ran: one value per round (a round's burst is one process, one moment).
-    shift = level_shift.level_shift([float(np.median(rounds[r])) for r in sorted(rounds)])
+    shift = level_shift.level_shift([medians[r] for r in order])
     summary["level_shift"] = shift
     if shift:
         summary["warnings"].append(level_shift.warning(shift))
