@@ -38,7 +38,7 @@ def test_a_5_percent_shift_of_30_samples_is_slower():
 
 
 def test_a_run_compared_with_itself_is_no_difference():
-    a = _doc({"x": _noisy(seed=1), "y": _noisy(seed=3, scale=2)})
+    a = _doc({"x": _noisy(seed=1), "y": _noisy(seed=3, scale=2), "z": _noisy(seed=5, scale=3)})
     c = compare.compare_runs(a, a)
     e = c.experiments[0]
     assert {r.verdict for r in e.rows} == {"no difference"} and e.geomean.verdict == "no difference"
@@ -53,17 +53,57 @@ def test_a_shift_inside_the_noise_band_is_no_difference():
     assert compare.compare_runs(a, b, threshold=0.0).experiments[0].rows[0].ratio > 1
 
 
-def test_a_baseline_that_moved_warns_that_the_machine_did():
-    # The same build run twice, the machine 5% slower in B: the baseline (x) and its case (y)
-    # both come out slower, and the comparison says that the baseline moved with them.
+def test_a_baseline_that_moved_warns_and_its_case_is_judged_on_its_ratio_to_it():
+    # The same build run twice, the machine 5% slower in B: the baseline (x) comes out slower,
+    # its case (y), judged on its ratio to x, does not, and the comparison says why.
     a = _doc({"x": _noisy(seed=1), "y": _noisy(seed=3, scale=2)})
     b = _doc({"x": _noisy(seed=2, scale=1.05), "y": _noisy(seed=4, scale=2.1)})
     e = compare.compare_runs(a, b).experiments[0]
-    assert [r.verdict for r in e.rows] == ["slower", "slower"]
-    assert len(e.warnings) == 1 and e.warnings[0].startswith("the baseline x itself came out slower (1.05")
-    # Only the case moved: nothing to warn about.
+    assert [(r.verdict, r.to_baseline) for r in e.rows] == [("slower", ""), ("no difference", "x")]
+    assert e.rows[1].a == pytest.approx(2.0, abs=0.02) and e.rows[1].ratio == pytest.approx(1.0, abs=0.01)
+    assert e.warnings == ["the baseline x itself came out slower (1.050x): its own code changed, or the machine "
+                          "ran at another speed in B; the case measured against it is judged on its ratio to it, "
+                          "which cancels the machine's speed"]
+    # Only the case moved: it is slower, and nothing to warn about.
     steady = compare.compare_runs(a, _doc({"x": _noisy(seed=2), "y": _noisy(seed=4, scale=2.1)})).experiments[0]
     assert [r.verdict for r in steady.rows] == ["no difference", "slower"] and steady.warnings == []
+
+
+def _run_on_a_machine(seed: int, speed: float, costs: dict[str, float], rounds: int = 40) -> dict:
+    """A run whose rounds each ran every case moments apart: a round's drift (3%) and the run's
+    machine speed hit all its cases alike; each case adds its own 0.5% of noise."""
+    rng = np.random.default_rng(seed)
+    drift = speed * (1 + 0.03 * rng.standard_normal(rounds))
+    return _doc({name: list(cost * drift * (1 + 0.005 * rng.standard_normal(rounds))) for name, cost in costs.items()})
+
+
+def test_the_machine_speed_between_runs_cancels_in_the_ratio_to_the_baseline():
+    costs = {"raw": 100.0, "layered": 300.0, "other": 150.0}
+    a = _run_on_a_machine(1, 1.00, costs)
+    b = _run_on_a_machine(2, 1.06, costs)                         # unchanged code, a machine 6% slower
+    e = compare.compare_runs(a, b).experiments[0]
+    assert [(r.case, r.verdict) for r in e.rows] == [("raw", "slower"), ("layered", "no difference"),
+                                                     ("other", "no difference")]
+    assert e.geomean.verdict == "no difference" and len(e.warnings) == 1
+    # The layer's own cost up 5% on the same slower machine: found, and only there.
+    changed = compare.compare_runs(a, _run_on_a_machine(2, 1.06, {**costs, "layered": 315.0})).experiments[0]
+    assert [r.verdict for r in changed.rows] == ["slower", "slower", "no difference"]
+    assert changed.rows[1].ratio == pytest.approx(1.05, abs=0.01)
+
+
+def test_a_case_that_drifted_inside_a_run_is_widened_and_said():
+    # A's case stepped up 8% halfway through its rounds while its baseline did not: its ratios
+    # move together, so the comparison's interval widens and a warning names the case.
+    costs = {"raw": 100.0, "layered": 300.0}
+    a = _run_on_a_machine(1, 1.0, costs)
+    for sample in a["experiments"][0]["cases"][1]["samples"]:
+        if sample["round"] >= 20:
+            sample["ns"] *= 1.08
+    e = compare.compare_runs(a, _run_on_a_machine(2, 1.0, costs)).experiments[0]
+    layered = e.rows[1]
+    assert layered.dependence > stats.DRIFT_FACTOR and layered.verdict == "no difference"
+    assert [w for w in e.warnings if w.startswith("1 case drifted while A or B ran")]
+    assert "the most, layered, by a variance factor of" in e.warnings[-1]
 
 
 def test_holm_adjusts_step_down_and_stays_monotone():
@@ -83,10 +123,19 @@ def test_holm_keeps_one_lucky_case_among_many_from_being_called_a_change():
 
 
 def test_geometric_mean_row():
-    a = _doc({"x": _noisy(seed=1), "y": _noisy(seed=2)})
-    b = _doc({"x": _noisy(seed=3, scale=1.10), "y": _noisy(seed=4, scale=1.10)})
-    g = compare.compare_runs(a, b).experiments[0].geomean
+    # Over the cases judged on their ratio to the baseline (y, z), not the baseline's own time.
+    a = _doc({"x": _noisy(seed=1), "y": _noisy(seed=2), "z": _noisy(seed=5)})
+    b = _doc({"x": _noisy(seed=3), "y": _noisy(seed=4, scale=1.10), "z": _noisy(seed=6, scale=1.10)})
+    c = compare.compare_runs(a, b).experiments[0]
+    g = c.geomean
     assert g.ratio == pytest.approx(1.10, abs=0.01) and g.ci95[0] > 1.05 and g.verdict == "slower"
+    assert c.geomean_method.startswith("over the 2 cases judged on their ratio to a baseline")
+    # Without a baseline to take ratios to (a hyperfine import's rounds are not paired): every case, in time.
+    for doc in (a, b):
+        doc["experiments"][0]["rounds_paired"] = False
+    unpaired = compare.compare_runs(a, b).experiments[0]
+    assert all(r.to_baseline == "" for r in unpaired.rows)
+    assert unpaired.geomean.ratio == pytest.approx((1.0 * 1.1 * 1.1) ** (1 / 3), abs=0.01)
 
 
 def _drifting_run(seed: int, cases: int = 10, rounds: int = 20) -> list[dict[int, float]]:
@@ -112,11 +161,15 @@ def test_the_geometric_mean_interval_keeps_the_drift_rounds_share():
 
 
 def test_compare_says_how_the_geometric_mean_interval_was_drawn(tmp_path):
-    a = results.save(_doc({"x": _noisy(seed=1), "y": _noisy(seed=2)}), tmp_path / "a.json")
-    b = results.save(_doc({"x": _noisy(seed=3), "y": _noisy(seed=4)}), tmp_path / "b.json")
+    a = results.save(_doc({"x": _noisy(seed=1), "y": _noisy(seed=2), "z": _noisy(seed=5)}), tmp_path / "a.json")
+    b = results.save(_doc({"x": _noisy(seed=3), "y": _noisy(seed=4), "z": _noisy(seed=6)}), tmp_path / "b.json")
     p = run_cli("compare", str(a), str(b))
     assert p.returncode == 0, p.stderr
-    assert "geometric mean interval: bootstrap over shared rounds" in p.stdout
+    flat = " ".join(p.stdout.split())
+    assert ("geometric mean interval: over the 2 cases judged on their ratio to a baseline; bootstrap over shared "
+            "rounds") in flat
+    # The cases' A and B are their ratios to the baseline, the baseline's its time.
+    assert "1.00x" in flat and "100 ns" in flat
 
 
 @pytest.mark.parametrize("width", [80, 200])

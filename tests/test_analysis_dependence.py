@@ -120,3 +120,40 @@ def test_a_case_and_its_ratio_are_widened_by_the_order_of_their_rounds():
     assert st_["ci95"][0] < plain_lo and st_["ci95"][1] > plain_hi
     assert any("moved together" in w for w in st_["warnings"])
     assert not any("moved together" in w for w in exp["cases"][0]["stats"]["warnings"])
+
+
+def test_a_ratio_interval_and_a_p_value_widen_by_the_square_root_of_the_factor():
+    # On a log scale each side of the interval moves sqrt(factor) times as far from the point.
+    lo, hi = dependence.widen_ratio_interval(1.05, (1.05 / 1.02, 1.05 * 1.02), 4.0)
+    assert lo == pytest.approx(1.05 / 1.02 ** 2) and hi == pytest.approx(1.05 * 1.02 ** 2)
+    assert dependence.widen_ratio_interval(1.05, (1.0, 1.1), 1.0) == (1.0, 1.1)
+    # p = 0.05 is z = 1.96; with four times the variance z = 0.98, p = 0.327.
+    assert dependence.widen_p(0.05, 4.0) == pytest.approx(0.327, abs=0.001)
+    assert dependence.widen_p(0.05, 1.0) == 0.05 and dependence.widen_p(1.0, 9.0) == 1.0
+
+
+def _wandering(seed: int, n: int = 120, level: float = 100.0) -> list[float]:
+    """A run's round values on a machine whose speed wanders (AR(1), 0.9) by about 3%."""
+    rng = np.random.default_rng(seed)
+    x, out = 0.0, []
+    for _ in range(n):
+        x = 0.9 * x + rng.normal(0, 0.013)
+        out.append(level * (1 + x) * (1 + rng.normal(0, 0.003)))
+    return out
+
+
+def test_two_runs_of_a_wandering_machine_are_compared_with_the_drift_counted():
+    # Two runs of the same code: the plain test calls most such pairs changed; the widened one
+    # far fewer, and its interval always contains the plain one.
+    plain, widened = 0, 0
+    for seed in range(0, 40, 2):
+        a, b = _wandering(seed), _wandering(seed + 1)
+        ratio, ci, p, factor = stats.series_ratio_test(a, b)
+        plain_ci, plain_p = stats.bootstrap_ratio_ci(a, b), stats.mann_whitney_p(a, b)
+        assert factor >= 1.0 and p >= plain_p and ci[0] <= plain_ci[0] and ci[1] >= plain_ci[1]
+        plain += stats.verdict(ratio, plain_ci, plain_p < 0.05, 0.0) != "no difference"
+        widened += stats.verdict(ratio, ci, p < 0.05, 0.0) != "no difference"
+    assert plain >= 8 and widened <= 3            # 11 and 2 of 20 with these seeds
+    # A real change of 10% is still found through the drift.
+    ratio, ci, p, _ = stats.series_ratio_test(_wandering(1), _wandering(2, level=110.0))
+    assert stats.verdict(ratio, ci, p < 0.05, 0.02) == "slower"

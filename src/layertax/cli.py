@@ -203,10 +203,12 @@ def compare(files, vs_history, threshold, by_machine) -> None:
       layertax compare --vs-history 1              (the newest run vs the one before it)
       layertax compare --by-machine a.json @12     (several machines side by side)
 
-    Cases are matched by experiment and name. For each: A, B, the ratio B/A with a bootstrap
-    95% interval (per-round medians), and a verdict from the Mann-Whitney U test, Holm-corrected
-    over all cases compared, together with the interval and the noise band; a geometric-mean row
-    per experiment. Warns, and says how, when the two machines differ.
+    Cases are matched by experiment and name. Each is judged on its ratio to its baseline round
+    by round (so the machine's speed in each run cancels; a baseline on its own times): A, B,
+    the ratio B/A with a bootstrap 95% interval, and a verdict from the Mann-Whitney U test,
+    Holm-corrected over all cases compared, together with the interval and the noise band, both
+    widened for rounds that drifted together; a geometric-mean row per experiment. Warns when a
+    baseline moved, and says how when the two machines differ.
     """
     from layertax.commands import compare as comparing
 

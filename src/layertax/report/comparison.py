@@ -15,10 +15,12 @@ from layertax.report import widths
 VERDICT_STYLE = {"slower": "bold red", "faster": "bold green", "no difference": "dim"}
 
 
-def _figure(value: float, method: str) -> str:
+def _figure(value: float, row: Row) -> str:
     if math.isnan(value):
         return ""
-    return f"{value:,.1f}" if method == "instructions" else units.duration(value)
+    if row.to_baseline:                      # the case's median ratio to its baseline, not a time
+        return f"{value:#.3g}x"
+    return f"{value:,.1f}" if row.method == "instructions" else units.duration(value)
 
 
 def _ratio(row: Row) -> str:
@@ -36,9 +38,11 @@ def _table(e: ExperimentComparison, width: int) -> Table:
     """The full table where each row fits on one line; else a compact one (no outer rules,
     each ratio above its interval, names and verdicts wrapping between words) so that no
     figure is ever cut or split at 80 columns."""
-    what = "instructions/op" if e.method == "instructions" else "median (per-round medians)"
+    what = ("instructions/op" if e.method == "instructions" else
+            "medians of per-round ratios to the baseline (x) or times" if any(r.to_baseline for r in e.rows)
+            else "median (per-round medians)")
     title = f"{e.name}: B vs A ({what})"
-    rows = [(row, [row.case, _figure(row.a, e.method), _figure(row.b, e.method), _ratio(row), _p(row), row.verdict])
+    rows = [(row, [row.case, _figure(row.a, row), _figure(row.b, row), _ratio(row), _p(row), row.verdict])
             for row in e.rows + ([e.geomean] if e.geomean else [])]
     headers = ["case", "A", "B", "B/A [95% CI]", "p (Holm)", "verdict"]
     compact = widths.boxed([widths.column(h, (cells[i] for _, cells in rows)) for i, h in enumerate(headers)]) > width
@@ -64,10 +68,11 @@ def render(c: Comparison, console: Console) -> None:
                       style="yellow")
         for line in c.machine_differences:
             console.print(f"  {line}", style="yellow", markup=False, highlight=False)
-    console.print(f"verdict: Mann-Whitney U on per-round medians, Holm-corrected over "
-                  f"{sum(1 for e in c.experiments for r in e.rows if r.p_holm is not None)} timed cases, "
-                  f"and the bootstrap 95% interval of B/A outside 1 +- {c.threshold:.0%} (the noise band)",
-                  style="dim")
+    console.print(f"verdict: Mann-Whitney U on one value per round (a case's ratio to its baseline, shown "
+                  f"as x, so that the machine's speed in each run cancels; a baseline's own median), "
+                  f"Holm-corrected over {sum(1 for e in c.experiments for r in e.rows if r.p_holm is not None)} "
+                  f"timed cases, and the bootstrap 95% interval of B/A outside 1 +- {c.threshold:.0%} (the noise "
+                  f"band); both widened where rounds drifted together", style="dim")
     for e in c.experiments:
         console.print()
         if e.rows:

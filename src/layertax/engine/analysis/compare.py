@@ -1,21 +1,30 @@
 """Two saved runs side by side: is each case faster, slower, or no different?
 
-Cases are matched by experiment and name. A timed case is compared on its
-per-round medians (each round is one kernel process, the independent replicate;
-see stats.summarize_rounds): the ratio of medians B/A with a bootstrap interval,
-and the Mann-Whitney U test, whose p-values are Holm-corrected over every case
-compared, so that among many cases one lucky draw does not read as a change.
-A verdict needs the corrected test, the interval excluding 1, and the ratio
-outside the noise band. Instruction counts (--metric instructions) are
-deterministic: their ratio is exact and only the noise band applies.
+Cases are matched by experiment and name. A timed case is compared on one value per round
+(each round is one kernel process, the independent replicate; see stats.summarize_rounds):
+its ratio to its baseline in that round when the experiment has one, else its median. The
+ratio comes first because the machine's own speed moves between runs: two runs of one
+unchanged build a minute apart moved a baseline by up to 6% and its case by up to 8%, and
+judged on their own times, `compare` called the case changed in 15 of 28 such A/A pairs.
+A case and its baseline run moments apart in every round, so the machine's speed cancels in
+their ratio; the baseline itself is judged on its own times, and a warning says when it
+moved (docs/inprocess.md, "Comparing two runs").
+
+Each case gets the ratio B/A of medians with a bootstrap interval, and the Mann-Whitney U
+test, both widened for rounds that drift together (stats.series_ratio_test); the p-values
+are Holm-corrected over every case compared, so that among many cases one lucky draw does
+not read as a change. A verdict needs the corrected test, the interval excluding 1, and the
+ratio outside the noise band. Instruction counts (--metric instructions) are deterministic:
+their ratio is exact and only the noise band applies.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from layertax.engine.analysis import analyze, stats
+from layertax.engine.analysis import analyze, dependence, stats
 from layertax.engine import machine
 
 
@@ -23,7 +32,7 @@ from layertax.engine import machine
 class Row:
     experiment: str
     case: str
-    a: float                          # median ns/op (or instructions/op) of A
+    a: float                          # median ns/op (or instructions/op, or ratio to the baseline) of A
     b: float
     ratio: float                      # b / a: above 1 means B is slower
     ci95: tuple[float, float]
@@ -31,6 +40,8 @@ class Row:
     p_value: float | None = None      # Mann-Whitney, before correction
     p_holm: float | None = None
     verdict: str = "no difference"
+    to_baseline: str = ""             # the baseline a and b are ratios to ("": a and b are the case's own figures)
+    dependence: float = 1.0           # the variance factor the interval and p were widened by
     a_rounds: dict[int, float] = field(default_factory=dict, repr=False)   # round id -> median, for the geometric mean
     b_rounds: dict[int, float] = field(default_factory=dict, repr=False)
 
@@ -68,6 +79,11 @@ def _rounds(exp: dict, case: dict) -> dict[int, float]:
     return {r: rounds[r] for r in sorted(rounds)}
 
 
+def _timed_rounds(exp: dict) -> dict[str, dict[int, float]]:
+    """Every case's round values by name ({} for a case that did not run to the end)."""
+    return {c["name"]: _rounds(exp, c) if c["status"] == "ok" else {} for c in exp["cases"]}
+
+
 def _per_op_instructions(case: dict) -> float | None:
     return (case.get("instructions") or {}).get("per_op")
 
@@ -79,6 +95,23 @@ def _why_not(case_a: dict, case_b: dict) -> str | None:
     return None
 
 
+def _to_baseline(a: dict, b: dict, case: str, values_a: dict[str, dict[int, float]],
+                 values_b: dict[str, dict[int, float]]) -> tuple[str, dict[int, float], dict[int, float]] | None:
+    """(baseline, A's ratios, B's ratios): the case's ratio to its baseline round by round in
+    each run, from every case's round values in each. None when that cannot be taken in both:
+    the case is its own baseline, the baseline was not timed in both, or the experiment's rounds
+    are not paired (round r of every case ran in one kernel pass, moments apart; an import of
+    separate runs of each command, like hyperfine's, says they are not)."""
+    if not (a.get("rounds_paired", True) and b.get("rounds_paired", True)):
+        return None
+    name = analyze.baseline_of(a, next(c for c in a["cases"] if c["name"] == case))
+    if name == case or not values_a.get(name) or not values_b.get(name):
+        return None
+    ratios_a = stats.paired_ratio_rounds(values_a[case], values_a[name])
+    ratios_b = stats.paired_ratio_rounds(values_b[case], values_b[name])
+    return (name, ratios_a, ratios_b) if len(ratios_a) >= 2 and len(ratios_b) >= 2 else None
+
+
 def _compare_experiment(a: dict, b: dict, threshold: float) -> ExperimentComparison:
     method = _method(a)
     by_name_b = {c["name"]: c for c in b["cases"]}
@@ -88,6 +121,7 @@ def _compare_experiment(a: dict, b: dict, threshold: float) -> ExperimentCompari
                                     [f"all cases: A counted {method}, B counted {_method(b)}"])
     if method == "time" and not any(c["samples"] for c in a["cases"] + b["cases"]):
         return ExperimentComparison(a["name"], a.get("unit", ""), "untimed", [], None, [_untimed(a, b)])
+    values_a, values_b = (_timed_rounds(a), _timed_rounds(b)) if method == "time" else ({}, {})
     for case_a in a["cases"]:
         case_b = by_name_b.get(case_a["name"])
         if case_b is None:
@@ -106,17 +140,20 @@ def _compare_experiment(a: dict, b: dict, threshold: float) -> ExperimentCompari
             rows.append(Row(a["name"], case_a["name"], ia, ib, r, (r, r), method,
                             verdict=stats.verdict(r, (r, r), True, threshold)))
             continue
-        ra, rb = _rounds(a, case_a), _rounds(b, case_b)
-        va, vb = list(ra.values()), list(rb.values())
-        if len(va) < 2 or len(vb) < 2:
-            skipped.append(f"{case_a['name']}: not timed" if not va and not vb
+        ra, rb = values_a[case_a["name"]], values_b[case_b["name"]]
+        if len(ra) < 2 or len(rb) < 2:
+            skipped.append(f"{case_a['name']}: not timed" if not ra and not rb
                            else f"{case_a['name']}: fewer than 2 rounds")
             continue
+        to_baseline = _to_baseline(a, b, case_a["name"], values_a, values_b)
+        if to_baseline:
+            _, ra, rb = to_baseline
+        va, vb = list(ra.values()), list(rb.values())
         # The verdict waits for every case's p-value: Holm corrects them together (compare_runs).
-        a_median, b_median = float(np.median(va)), float(np.median(vb))
-        rows.append(Row(a["name"], case_a["name"], a_median, b_median, b_median / a_median,
-                        stats.bootstrap_ratio_ci(va, vb), method, p_value=stats.mann_whitney_p(va, vb),
-                        a_rounds=ra, b_rounds=rb))
+        ratio, ci, p, factor = stats.series_ratio_test(va, vb)
+        rows.append(Row(a["name"], case_a["name"], float(np.median(va)), float(np.median(vb)), ratio, ci, method,
+                        p_value=p, a_rounds=ra, b_rounds=rb, dependence=factor,
+                        to_baseline=to_baseline[0] if to_baseline else ""))
     names_a = {c["name"] for c in a["cases"]}
     skipped += [f"{c['name']}: not in A" for c in b["cases"] if c["name"] not in names_a]
     return ExperimentComparison(a["name"], a.get("unit", ""), method, rows, None, skipped)
@@ -138,32 +175,76 @@ def _untimed(a: dict, b: dict) -> str:
 
 
 def _geomean(comparison: ExperimentComparison, threshold: float) -> tuple[Row | None, str]:
-    """The geometric mean row over an experiment's compared cases, and how its interval was drawn."""
-    rows = comparison.rows
+    """The geometric mean row over an experiment's compared cases, and how its interval was drawn.
+    When cases were judged on their ratio to a baseline, it is over those cases (the change in
+    the layers' cost), not the baselines' own times."""
+    relative = [r for r in comparison.rows if r.to_baseline]
+    rows = relative or comparison.rows
     if len(rows) < 2:
         return None, ""
     if comparison.method == "instructions":
         point = float(np.exp(np.mean([np.log(r.ratio) for r in rows])))
         return (Row(comparison.name, "geometric mean", float("nan"), float("nan"), point, (point, point),
                     comparison.method, verdict=stats.verdict(point, (point, point), True, threshold)), "exact")
-    point, ci, how = stats.geomean_ratio([(r.a_rounds, r.b_rounds) for r in rows])
+    pairs = [(r.a_rounds, r.b_rounds) for r in rows]
+    point, ci, how = stats.geomean_ratio(pairs)
+    # The rounds drift together for the mean over cases too: widen by its own per-round series.
+    factor = max(dependence.variance_factor(_geomean_series([a for a, _ in pairs])),
+                 dependence.variance_factor(_geomean_series([b for _, b in pairs])))
+    ci = dependence.widen_ratio_interval(point, ci, factor)
+    how += f", widened {math.sqrt(factor):.2f}x for drift" if factor > 1 else ""
+    if relative:
+        how = f"over the {len(rows)} cases judged on their ratio to a baseline; {how}"
     # No single test covers a mean of ratios: the bootstrap interval decides alone.
     return (Row(comparison.name, "geometric mean", float("nan"), float("nan"), point, ci, comparison.method,
-                verdict=stats.verdict(point, ci, True, threshold)), how)
+                verdict=stats.verdict(point, ci, True, threshold), dependence=factor), how)
+
+
+def _geomean_series(cases: list[dict[int, float]]) -> list[float]:
+    """The geometric mean over cases of each round they all ran in, in round order."""
+    return [float(np.exp(np.mean([np.log(c[r]) for c in cases]))) for r in stats.common_rounds(cases)]
 
 
 def _baseline_moved(comparison: ExperimentComparison, exp: dict) -> list[str]:
     """A warning for each baseline that itself came out slower or faster. A baseline is the
-    reference kernel its cases are measured against, and the same code in both runs (else it
-    was not a baseline to compare): when it moved, the machine ran at another speed, and every
-    absolute verdict of the experiment carries that. Between two runs of one unchanged build a
+    reference kernel its cases are measured against: when it moved, either its own code
+    changed or the machine ran at another speed. Between two runs of one unchanged build a
     minute apart, on this project's shared VMs, the baseline moved by up to 6% and a case by up
-    to 8% (docs/inprocess.md, "Comparing two runs")."""
+    to 8% (docs/inprocess.md, "Comparing two runs"). Its cases' verdicts, taken on their ratio
+    to it, do not carry that; its own verdict does, and the warning says so."""
     baselines = {exp.get("baseline"), *(g.get("baseline") for g in exp.get("groups") or [])}
-    return [f"the baseline {row.case} itself came out {row.verdict} ({row.ratio:.3f}x): the machine ran at "
-            f"another speed in B, which every verdict here carries; set each run's ratios to the baseline "
-            f"side by side instead" for row in comparison.rows
-            if row.case in baselines and row.method == "time" and row.verdict != "no difference"]
+    warnings = []
+    for row in comparison.rows:
+        if row.case not in baselines or row.method != "time" or row.verdict == "no difference":
+            continue
+        judged = sum(r.to_baseline == row.case for r in comparison.rows)
+        warnings.append(f"the baseline {row.case} itself came out {row.verdict} ({row.ratio:.3f}x): its own code "
+                        f"changed, or the machine ran at another speed in B"
+                        + (f"; {_cases_judged(judged)}, which cancels the machine's speed" if judged else ""))
+    return warnings
+
+
+def _drifted(comparison: ExperimentComparison) -> list[str]:
+    """One warning for the cases whose rounds drifted together in A or B past stats.DRIFT_FACTOR:
+    their intervals were widened so much that only a large change can be called (in a run
+    whose case moved 11% inside it, a 10% change came out "no difference")."""
+    drifted = [r for r in comparison.rows if r.dependence > stats.DRIFT_FACTOR]
+    if not drifted:
+        return []
+    worst = max(drifted, key=lambda r: r.dependence)
+    return [f"{_count(len(drifted), 'case')} drifted while A or B ran (successive rounds moved together; "
+            f"the most, {worst.case}, by a variance factor of {worst.dependence:.1f}): their intervals are up to "
+            f"{math.sqrt(worst.dependence):.1f}x as wide as for independent rounds, so only a large change shows; "
+            "more rounds (--runs) or a quieter machine would tell more"]
+
+
+def _count(n: int, noun: str) -> str:
+    return f"1 {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _cases_judged(n: int) -> str:
+    return ("the case measured against it is judged on its ratio to it" if n == 1
+            else f"the {n} cases measured against it are judged on their ratio to it")
 
 
 def compare_runs(a: dict, b: dict, threshold: float = stats.DEFAULT_THRESHOLD,
@@ -180,7 +261,7 @@ def compare_runs(a: dict, b: dict, threshold: float = stats.DEFAULT_THRESHOLD,
     by_name_a = {e["name"]: e for e in a["experiments"]}
     for e in experiments:
         e.geomean, e.geomean_method = _geomean(e, threshold)
-        e.warnings = _baseline_moved(e, by_name_a[e.name])
+        e.warnings = _baseline_moved(e, by_name_a[e.name]) + _drifted(e)
     names_a = set(by_name_a)
     return Comparison(a_label, b_label, threshold, machine.differences(a["machine"], b["machine"]), experiments,
                       sorted(names_a - set(names_b)), sorted(set(names_b) - names_a))

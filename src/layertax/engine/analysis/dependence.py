@@ -45,3 +45,23 @@ def variance_factor(values_in_order) -> float:
     parts = np.array_split(signs, batches)
     factor = float(np.mean([p.sum() ** 2 / p.size for p in parts])) / per_value
     return max(1.0, factor)
+
+
+def widen_ratio_interval(point: float, ci: tuple[float, float], factor: float) -> tuple[float, float]:
+    """A ratio's interval, drawn as if its values were independent, widened for drift: each side's
+    distance from the point, on a log scale (a ratio's natural one), grows by sqrt(factor), as
+    the standard error of a median of a series does when its count's variance grows by factor."""
+    scale = math.sqrt(max(1.0, factor))
+    lo, hi = ci
+    return point * (lo / point) ** scale, point * (hi / point) ** scale
+
+
+def widen_p(p_value: float, factor: float) -> float:
+    """A two-sided p-value from a test that took its values as independent, for values whose
+    variance is factor times larger: the test's normal statistic shrinks by sqrt(factor)."""
+    if factor <= 1.0 or p_value >= 1.0:
+        return p_value
+    from scipy import stats as sps   # here, not at the top: ~0.5 s to load (see level_shift)
+
+    z = float(sps.norm.isf(p_value / 2))
+    return float(2 * sps.norm.sf(z / math.sqrt(factor)))

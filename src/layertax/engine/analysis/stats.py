@@ -138,9 +138,14 @@ def summarize_rounds(rounds: list[list[float]]) -> dict:
     return summary
 
 
+def paired_ratio_rounds(case_rounds: dict[int, float], base_rounds: dict[int, float]) -> dict[int, float]:
+    """case/baseline for every round in which both ran, by round id in round order."""
+    return {r: case_rounds[r] / base_rounds[r] for r in sorted(case_rounds) if base_rounds.get(r, 0) > 0}
+
+
 def paired_ratios(case_rounds: dict[int, float], base_rounds: dict[int, float]) -> list[float]:
     """case/baseline for every round in which both ran, in round order."""
-    return [case_rounds[r] / base_rounds[r] for r in sorted(case_rounds) if r in base_rounds and base_rounds[r] > 0]
+    return list(paired_ratio_rounds(case_rounds, base_rounds).values())
 
 
 def ratio_summary(ratios: list[float]) -> dict | None:
@@ -255,6 +260,20 @@ def bootstrap_ratio_ci(a, b, confidence: float = CONFIDENCE, resamples: int = 40
     return interval(bootstrap_median_ratios(a, b, resamples, seed), confidence)
 
 
+def series_ratio_test(a, b) -> tuple[float, tuple[float, float], float, float]:
+    """median(b)/median(a) for two series each taken in order (two runs' round medians, or their
+    ratios to a baseline), with the bootstrap 95% interval of that ratio and the Mann-Whitney p.
+
+    Both take the values as independent; a run's rounds are not (the machine drifts for
+    seconds), and between two runs that made `compare` call unchanged code slower or faster.
+    So both are widened by the larger of the two series' variance factors (dependence.py):
+    conservative when only one side drifted. Returns (ratio, interval, p, factor)."""
+    factor = max(dependence.variance_factor(a), dependence.variance_factor(b))
+    ratio = float(np.median(b) / np.median(a))
+    ci = dependence.widen_ratio_interval(ratio, bootstrap_ratio_ci(a, b), factor)
+    return ratio, ci, dependence.widen_p(mann_whitney_p(a, b), factor), factor
+
+
 def verdict(ratio: float, ci95: tuple[float, float], significant: bool, threshold: float) -> str:
     """ "slower"/"faster" only when the test is significant, the interval excludes 1, and the
     ratio lies outside the noise band 1 +- threshold; otherwise "no difference"."""
@@ -307,7 +326,8 @@ def holm(p_values: list[float]) -> list[float]:
     return adjusted
 
 
-def _common_rounds(cases: list[dict[int, float]]) -> list[int]:
+def common_rounds(cases: list[dict[int, float]]) -> list[int]:
+    """The round ids every case ran in, in order."""
     return sorted(set.intersection(*(set(c) for c in cases)))
 
 
@@ -339,7 +359,7 @@ def geomean_ratio(pairs: list[tuple[dict[int, float], dict[int, float]]], confid
     point = float(np.exp(np.mean([np.log(np.median(list(b.values())) / np.median(list(a.values())))
                                   for a, b in pairs])))
     side_a, side_b = [a for a, _ in pairs], [b for _, b in pairs]
-    rounds_a, rounds_b = _common_rounds(side_a), _common_rounds(side_b)
+    rounds_a, rounds_b = common_rounds(side_a), common_rounds(side_b)
     if len(rounds_a) >= 2 and len(rounds_b) >= 2:
         rng = np.random.default_rng(seed)
         ma = _round_clustered_medians(side_a, rounds_a, rng, resamples)

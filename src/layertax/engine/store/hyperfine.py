@@ -60,6 +60,9 @@ def experiment(path: Path) -> dict:
     cases = [_case(r, names) for r in data["results"]]
     exp = {"name": EXPERIMENT, "title": "commands timed by hyperfine", "question": "How long does each command take?",
            "unit": "wall time per run", "baseline": cases[0]["name"], "classic": None, "groups": [],
+           # Run i of one command did not run beside run i of another (hyperfine times each
+           # command's runs in a block of its own), so a ratio per round pairs nothing.
+           "rounds_paired": False,
            "interrupted": False, "kernels": {}, "cases": cases, "source": str(path),
            "method": f"imported from hyperfine's JSON ({path.name}): each run of a command is one sample and one "
                      "round; hyperfine records no machine, so this one is the importing machine"}
