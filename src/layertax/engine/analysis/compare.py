@@ -95,20 +95,20 @@ def _why_not(case_a: dict, case_b: dict) -> str | None:
     return None
 
 
-def _to_baseline(a: dict, b: dict, case: str, values_a: dict[str, dict[int, float]],
+def _to_baseline(a: dict, b: dict, case: dict, values_a: dict[str, dict[int, float]],
                  values_b: dict[str, dict[int, float]]) -> tuple[str, dict[int, float], dict[int, float]] | None:
-    """(baseline, A's ratios, B's ratios): the case's ratio to its baseline round by round in
+    """(baseline, A's ratios, B's ratios) for case (as in A): its ratio to its baseline round by round in
     each run, from every case's round values in each. None when that cannot be taken in both:
     the case is its own baseline, the baseline was not timed in both, or the experiment's rounds
     are not paired (round r of every case ran in one kernel pass, moments apart; an import of
     separate runs of each command, like hyperfine's, says they are not)."""
     if not (a.get("rounds_paired", True) and b.get("rounds_paired", True)):
         return None
-    name = analyze.baseline_of(a, next(c for c in a["cases"] if c["name"] == case))
-    if name == case or not values_a.get(name) or not values_b.get(name):
+    name = analyze.baseline_of(a, case)
+    if name == case["name"] or not values_a.get(name) or not values_b.get(name):
         return None
-    ratios_a = stats.paired_ratio_rounds(values_a[case], values_a[name])
-    ratios_b = stats.paired_ratio_rounds(values_b[case], values_b[name])
+    ratios_a = stats.paired_ratio_rounds(values_a[case["name"]], values_a[name])
+    ratios_b = stats.paired_ratio_rounds(values_b[case["name"]], values_b[name])
     return (name, ratios_a, ratios_b) if len(ratios_a) >= 2 and len(ratios_b) >= 2 else None
 
 
@@ -145,7 +145,7 @@ def _compare_experiment(a: dict, b: dict, threshold: float) -> ExperimentCompari
             skipped.append(f"{case_a['name']}: not timed" if not ra and not rb
                            else f"{case_a['name']}: fewer than 2 rounds")
             continue
-        to_baseline = _to_baseline(a, b, case_a["name"], values_a, values_b)
+        to_baseline = _to_baseline(a, b, case_a, values_a, values_b)
         if to_baseline:
             _, ra, rb = to_baseline
         va, vb = list(ra.values()), list(rb.values())
@@ -232,14 +232,10 @@ def _drifted(comparison: ExperimentComparison) -> list[str]:
     if not drifted:
         return []
     worst = max(drifted, key=lambda r: r.dependence)
-    return [f"{_count(len(drifted), 'case')} drifted while A or B ran (successive rounds moved together; "
+    return [f"{len(drifted)} case{'s' if len(drifted) != 1 else ''} drifted while A or B ran (successive rounds moved together; "
             f"the most, {worst.case}, by a variance factor of {worst.dependence:.1f}): their intervals are up to "
             f"{math.sqrt(worst.dependence):.1f}x as wide as for independent rounds, so only a large change shows; "
             "more rounds (--runs) or a quieter machine would tell more"]
-
-
-def _count(n: int, noun: str) -> str:
-    return f"1 {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _cases_judged(n: int) -> str:
