@@ -269,9 +269,13 @@ def series_ratio_test(a, b) -> tuple[float, tuple[float, float], float, float]:
     So both are widened by the larger of the two series' variance factors (dependence.py):
     conservative when only one side drifted. Returns (ratio, interval, p, factor)."""
     factor = max(dependence.variance_factor(a), dependence.variance_factor(b))
-    ratio = float(np.median(b) / np.median(a))
-    ci = dependence.widen_ratio_interval(ratio, bootstrap_ratio_ci(a, b), factor)
-    return ratio, ci, dependence.widen_p(mann_whitney_p(a, b), factor), factor
+    ratio, ci, p = _ratio_test(a, b)
+    return ratio, dependence.widen_ratio_interval(ratio, ci, factor), dependence.widen_p(p, factor), factor
+
+
+def _ratio_test(a, b) -> tuple[float, tuple[float, float], float]:
+    """median(b)/median(a), its bootstrap 95% interval and the Mann-Whitney p, values taken as independent."""
+    return float(np.median(b) / np.median(a)), bootstrap_ratio_ci(a, b), mann_whitney_p(a, b)
 
 
 def verdict(ratio: float, ci95: tuple[float, float], significant: bool, threshold: float) -> str:
@@ -307,9 +311,7 @@ def compare(a, b, threshold: float = DEFAULT_THRESHOLD, alpha: float = 1 - CONFI
     b = np.asarray(b, dtype=float)
     if a.size < 2 or b.size < 2:
         raise ValueError("need at least 2 samples on each side")
-    ratio = float(np.median(b) / np.median(a))
-    ci = bootstrap_ratio_ci(a, b)
-    p = mann_whitney_p(a, b)
+    ratio, ci, p = _ratio_test(a, b)
     return Comparison(ratio, ci, p, verdict(ratio, ci, p < alpha, threshold))
 
 
