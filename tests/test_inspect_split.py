@@ -10,7 +10,8 @@ import pytest
 from layertax import units
 from layertax.engine.analysis import stats
 from layertax.inspect import split
-from layertax.loader.stamp import EMPTY_STAMPED
+from layertax.loader.stamp import EMPTY, EMPTY_STAMPED, preload_cost
+from tests.result_numbers import numbers_in
 
 US = 1000.0
 
@@ -33,24 +34,13 @@ def _launches(rng, n, exec_us, load_us, reloc_us, other_us, ctor_us, debug_us=40
     return samples, readings
 
 
-def _result(program_other_us: float, seed: int = 1, n: int = 30) -> dict:
+def _result(program_other_us: float, seed: int = 1, n: int = 30, debug_us: float = 40.0) -> dict:
     rng = np.random.default_rng(seed)
     fixed = 450.0   # what ld.so does for any program (CPUID on this VM): the empty control's remainder
-    e_samples, e_readings = _launches(rng, n, 100, 20, 15, fixed, 10)
+    e_samples, e_readings = _launches(rng, n, 100, 20, 15, fixed, 10, debug_us=debug_us)
     p_samples, p_readings = _launches(rng, n, 105, 120, 80, fixed + program_other_us, 20)
     return {"cases": [{"name": "lazy", "samples": p_samples, "loader": p_readings}],
             "controls": [{"name": EMPTY_STAMPED, "samples": e_samples, "loader": e_readings}]}
-
-
-def _numbers(value):
-    if isinstance(value, dict):
-        for v in value.values():
-            yield from _numbers(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _numbers(v)
-    elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        yield value
 
 
 def test_every_stage_is_recovered_with_an_interval_that_covers_it():
@@ -66,7 +56,7 @@ def test_every_stage_is_recovered_with_an_interval_that_covers_it():
         assert lo <= us * US <= hi, (name, lo, hi)
         assert got[name]["ns"] == pytest.approx(us * US, rel=0.1)
     # The LD_DEBUG launches' own cost (40 µs here) is measured and taken out of the start-up row.
-    assert sp["debug_cost"]["median"] == pytest.approx(40 * US, abs=5 * US)
+    assert sp["debug_cost"]["ns"] == pytest.approx(40 * US, abs=5 * US)
     assert abs(sp["error"]) < 0.02
     assert split.residual_share(sp) == pytest.approx(60 / 855, rel=0.15)
 
@@ -78,11 +68,37 @@ def test_a_stage_that_is_zero_is_within_noise_never_negative():
         if "within_noise_ns" in other:
             assert other["ns"] == 0 and "ci95" not in other and other["within_noise_ns"] > 0
             assert units.part(other).startswith("within noise (±")
-        assert all(x >= 0 for p in sp["parts"] for x in _numbers(p)), json.dumps(sp["parts"])
+        assert all(x >= 0 for p in sp["parts"] for x in numbers_in(p)), json.dumps(sp["parts"])
         assert sp["sum_ns"] >= 0 and split.residual_share(sp) >= 0
     assert any("within_noise_ns" in next(p for p in split.split(_result(0.0, seed=s), "lazy")["parts"]
                                           if p["part"] == "ld.so: other work for this program")
                for s in range(20))
+
+
+def test_what_ld_debug_costs_and_what_the_stamp_costs_are_never_negative_times():
+    # LD_DEBUG costing nothing: its measured cost straddles zero, and the result keeps it as
+    # noise, not as an interval with a negative end (the error, a signed share, is no time).
+    costs = [split.split(_result(60.0, seed=s, debug_us=0.0), "lazy") for s in range(10)]
+    for sp in costs:
+        assert min(numbers_in({k: v for k, v in sp.items() if k != "error"})) >= 0, json.dumps(sp["debug_cost"])
+    assert any("within_noise_ns" in sp["debug_cost"] for sp in costs)
+    # A stamp that costs nothing: each round's stamped launch 3 µs on either side of the plain one.
+    def control(name, extra_us, sway_us):
+        return {"name": name, "samples": [{"round": r, "exit_ns": (300 + 5 * (r % 7) + extra_us + sway_us * (-1) ** r) * US}
+                                          for r in range(100)]}
+    free = preload_cost({"controls": [control(EMPTY, 0.0, 0.0), control(EMPTY_STAMPED, 0.0, 3.0)]})
+    assert free["ns"] == 0 and free["within_noise_ns"] > 0 and free["n"] == 100 and min(numbers_in(free)) >= 0
+    assert units.part(free).startswith("within noise (±")
+    paid = preload_cost({"controls": [control(EMPTY, 0.0, 0.0), control(EMPTY_STAMPED, 12.0, 3.0)]})
+    assert paid["ci95"][0] <= paid["ns"] <= paid["ci95"][1] and paid["ns"] == pytest.approx(12 * US, abs=2 * US)
+
+
+def test_as_time_keeps_each_kind_of_difference_without_a_negative_number():
+    assert stats.as_time({"median": 5.0, "ci95": [4.0, 6.0], "n": 9}) == {"ns": 5.0, "ci95": [4.0, 6.0], "n": 9}
+    assert stats.as_time({"median": -1.0, "ci95": [-7.0, 3.0], "n": 9}) == {"ns": 0.0, "within_noise_ns": 7.0, "n": 9}
+    assert stats.as_time({"median": -5.0, "ci95": [-6.0, -4.0], "n": 9}) == \
+        {"ns": 0.0, "below_control_ns": 5.0, "below_control_ci95": [4.0, 6.0], "n": 9}
+    assert stats.as_time(None) is None and units.part(None) == "-"
 
 
 def test_a_stage_wholly_below_its_control_says_so_in_words():

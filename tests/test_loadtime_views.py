@@ -13,6 +13,7 @@ from layertax.report import terminal
 from layertax.report.html import to_html
 from layertax.report.markdown import to_markdown
 from layertax.report.plots import loadtime_split
+from tests.result_numbers import numbers_in
 
 
 def reading(round_: int, total_ns: float, tick_scale: int = 10) -> dict:
@@ -85,11 +86,11 @@ def split_case(name: str, rows: list[tuple], plain: list[float]) -> dict:
 def test_the_stages_are_measured_in_the_same_launch():
     rows = [(1000.0 + 10 * r, 100.0, 300.0 + r, 50.0) for r in range(7)]   # exec etc. = 550 + 9r
     got = variant_split(split_case("default", rows, [950.0] * 40))
-    stages = {k: v["median"] for k, v in got["stages"].items()}
+    stages = {k: v["ns"] for k, v in got["stages"].items()}
     assert stages == {"exec, kernel, libc start-up": 577.0, "loading objects": 100.0,
                       "relocation + lookups": 303.0, "other loader work": 50.0}
-    assert got["debugged_main_ns"]["median"] == 1030.0 and got["plain_main_ns"]["median"] == 950.0
-    assert got["debug_cost"]["median"] == 80.0 and got["stages"]["loading objects"]["n"] == 7
+    assert got["debugged_main_ns"]["ns"] == 1030.0 and got["plain_main_ns"]["ns"] == 950.0
+    assert got["debug_cost"]["ns"] == 80.0 and got["stages"]["loading objects"]["n"] == 7
 
 
 def test_a_variant_without_readings_is_not_split():
@@ -115,6 +116,11 @@ def test_the_split_table_never_shows_a_negative_stage():
     assert row["variant"] == "default" and row["other loader work"].startswith("within noise")
     assert row["loading objects"] == "100 ns [100, 100]"
     assert not any(cell.startswith("-") for cell in table["rows"][0])
+    # Nor does the result: a stage within noise is kept as 0 and the noise's half-width.
+    split = noisy_split_result()["split"]
+    assert split[0]["stages"]["other loader work"] == {"ns": 0.0, "within_noise_ns": 40.0, "n": 7}
+    assert min(numbers_in(split)) >= 0
+
 
 
 def test_the_chart_draws_the_split_with_the_experiments_table_under_it():

@@ -74,7 +74,10 @@ def with_interval(ns: float, lo: float, hi: float) -> str:
 
 
 def part(stage_part: dict) -> str:
-    """A stage as split.stage_part keeps it: its time and interval, within noise, or below the control's."""
+    """A time as stats.as_time keeps it (a stage, a cost): its time and interval, within noise,
+    or below the control's ("-" for none)."""
+    if not stage_part:
+        return "-"
     if "within_noise_ns" in stage_part:
         return f"within noise (±{duration(stage_part['within_noise_ns'])})"
     if "below_control_ns" in stage_part:

@@ -101,23 +101,15 @@ def split(result: dict, name: str) -> dict | None:
     parts = [stage_part(p, s, src, measured) for p, s, src in stages]
     parts_sum = sum(p["ns"] for p in parts)
     return {"status": "ok", "variant": name, "measured_main_ns": measured, "parts": parts,
-            "sum_ns": parts_sum, "error": parts_sum / measured - 1, "debug_cost": debug_cost,
+            "sum_ns": parts_sum, "error": parts_sum / measured - 1, "debug_cost": stats.as_time(debug_cost),
             "constructors": constructors(case), "empty_constructors_ns": constructors(empty)["all_ns"]}
 
 
 def stage_part(part: str, summary: dict, source: str, measured: float) -> dict:
-    """One stage as the result keeps it, never a negative time: a stage whose interval contains
-    zero is within noise (0, and how wide the noise is); one wholly below zero took less than
-    what it was measured against (0, and by how much)."""
-    lo, hi = summary["ci95"]
-    out = {"part": part, "source": source, "n": summary["n"]}
-    if lo > 0:
-        out.update(ns=summary["median"], ci95=[lo, hi], share=summary["median"] / measured)
-    elif hi >= 0:
-        out.update(ns=0.0, within_noise_ns=max(abs(lo), abs(hi)), share=0.0)
-    else:
-        out.update(ns=0.0, below_control_ns=-summary["median"], below_control_ci95=[-hi, -lo], share=0.0)
-    return out
+    """One stage as the result keeps it, never a negative time (stats.as_time), with its share
+    of spawn->main (0 unless its interval is above zero)."""
+    time = stats.as_time(summary)
+    return {"part": part, "source": source, **time, "share": time["ns"] / measured}
 
 
 def residual_share(sp: dict) -> float | None:

@@ -99,8 +99,8 @@ def split_table(result: dict) -> dict:
                      f"+ the program's {duration(c['program_ns'])}; an empty program's take "
                      f"{duration(sp['empty_constructors_ns'])} (libc's own and the stamp library's)")
         if sp.get("debug_cost"):
-            notes.append(f"{name}: LD_DEBUG launches reached their first constructor "
-                         f"{units.stage(sp['debug_cost'])} later than plain ones; taken out of the start-up row")
+            notes.append(f"{name}: LD_DEBUG's own cost (its launches' first constructor against plain "
+                         f"launches'): {units.part(sp['debug_cost'])}; taken out of the start-up row")
     notes += [f"{part}: {source}" for part, source in sources.items()]
     notes.append("each stage: median [95% interval] of values paired inside one launch; an interval that "
                  "contains zero reads 'within noise'")
@@ -222,7 +222,7 @@ def notes(result: dict) -> list[str]:
         out.append("constructor order checked (LD_DEBUG=files): the first-constructor stamp ran first")
     cost = result.get("preload_cost")
     if cost:
-        out.append(f"the stamp preload adds {units.stage({'median': cost['median_ns'], 'ci95': cost['ci95']})} to "
+        out.append(f"the stamp preload adds {units.part(cost)} to "
                    "an empty program's spawn->exit; the figures include it, the differences against the empty "
                    "control cancel it")
     by_status: dict[str, list[str]] = {}   # one line for every case that exited the same way

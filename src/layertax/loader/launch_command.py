@@ -17,7 +17,7 @@ from layertax.errors import LayertaxError, UsageError
 from layertax.loader import contention, launch, startable
 from layertax.loader.launches import launch_cases
 from layertax.loader.stamp import EMPTY, EMPTY_STAMPED, preload_cost, preload_env
-from layertax.units import duration, stage
+from layertax.units import duration, part
 
 
 def resolve(argv: list[str], flag: str) -> list[str]:
@@ -134,7 +134,7 @@ def _notes(result: dict, stamp: bool, stamped: bool) -> list[str]:
         cost = preload_cost(result)
         result["preload_cost"] = cost
         if cost:
-            notes.append(f"the stamp preload adds {stage({'median': cost['median_ns'], 'ci95': cost['ci95']})} to an "
+            notes.append(f"the stamp preload adds {part(cost)} to an "
                          "empty program's spawn->exit (paired per round); spawn->main of the commands includes it")
         notes.append("spawn->main: from the clone that starts it until main is called (the preloaded stamp "
                      "library interposes __libc_start_main; every constructor included)")

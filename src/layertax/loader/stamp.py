@@ -32,13 +32,11 @@ def preload_env(tools: launch.LaunchTools, phases: bool = False) -> tuple[tuple[
 
 
 def preload_cost(result: dict) -> dict | None:
-    """What the stamp preload adds to an empty program's spawn->exit, paired per round."""
+    """What the stamp preload adds to an empty program's spawn->exit, paired per round (n: the
+    rounds), never a negative time (stats.as_time)."""
     by = {c["name"]: c for c in result.get("controls", [])}
     if EMPTY not in by or EMPTY_STAMPED not in by:
         return None
     plain = analyze.round_values(by[EMPTY], "exit_ns")
     loaded = analyze.round_values(by[EMPTY_STAMPED], "exit_ns")
-    diff = stats.paired_difference(loaded, plain)
-    if diff is None:
-        return None
-    return {"median_ns": diff["median"], "ci95": diff["ci95"], "rounds": diff["n"]}
+    return stats.as_time(stats.paired_difference(loaded, plain))

@@ -171,6 +171,21 @@ def paired_difference(a: dict, b: dict) -> dict | None:
     return median_summary([a[k] - b[k] for k in sorted(a) if k in b and a[k] is not None and b[k] is not None])
 
 
+def as_time(summary: dict | None) -> dict | None:
+    """A measured difference of times (a median with its 95% interval, e.g. paired_difference's)
+    as a result keeps it, never a negative time: its median and interval when the interval is
+    above zero; 0 and the noise's half-width when the interval contains zero; 0 and how far
+    below when the interval is wholly below zero (units.part prints each form in words)."""
+    if summary is None:
+        return None
+    median, (lo, hi) = summary["median"], summary["ci95"]
+    if lo > 0:
+        return {"ns": median, "ci95": [lo, hi], "n": summary["n"]}
+    if hi >= 0:
+        return {"ns": 0.0, "within_noise_ns": max(abs(lo), abs(hi)), "n": summary["n"]}
+    return {"ns": 0.0, "below_control_ns": -median, "below_control_ci95": [-hi, -lo], "n": summary["n"]}
+
+
 def difference_of_medians(a, b, resamples: int = 2000, seed: int = 0) -> dict | None:
     """median(a) - median(b) for samples that cannot be paired, with a bootstrap 95% interval."""
     a = np.asarray([v for v in a if v is not None], dtype=float)

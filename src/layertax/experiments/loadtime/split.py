@@ -37,11 +37,12 @@ def variant_split(case: dict) -> dict | None:
     if not rows or not plain:
         return None
     debugged = [r["spawn_to_main_ns_same_run"] for r in readings if r.get("spawn_to_main_ns_same_run") is not None]
-    return {"variant": case["name"], "stages": {name: stats.median_summary([row[i] for row in rows])
+    # Each kept as stats.as_time keeps it, so that no time in the result is ever negative.
+    return {"variant": case["name"], "stages": {name: stats.as_time(stats.median_summary([row[i] for row in rows]))
                                                 for i, name in enumerate(STAGES)},
-            "debugged_main_ns": stats.median_summary(debugged),
-            "plain_main_ns": stats.median_summary(plain),
-            "debug_cost": stats.difference_of_medians(debugged, plain)}
+            "debugged_main_ns": stats.as_time(stats.median_summary(debugged)),
+            "plain_main_ns": stats.as_time(stats.median_summary(plain)),
+            "debug_cost": stats.as_time(stats.difference_of_medians(debugged, plain))}
 
 
 def stage_split(result: dict) -> list[dict]:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from layertax.engine.analysis import stats
 from layertax.engine.analysis.analyze import field_median, round_values
-from layertax.units import duration, ratio_with_ci, stage
+from layertax.units import duration, part, ratio_with_ci, stage
 
 SPLIT_CHART = "loadtime-split"   # the HTML report draws this table as its stage chart, the numbers under it
 
@@ -91,8 +91,8 @@ def split_table(result: dict) -> dict:
     beside its plain and debugged spawn->main and what LD_DEBUG itself cost."""
     split = result.get("split") or []
     stages = list(split[0]["stages"]) if split else []
-    rows = [[v["variant"], stage(v["plain_main_ns"]), stage(v["debugged_main_ns"]),
-             *(stage(v["stages"][s]) for s in stages), stage(v["debug_cost"])] for v in split]
+    rows = [[v["variant"], part(v["plain_main_ns"]), part(v["debugged_main_ns"]),
+             *(part(v["stages"][s]) for s in stages), part(v["debug_cost"])] for v in split]
     return {"title": "spawn->main stage by stage, inside the same LD_DEBUG=statistics launches (median [95% "
                      "interval] over them; a static program has no loader to split)",
             "columns": ["variant", "spawn->main", "with LD_DEBUG", *stages, "LD_DEBUG's own cost"],
