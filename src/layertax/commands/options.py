@@ -53,6 +53,10 @@ def launch_timer_options(command: Callable) -> Callable:
     command = click.option("--no-pin", is_flag=True,
                            help="Do not pin the launches to a CPU. Pinned (the default), the timer leaves a CPU "
                                 "it finds shared with a busy task, and the notes say so.")(command)
+    command = click.option("--no-dodge", is_flag=True,
+                           help="Start each launch at once, as hyperfine does. By default a launch that fits "
+                                "between two of the pinned CPU's periodic interruptions (the kernel's tick) "
+                                "starts just after one, so none lands inside it (docs/launch.md).")(command)
     command = click.option("--seed", type=click.IntRange(min=1), help="Seed of the shuffled order (recorded).")(command)
     command = click.option("--warmup-time", type=Finite(min=0, max=3600), default=LAUNCH_WARMUP_S, show_default=True,
                            help="Seconds the warm-up lasts at least: its rounds go on until then. Launches ran "
@@ -64,7 +68,8 @@ def launch_timer_options(command: Callable) -> Callable:
 def timer_values(runs: int, timeout: float, options: dict) -> dict:
     """The launch timer's settings from a command's --runs, --timeout and launch_timer_options."""
     return {"runs": runs, "timeout": timeout, "warmup": options["warmup"], "warmup_time": options["warmup_time"],
-            "seed": options["seed"], "pin": not options["no_pin"], "raise_priority": not options["no_priority"]}
+            "seed": options["seed"], "pin": not options["no_pin"], "raise_priority": not options["no_priority"],
+            "dodge": not options["no_dodge"]}
 
 
 def export_values(options: dict) -> dict:

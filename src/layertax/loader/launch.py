@@ -67,7 +67,8 @@ def tool_targets(cc: toolchain.Tool) -> list[ninja.BuildTarget]:
     so it is built once that one is published (tools() does it)."""
     common = ninja.COMMON_SOURCES
     return [
-        ninja.BuildTarget("launch", (NATIVE / "launch.c", NATIVE / "placement.c", NATIVE / "child.c", *common),
+        ninja.BuildTarget("launch", (NATIVE / "launch.c", NATIVE / "placement.c", NATIVE / "child.c", NATIVE / "ticks.c",
+                                     *common),
                           (NATIVE,), (), (), cc.path, cc.version, kind="program"),
         ninja.BuildTarget("liblayertax-first.so", (NATIVE / "first.c",), (), FREESTANDING,
                           ("-nostdlib", *COMPACT_LAYOUT), cc.path, cc.version, kind="shared"),
@@ -124,14 +125,16 @@ class LaunchSettings:
     timeout: float = 10.0          # seconds per launch
     cpu: int | None = None
     raise_priority: bool = True
+    dodge: bool = True             # start launches clear of the pinned CPU's periodic interruptions (native/ticks.h)
 
     @classmethod
     def from_options(cls, runs: int, warmup: int, timeout: float, seed: int | None, pin: bool = True,
-                     raise_priority: bool = True, warmup_time: float = LAUNCH_WARMUP_S) -> LaunchSettings:
+                     raise_priority: bool = True, warmup_time: float = LAUNCH_WARMUP_S,
+                     dodge: bool = True) -> LaunchSettings:
         """The settings of a command built on the launch timer (`launch`, `inspect`); a seed is
         drawn (and recorded) when none is given."""
         return cls(runs=runs, warmup=warmup, warmup_time=warmup_time, timeout=timeout,
-                   cpu=default_cpu() if pin else None,
+                   cpu=default_cpu() if pin else None, dodge=dodge,
                    raise_priority=raise_priority, seed=seed or random.SystemRandom().randrange(1, 2**32))
 
     def warm_up(self) -> str:
@@ -144,8 +147,12 @@ class LaunchSettings:
     def method(self, what: str, extra: str = "") -> dict:
         """The run's settings record, with the sentence that says how it was measured."""
         cpu = self.cpu if self.cpu is not None else "not pinned"
+        if self.cpu is not None and self.dodge:
+            extra = ", each started between two of the CPU's periodic interruptions (the kernel's tick) where it fits" \
+                    + extra
         return {"runs": self.runs, "warmup": self.warmup, "warmup_time": self.warmup_time, "burst": 1,
                 "min_sample_ns": 0, "seed": self.seed, "cpu": self.cpu, "timeout": self.timeout,
+                "dodge": self.dodge and self.cpu is not None,
                 "method": f"{self.runs} launches per {what} after {self.warm_up()}, {what}s alternating in "
                           f"shuffled rounds (seed {self.seed}), each after another {what}'s primed by {PRIMERS} "
                           f"untimed launches of its own, clone(CLONE_VFORK) + execve, cpu {cpu}" + extra}
@@ -187,7 +194,7 @@ def sample(line: dict, min_wait_ns: int | None = None) -> dict:
            "libc_start_main_ns": line.get("libc_start_main_ns"), "minflt": line["minflt"], "majflt": line["majflt"],
            "utime_ns": line["utime_ns"], "stime_ns": line["stime_ns"], "csw_vol": line["nvcsw"],
            "csw_invol": line["nivcsw"], "maxrss_kb": line["maxrss_kb"], "exit_status": line["exit_status"],
-           "runq_wait_ns": line.get("runq_wait_ns")}
+           "runq_wait_ns": line.get("runq_wait_ns"), "clear_ns": line.get("clear_ns"), "dodged": line.get("dodged")}
     known = min_wait_ns is not None and out["runq_wait_ns"] is not None
     out["preempted"] = contention.waited(out, min_wait_ns) if known else None
     return out
@@ -240,6 +247,8 @@ def run(targets: list[Target], settings: LaunchSettings, launch_tools: LaunchToo
             argv += ["--cpu", str(settings.cpu)]
         if settings.raise_priority:
             argv.append("--raise-priority")
+        if not settings.dodge:
+            argv.append("--no-dodge")
         reader = _LineReader(lines)
         with ParentAwayFrom(settings.cpu) as away:
             proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,

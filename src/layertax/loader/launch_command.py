@@ -14,7 +14,7 @@ from pathlib import Path
 
 from layertax.engine.analysis import analyze, stats
 from layertax.errors import LayertaxError, UsageError
-from layertax.loader import contention, launch, startable
+from layertax.loader import contention, interruptions, launch, startable
 from layertax.loader.launches import launch_cases
 from layertax.loader.stamp import EMPTY, EMPTY_STAMPED, preload_cost, preload_env
 from layertax.units import duration, part
@@ -142,4 +142,5 @@ def _notes(result: dict, stamp: bool, stamped: bool) -> list[str]:
     if not stamped and any(c["status"] == "ok" and c["samples"] for c in result["cases"]):
         notes.append("not every command stamped (a static binary ignores LD_PRELOAD; or --no-stamp): "
                      "figures are spawn->exit")
-    return notes + contention.notes(result)
+    ticks = interruptions.note(result)
+    return notes + ([ticks] if ticks else []) + contention.notes(result)

@@ -3,7 +3,7 @@
  *
  * Usage: launch --spec FILE [--runs N] [--warmup W] [--warmup-ms M] [--seed S]
  *               [--timeout-ms T] [--cpu C] [--stay] [--raise-priority] [--primers P]
- *               [--out FILE]
+ *               [--no-dodge] [--out FILE]
  *        launch --tsc-rate
  *
  * The spec lists the variants to launch, one directive per line:
@@ -29,6 +29,13 @@
  * the others, a state hyperfine's runs, one command at a time, never see.
  * --primers 0 shows it.
  *
+ * Pinned, the timer first learns its CPU's periodic interruptions (the kernel's tick and
+ * any other series: ticks.h) and starts each timed launch clear of them, when the launch
+ * (as long as the variant's latest ones, and a quarter more) fits between two: no tick
+ * then lands inside it. --no-dodge starts every launch at once, as hyperfine does. Every
+ * launch's line says whether it was dodged and how long it had before the next
+ * interruption ("clear_ns"), so a result can tell the launches one landed in.
+ *
  * The child gets a pipe as file descriptor STAMP_FD (named in LAYERTAX_STAMP_FD); a
  * stamped program writes one 8-byte CLOCK_MONOTONIC reading there at the top of main
  * (or a preloaded stamp library does, as main is called). A second pipe, PHASE_FD
@@ -53,6 +60,7 @@
 #include "common.h"
 #include "placement.h"
 #include "child.h"
+#include "ticks.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -83,6 +91,7 @@ typedef struct {
     size_t envc;
     int ignore_status;
     int dead;                /* failed once: not launched again */
+    uint64_t expect_ns;      /* how long its next launch is expected to take (0: not known yet) */
 } variant;
 
 static variant variants[MAX_VARIANTS];
@@ -213,6 +222,25 @@ static long long tv_ns(struct timeval tv)
 static int self_schedstat = -1;   /* the timer's own, opened once */
 static lt_placement placement;    /* which CPU the timer runs on, and moving off a busy one */
 static int stay;                  /* --stay: never move (bench/slow_mode.py shows what moving cures) */
+static lt_ticks ticks;            /* the pinned CPU's periodic interruptions (none when not pinned) */
+static int dodge = 1;             /* start timed launches clear of them (--no-dodge: at once) */
+
+/* Learns the interruptions of the CPU the timer is pinned to; none when it is not pinned. */
+static void learn_ticks(void)
+{
+    if (placement.cpu >= 0)
+        lt_ticks_learn(&ticks);
+    else
+        memset(&ticks, 0, sizeof ticks);
+}
+
+/* A launch is expected to take as long as the variant's latest, and a quarter more; a
+ * long one raises the estimate at once, short ones lower it slowly. */
+static void expect_after(variant *v, uint64_t took_ns)
+{
+    uint64_t next = took_ns + took_ns / 4, decayed = v->expect_ns - v->expect_ns / 16;
+    v->expect_ns = next > decayed ? next : decayed;
+}
 
 /* The child's run-queue wait, read while it is a zombie (before wait4 reaps it). */
 static long long child_runq_wait(pid_t pid)
@@ -254,8 +282,10 @@ static int launch_once(variant *v, int round, long timeout_ms, int primer)
      * hyperfine does), not three path lookups in every child. */
     const lt_dup dups[] = {{pipefd[1], STAMP_FD}, {phasefd[1], PHASE_FD}, {dev_null, 0}, {dev_null, 1}, {dev_null, 2}};
     pid_t pid = -1;
+    int dodged = !primer && dodge && v->expect_ns && lt_ticks_dodge(&ticks, v->expect_ns);
     long long self_wait0 = lt_runq_wait(self_schedstat);
     uint64_t t0 = lt_now_ns();
+    uint64_t clear = lt_ticks_clear(&ticks, t0);
     int err = lt_spawn(&pid, v->argv[0], v->argv, v->envp, dups, (int)(sizeof dups / sizeof dups[0]));
     if (err != 0) {
         char msg[512];
@@ -315,6 +345,7 @@ static int launch_once(variant *v, int round, long timeout_ms, int primer)
         if (record[0] >= 1 && record[0] <= MAX_PHASE && !phases[record[0]] && record[1] >= t0)
             phases[record[0]] = record[1] - t0;
     close(phasefd[0]);
+    expect_after(v, t_exit - t0);
 
     char state[64] = "ok";
     int failed = 0;
@@ -349,15 +380,24 @@ static int launch_once(variant *v, int round, long timeout_ms, int primer)
         fprintf(out, ",\"runq_wait_ns\":%lld", runq_wait);
     else
         fprintf(out, ",\"runq_wait_ns\":null");
+    if (clear != UINT64_MAX)
+        fprintf(out, ",\"clear_ns\":%llu", (unsigned long long)clear);
+    else
+        fprintf(out, ",\"clear_ns\":null");
+    fprintf(out, ",\"dodged\":%s", dodged ? "true" : "false");
     fprintf(out, ",\"exit_ns\":%llu,\"exit_status\":%d,\"minflt\":%ld,\"majflt\":%ld,\"utime_ns\":%lld,"
            "\"stime_ns\":%lld,\"nvcsw\":%ld,\"nivcsw\":%ld,\"maxrss_kb\":%ld}\n",
            (unsigned long long)(t_exit - t0), WIFEXITED(status) ? WEXITSTATUS(status) : -1,
            ru.ru_minflt, ru.ru_majflt, tv_ns(ru.ru_utime), tv_ns(ru.ru_stime), ru.ru_nvcsw, ru.ru_nivcsw,
            ru.ru_maxrss);
     int from, to;
-    if (!stay && lt_place_note(&placement, runq_wait, t_exit - t0, &from, &to))
-        fprintf(out, "{\"placement\":{\"round\":%d,\"from\":%d,\"to\":%d,\"waited\":%d,\"of\":%d}}\n",
+    if (!stay && lt_place_note(&placement, runq_wait, t_exit - t0, &from, &to)) {
+        learn_ticks();   /* another CPU's interruptions fall at other times */
+        fprintf(out, "{\"placement\":{\"round\":%d,\"from\":%d,\"to\":%d,\"waited\":%d,\"of\":%d,\"ticks\":",
                 round, from, to, PLACEMENT_CONTENDED, PLACEMENT_WINDOW);
+        lt_ticks_json(&ticks, out);
+        fprintf(out, "}}\n");
+    }
     flush_now_and_then(0);
     return failed ? -1 : 0;
 }
@@ -427,6 +467,8 @@ int main(int argc, char **argv)
             raise = 1;
         } else if (strcmp(a, "--stay") == 0) {
             stay = 1;
+        } else if (strcmp(a, "--no-dodge") == 0) {
+            dodge = 0;
         } else if (!next) {
             die("missing value after %s", a);
         } else if (strcmp(a, "--spec") == 0) {
@@ -453,7 +495,7 @@ int main(int argc, char **argv)
     }
     if (!spec || runs < 1 || warmup < 0 || warmup_ms < 0 || timeout_ms < 1 || primers < 0)
         die("%s", "usage: launch --spec FILE [--runs N>=1] [--warmup W] [--warmup-ms M] [--seed S] "
-                  "[--timeout-ms T] [--cpu C] [--stay] [--raise-priority] [--primers P] [--out FILE] "
+                  "[--timeout-ms T] [--cpu C] [--stay] [--raise-priority] [--primers P] [--no-dodge] [--out FILE] "
                   "| --tsc-rate");
     read_spec(spec);
     dev_null = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -488,6 +530,7 @@ int main(int argc, char **argv)
     int spawn_err = lt_spawn_init();      /* after our handlers: it notes which the child resets */
     if (spawn_err)
         die("cannot prepare the child stack: %s", strerror(spawn_err));
+    learn_ticks();
 
     fprintf(out, "{\"timer\":\"layertax-launch\",\"clock\":\"CLOCK_MONOTONIC\",\"spawn\":\"clone-vfork\","
            "\"stamp_fd\":%d,\"phase_fd\":%d,\"runs\":%ld,\"warmup\":%ld,\"warmup_ms\":%ld,\"timeout_ms\":%ld,\"primers\":%ld,"
@@ -497,8 +540,11 @@ int main(int argc, char **argv)
     fprintf(out, ",\"priority\":");
     lt_json_string(out, prio);
     /* The rule for leaving a busy CPU, so a result can count its waited launches by it. */
-    fprintf(out, ",\"placement\":{\"min_wait_ns\":%llu,\"window\":%d,\"contended\":%d,\"moves\":%s}}\n",
+    fprintf(out, ",\"placement\":{\"min_wait_ns\":%llu,\"window\":%d,\"contended\":%d,\"moves\":%s}",
             PLACEMENT_MIN_WAIT_NS, PLACEMENT_WINDOW, PLACEMENT_CONTENDED, stay ? "false" : "true");
+    fprintf(out, ",\"dodge\":%s,\"ticks\":", dodge ? "true" : "false");
+    lt_ticks_json(&ticks, out);
+    fprintf(out, "}\n");
     flush_now_and_then(1);
 
     const variant *last = NULL;

@@ -1,0 +1,43 @@
+"""What a launch run's record says about the pinned CPU's periodic interruptions (the kernel's
+tick, and any other series the timer found: native/ticks.h), in one note: how often they
+fall, and how many launches one landed in. A launch met one when it took longer than the time
+it had before the next ("clear_ns" in its sample). Started at once (--no-dodge), about one
+launch of an empty program in six does; the note then says what that cost them, the tax
+`launch` otherwise keeps out of its figures."""
+from __future__ import annotations
+
+import statistics
+
+from layertax.units import duration
+
+
+def _met(sample: dict) -> bool | None:
+    clear = sample.get("clear_ns")
+    return None if clear is None else sample["exit_ns"] > clear
+
+
+def note(result: dict) -> str | None:
+    """The note for a result of the launch timer (None: a timer that did not learn them)."""
+    descriptor = (result.get("launch") or {}).get("descriptor") or {}
+    ticks = descriptor.get("ticks")
+    if ticks is None or not descriptor.get("pinned"):
+        return None
+    if not ticks["series"]:
+        return (f"no periodic interruption of the pinned CPU found (a {duration(ticks['learn_ns'])} spin saw "
+                f"{ticks['gaps']} gaps, none in step): launches started at once")
+    periods = " and every ".join(duration(s["period_ns"]) for s in ticks["series"])
+    head = (f"the pinned CPU is interrupted every {periods} (the kernel's tick among them; "
+            f"{duration(ticks['median_gap_ns'])} each, from a loop reading the clock)")
+    samples = [s for c in result.get("cases", []) + result.get("controls", []) for s in c.get("samples", [])]
+    known = [s for s in samples if _met(s) is not None]
+    met = [s for s in known if _met(s)]
+    if descriptor.get("dodge"):
+        dodged = sum(1 for s in samples if s.get("dodged"))
+        return (f"{head}: {dodged} of {len(samples)} launches started clear of them and {len(met)} met one "
+                "all the same (--no-dodge: started at once)")
+    text = f"{head}; launches started at once (--no-dodge): {len(met)} of {len(known)} met one"
+    clear = [s["exit_ns"] for s in known if not _met(s)]
+    if met and clear:
+        slower = statistics.median(s["exit_ns"] for s in met) / statistics.median(clear) - 1
+        text += f", their median spawn->exit {slower:+.0%} against the others' (across all commands)"
+    return text
