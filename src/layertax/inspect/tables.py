@@ -236,8 +236,7 @@ def notes(result: dict) -> list[str]:
     if result.get("cases") and result.get("unit") == "spawn->exit":
         out.append("no main stamp: the program does not start through glibc's __libc_start_main (static, or "
                    "another runtime), or ignores LD_PRELOAD (setuid): figures are spawn->exit")
-    ticks = interruptions.note(result)
-    return out + ([ticks] if ticks else []) + contention.notes(result)
+    return out + interruptions.notes(result) + contention.notes(result)
 
 
 def detail_notes(result: dict) -> list[str]:

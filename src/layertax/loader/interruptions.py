@@ -16,8 +16,15 @@ def _met(sample: dict) -> bool | None:
     return None if clear is None else sample["exit_ns"] > clear
 
 
+def notes(result: dict) -> list[str]:
+    """The note for a result of the launch timer, as a list like contention.notes (empty: a
+    timer that did not learn them, or an unpinned run)."""
+    text = note(result)
+    return [text] if text else []
+
+
 def note(result: dict) -> str | None:
-    """The note for a result of the launch timer (None: a timer that did not learn them)."""
+    """The note itself (None: no note)."""
     descriptor = (result.get("launch") or {}).get("descriptor") or {}
     ticks = descriptor.get("ticks")
     if ticks is None or not descriptor.get("pinned"):

@@ -142,5 +142,4 @@ def _notes(result: dict, stamp: bool, stamped: bool) -> list[str]:
     if not stamped and any(c["status"] == "ok" and c["samples"] for c in result["cases"]):
         notes.append("not every command stamped (a static binary ignores LD_PRELOAD; or --no-stamp): "
                      "figures are spawn->exit")
-    ticks = interruptions.note(result)
-    return notes + ([ticks] if ticks else []) + contention.notes(result)
+    return notes + interruptions.notes(result) + contention.notes(result)
