@@ -269,6 +269,14 @@ def test_the_per_launch_table_gives_cpu_time_as_one_sum_of_the_samples_rusage(tm
     expected = units.duration(statistics.median(s["utime_ns"] + s["stime_ns"] for s in samples))
     assert table["rows"][0][0] == "true" and table["rows"][0][-1] == expected
     assert "CPU time" in p.stdout
+    # Faults are counts: the median of seven is one of them, written without a decimal point.
+    faults = units.count(statistics.median(s["minflt"] for s in samples))
+    assert table["rows"][0][4] == faults and "." not in faults
+
+
+def test_counts_are_written_whole_and_a_median_between_two_keeps_its_half():
+    assert units.count(27.0) == "27" and units.count(1234) == "1,234"
+    assert units.count(27.5) == "27.5" and units.count(None) == "-"
 
 
 def test_a_launch_stopped_in_its_warm_up_says_nothing_about_figures_it_does_not_have(tmp_path):

@@ -32,6 +32,14 @@ def bare(ns: float, like: float) -> str:
     return f"{ns / scale:.{_decimals(like / scale)}f}"
 
 
+def count(x: float | None) -> str:
+    """A count, or the median of counts: whole numbers without a decimal point (27, not 27.0);
+    a median between two counts keeps its half (27.5)."""
+    if x is None:
+        return "-"
+    return f"{int(x):,}" if float(x).is_integer() else f"{x:,.1f}"
+
+
 def ratio(r: float | None) -> str:
     return "-" if r is None else f"{r:.2f}x"
 

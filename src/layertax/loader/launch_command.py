@@ -17,7 +17,7 @@ from layertax.errors import LayertaxError, UsageError
 from layertax.loader import contention, interruptions, launch, startable
 from layertax.loader.launches import launch_cases
 from layertax.loader.stamp import EMPTY, EMPTY_STAMPED, preload_cost, preload_env
-from layertax.units import duration, part
+from layertax.units import count, duration, part
 
 
 def resolve(argv: list[str], flag: str) -> list[str]:
@@ -115,7 +115,7 @@ def _detail_table(result: dict) -> dict:
         mins = [s["main_ns"] for s in c["samples"] if s["main_ns"] is not None]
         cpu = [s["utime_ns"] + s["stime_ns"] for s in c["samples"]]
         rows.append([c["name"], duration(min(mins) if mins else None), duration(analyze.field_median(c, "main_ns")),
-                     duration(analyze.field_median(c, "exit_ns")), f"{analyze.field_median(c, 'minflt'):,}", f"{analyze.field_median(c, 'majflt'):,}",
+                     duration(analyze.field_median(c, "exit_ns")), count(analyze.field_median(c, "minflt")), count(analyze.field_median(c, "majflt")),
                      duration(statistics.median(cpu))])
     # Only the sum: the kernel keeps a process's CPU time to the ns but splits it between user
     # and system by the timer ticks that landed in each, and a launch that no tick landed in
