@@ -108,6 +108,9 @@ def test_the_note_counts_the_launches_an_interruption_landed_in():
     assert "every 4.00 ms" in text and "17.0 µs each" in text and "2 of 8 met one" in text and "+10%" in text
     dodged = [{"exit_ns": 500_000, "clear_ns": 3 * MS, "dodged": True}] * 8
     assert "8 of 8 launches started clear of them and 0 met one" in interruptions.note(_result(True, tick, dodged))
+    # The controls' launches are counted too, and the note says so.
+    with_control = {**_result(True, tick, dodged), "controls": [{"name": "c", "samples": dodged[:3]}]}
+    assert "11 of 11 launches (3 of them the controls') started clear" in interruptions.note(with_control)
     assert "none in step" in interruptions.note(_result(True, [], [{"exit_ns": 1, "clear_ns": None}]))
     # A result of a timer that did not learn them, or an unpinned run: no note.
     assert interruptions.note({"launch": {"descriptor": {"pinned": True}}}) is None

@@ -36,13 +36,17 @@ def note(result: dict) -> str | None:
     head = (f"the pinned CPU is interrupted every {periods} (the kernel's tick among them; "
             f"{duration(ticks['median_gap_ns'])} each, from a loop reading the clock)")
     samples = [s for c in result.get("cases", []) + result.get("controls", []) for s in c.get("samples", [])]
+    controls = sum(len(c.get("samples", [])) for c in result.get("controls", []))
+    launches = f"{len(samples)} launches" + (f" ({controls} of them the controls')" if controls else "")
     known = [s for s in samples if _met(s) is not None]
     met = [s for s in known if _met(s)]
     if descriptor.get("dodge"):
         dodged = sum(1 for s in samples if s.get("dodged"))
-        return (f"{head}: {dodged} of {len(samples)} launches started clear of them and {len(met)} met one "
+        return (f"{head}: {dodged} of {launches} started clear of them and {len(met)} met one "
                 "all the same (--no-dodge: started at once)")
     text = f"{head}; launches started at once (--no-dodge): {len(met)} of {len(known)} met one"
+    if controls:
+        text += " (the controls' launches included)"
     clear = [s["exit_ns"] for s in known if not _met(s)]
     if met and clear:
         slower = statistics.median(s["exit_ns"] for s in met) / statistics.median(clear) - 1
