@@ -13,13 +13,15 @@ With --contender bare, the bare C loop of bench/bare_loop.py (pinned posix_spawn
 nothing else; 5 warm-ups) takes layertax's place: what the least a timer can be does against
 hyperfine under the same protocol, so a reader can tell the machine's share of the misses.
 --layertax-warmup-time S is passed to `layertax launch` (0: a warm-up of rounds only, as
-before the warm-up had a least time), so runs with and without it can be compared.
+before the warm-up had a least time), so runs with and without it can be compared; so is
+--no-dodge (each launch started at once, as hyperfine does, instead of clear of the pinned
+CPU's periodic interruptions), so a reader can see what dodging them does to the target.
 Target (issue 23): layertax's median <= hyperfine's and its IQR/median <= hyperfine's in
 every pair. Not a test: it measures, and these machines are shared.
 
     .venv/bin/python bench/launch_vs_hyperfine.py [--runs 300] [--pairs 5] [--chunks 1]
                                                   [--contender layertax|bare]
-                                                  [--layertax-warmup-time S]
+                                                  [--layertax-warmup-time S] [--no-dodge]
 """
 from __future__ import annotations
 
@@ -70,10 +72,11 @@ def shift_label(shift: dict | None) -> str:
 
 
 def layertax_times(program: Path, runs: int, warmup: int, work: Path,
-                   warmup_time: float | None = None) -> list[float]:
+                   warmup_time: float | None = None, dodge: bool = True) -> list[float]:
     """spawn->exit of every measured launch, in µs; warmup_time None: the command's default."""
     out = work / "layertax.json"
     timed = [] if warmup_time is None else ["--warmup-time", str(warmup_time)]
+    timed += [] if dodge else ["--no-dodge"]
     subprocess.run([sys.executable, "-m", "layertax", "launch", "--runs", str(runs), "--warmup", str(warmup), *timed,
                     "--no-stamp", "--no-save", "--export-json", str(out), "--", str(program)],
                    check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -121,11 +124,15 @@ def main() -> int:
     parser.add_argument("--layertax-warmup-time", type=float, metavar="S",
                         help="layertax's --warmup-time (default: the command's; 0 warms up by rounds only, "
                              "as before 3293e23)")
+    parser.add_argument("--no-dodge", action="store_true",
+                        help="layertax launch --no-dodge: start each launch at once, as hyperfine does")
     parser.add_argument("--contender", choices=("layertax", "bare"), default="layertax",
                         help="what runs against hyperfine: layertax launch, or the bare C loop (5 warm-ups)")
     args = parser.parse_args()
     if args.contender == "bare" and args.warmup != 5:
         parser.error("--contender bare: the bare loop's warm-up is fixed at 5 launches")
+    if args.contender == "bare" and args.no_dodge:
+        parser.error("--no-dodge is layertax's: the bare loop always starts at once")
     if not shutil.which("hyperfine"):
         print("hyperfine is not installed (Debian: apt-get install hyperfine)", file=sys.stderr)
         return 2
@@ -133,13 +140,16 @@ def main() -> int:
         work = Path(tmp)
         programs = {"static": build_empty(work, static=True), "dynamic": build_empty(work, static=False)}
         if args.contender == "layertax":
-            contender = functools.partial(layertax_times, warmup_time=args.layertax_warmup_time)
+            contender = functools.partial(layertax_times, warmup_time=args.layertax_warmup_time,
+                                          dodge=not args.no_dodge)
         else:
             contender = bare_contender(work)
         per_chunk = max(1, args.runs // args.chunks)
         chunks = f" ({args.chunks} alternating invocations of {per_chunk})" if args.chunks > 1 else ""
         if args.layertax_warmup_time is not None:
             chunks += f", layertax --warmup-time {args.layertax_warmup_time:g}"
+        if args.no_dodge:
+            chunks += ", layertax --no-dodge"
         tag = "lt" if args.contender == "layertax" else "bl"   # bl: the bare loop
         print(f"{args.pairs} pairs x {per_chunk * args.chunks} launches per tool{chunks}, spawn->exit, medians in µs; "
               f"{args.contender} first in odd pairs, hyperfine first in even ones")
