@@ -26,11 +26,15 @@ def checker(cache_root):
                               (NATIVE,))
 
 
-def find(checker, gaps: list[tuple[int, int]], clear_at: tuple[int, ...] = ()) -> tuple[dict, list[int]]:
+def find(checker, gaps: list[tuple[int, int]], clear_at: tuple[int, ...] = (),
+         start_at: tuple[tuple[int, int], ...] = ()) -> tuple[dict, list[int | None]]:
+    """The series found in gaps; then the time to the next interruption from each of clear_at,
+    and the earliest clear start of each (at, expected length) of start_at (None: none)."""
     text = f"{START} {END}\n" + "".join(f"{at} {length}\n" for at, length in sorted(gaps))
     text += "-\n" + "".join(f"clear {at}\n" for at in clear_at)
+    text += "".join(f"start {at} {expect}\n" for at, expect in start_at)
     out = subprocess.run([str(checker)], input=text, capture_output=True, text=True, check=True).stdout.splitlines()
-    return json.loads(out[0]), [int(x) for x in out[1:]]
+    return json.loads(out[0]), [None if x == "none" else int(x) for x in out[1:]]
 
 
 def series(period: int, phase: int, length: int, rng, jitter: int = 2000, missing: int = 0) -> list[tuple[int, int]]:
@@ -49,6 +53,21 @@ def test_the_tick_and_a_second_series_are_found_among_stray_gaps(checker):
     assert got["median_gap_ns"] == 20_000 and got["gaps"] == 25 - 2 + 10 + 15
     # 100 µs after a tick: the next is ~3.9 ms away; 3 ms after: ~1 ms, unless the 10 ms series is nearer.
     assert 3_880_000 <= clear[0] <= 3_910_000 and 980_000 <= clear[1] <= 1_010_000
+
+
+def test_a_launch_starts_after_the_interruptions_of_both_series_that_leave_it_no_room(checker):
+    # A tick every 4 ms from 0.521 ms, another series every 10 ms from 8.2 ms (times from START).
+    rng = np.random.default_rng(3)
+    gaps = series(4 * MS, 521_000, 20_000, rng, jitter=1) + series(10 * MS, 8_200_000, 15_000, rng, jitter=1)
+    at = [(START + 621_000, 400_000),     # room now: starts at once
+          (START + 4_221_000, 400_000),   # 3.7 ms after a tick: after the next (4.521) and 60 µs
+          (START + 8_000_000, 300_000),   # the 10 ms one (8.2) pushes it to 8.26, the tick (8.521) on to 8.581
+          (START + 100_000, 3_950_000)]   # longer than the room between two ticks: no start
+    got, starts = find(checker, gaps, start_at=tuple(at))
+    assert [s["period_ns"] for s in got["series"]] == [4 * MS, 10 * MS]
+    want = [START + 621_000, START + 4_581_000, START + 8_581_000, None]
+    assert starts[3] is None
+    assert all(abs(s - w) <= 10 for s, w in zip(starts[:3], want[:3])), starts
 
 
 @pytest.mark.parametrize("hz", [1000, 300, 250, 100])
@@ -82,6 +101,7 @@ def test_every_launch_says_whether_it_was_dodged_and_how_long_it_had(tools, tmp_
         lines = [json.loads(x) for x in out.read_text().splitlines()]
         descriptor = lines[0]
         assert descriptor["dodge"] is dodge and descriptor["ticks"]["learn_ns"] == 100 * MS
+        assert descriptor["ticks"]["max_wait_ns"] == 500_000   # the longest wait for room before a launch
         found = descriptor["ticks"]["series"]
         launches = [x for x in lines if x.get("round", -1) >= 0]
         assert len(launches) == 20
@@ -115,3 +135,41 @@ def test_the_note_counts_the_launches_an_interruption_landed_in():
     # A result of a timer that did not learn them, or an unpinned run: no note.
     assert interruptions.note({"launch": {"descriptor": {"pinned": True}}}) is None
     assert interruptions.note({**_result(True, tick, dodged), "launch": {"descriptor": {"pinned": False}}}) is None
+
+
+def test_a_stamped_program_that_runs_on_past_the_period_is_started_clear_until_main(tools, tmp_path):
+    # sleep 6 ms after main: the whole launch cannot fit between two 4 ms ticks, its
+    # spawn->main (the stamp's figure) can; without a stamp, nothing is known to fit.
+    spec = tmp_path / "spec"
+    spec.write_text(f"variant s\narg /bin/sleep\narg 0.006\nenv LD_PRELOAD={tools.stamp_lib}\n"
+                    f"variant n\narg /bin/sleep\narg 0.006\n")
+    out = tmp_path / "lines"
+    subprocess.run([str(tools.timer), "--spec", str(spec), "--runs", "12", "--warmup", "2", "--cpu", "0",
+                    "--out", str(out)], check=True, timeout=60)
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    periods = [s["period_ns"] for s in lines[0]["ticks"]["series"]]
+    launches = [x for x in lines if x.get("round", -1) >= 0]
+    for x in launches:
+        assert x["dodged_until"] in (None, "exit", "main") and x["dodged"] == (x["dodged_until"] is not None)
+    stamped = [x for x in launches if x["variant"] == "s"]
+    unstamped = [x for x in launches if x["variant"] == "n"]
+    assert len(stamped) == len(unstamped) == 12 and all(x["main_ns"] is not None for x in stamped)
+    assert all(x["main_ns"] is None and x["dodged_until"] != "main" for x in unstamped)
+    if periods and min(periods) < 6 * MS:
+        assert not any(x["dodged_until"] == "exit" for x in launches)
+        assert any(x["dodged_until"] == "main" for x in stamped)
+        assert not any(x["dodged"] for x in unstamped)
+    # The note judges a launch started clear until main by its spawn->main.
+    result = {"launch": {"descriptor": lines[0] | {"pinned": True}},
+              "cases": [{"name": "s", "samples": [launch.sample(x) for x in stamped]}], "controls": []}
+    if periods and min(periods) < 6 * MS:
+        assert " until main only: they run on past the period)" in interruptions.note(result)
+
+
+def test_a_launch_started_clear_until_main_met_one_only_if_its_main_came_late():
+    tick = [{"period_ns": 4 * MS, "hit": 25, "points": 25}]
+    # Both exit long after the time they had; only the second reached main after it.
+    samples = [{"main_ns": 600_000, "exit_ns": 7 * MS, "clear_ns": 900_000, "dodged": True, "dodged_until": "main"},
+               {"main_ns": 950_000, "exit_ns": 7 * MS, "clear_ns": 900_000, "dodged": True, "dodged_until": "main"}]
+    text = interruptions.note(_result(True, tick, samples))
+    assert "2 of 2 launches started clear of them (2 until main only" in text and "and 1 met one" in text

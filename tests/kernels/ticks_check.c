@@ -4,7 +4,8 @@
  * Usage: ticks_check < input. The first line is "START END" (the time spun, in ns); each
  * further line one gap, "AT LENGTH". Prints the series found as the timer's descriptor
  * holds them, then, for each "clear AT" line after a line "-", the time from AT to the
- * next interruption of any series. */
+ * next interruption of any series, and for each "start AT EXPECT" line the earliest time
+ * from AT on at which a launch of EXPECT ns starts clear of them all (or "none"). */
 #include "ticks.h"
 
 #include <inttypes.h>
@@ -27,8 +28,17 @@ int main(void)
     lt_ticks_find(&t, gaps, lengths, n, start, end);
     lt_ticks_json(&t, stdout);
     printf("\n");
-    while (scanf("%15s %" SCNu64, word, &at) == 2)
-        if (strcmp(word, "clear") == 0)
+    uint64_t expect;
+    while (scanf("%15s %" SCNu64, word, &at) == 2) {
+        if (strcmp(word, "clear") == 0) {
             printf("%" PRIu64 "\n", lt_ticks_clear(&t, at));
+        } else if (strcmp(word, "start") == 0 && scanf("%" SCNu64, &expect) == 1) {
+            uint64_t start = lt_ticks_next_start(&t, at, expect);
+            if (start == UINT64_MAX)
+                printf("none\n");
+            else
+                printf("%" PRIu64 "\n", start);
+        }
+    }
     return 0;
 }

@@ -1,7 +1,8 @@
 """What a launch run's record says about the pinned CPU's periodic interruptions (the kernel's
 tick, and any other series the timer found: native/ticks.h), in one note: how often they
 fall, and how many launches one landed in. A launch met one when it took longer than the time
-it had before the next ("clear_ns" in its sample). Started at once (--no-dodge), about one
+it had before the next ("clear_ns" in its sample): until main, for one started clear only that
+far ("dodged_until"). Started at once (--no-dodge), about one
 launch of an empty program in six does; the note then says what that cost them, the tax
 `launch` otherwise keeps out of its figures."""
 from __future__ import annotations
@@ -12,8 +13,14 @@ from layertax.units import duration
 
 
 def _met(sample: dict) -> bool | None:
+    """Whether an interruption landed in the launch's figure: spawn->main for a launch started
+    clear until main only (what runs after main may meet one: it is not what is reported),
+    spawn->exit otherwise."""
     clear = sample.get("clear_ns")
-    return None if clear is None else sample["exit_ns"] > clear
+    if clear is None:
+        return None
+    until_main = sample.get("dodged_until") == "main" and sample.get("main_ns") is not None
+    return (sample["main_ns"] if until_main else sample["exit_ns"]) > clear
 
 
 def notes(result: dict) -> list[str]:
@@ -42,7 +49,9 @@ def note(result: dict) -> str | None:
     met = [s for s in known if _met(s)]
     if descriptor.get("dodge"):
         dodged = sum(1 for s in samples if s.get("dodged"))
-        return (f"{head}: {dodged} of {launches} started clear of them and {len(met)} met one "
+        to_main = sum(1 for s in samples if s.get("dodged_until") == "main")
+        main_only = f" ({to_main} until main only: they run on past the period)" if to_main else ""
+        return (f"{head}: {dodged} of {launches} started clear of them{main_only} and {len(met)} met one "
                 "all the same (--no-dodge: started at once)")
     text = f"{head}; launches started at once (--no-dodge): {len(met)} of {len(known)} met one"
     if controls:

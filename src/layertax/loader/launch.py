@@ -148,8 +148,8 @@ class LaunchSettings:
         """The run's settings record, with the sentence that says how it was measured."""
         cpu = self.cpu if self.cpu is not None else "not pinned"
         if self.cpu is not None and self.dodge:
-            extra = ", each started between two of the CPU's periodic interruptions (the kernel's tick) where it fits" \
-                    + extra
+            extra = (", each started between two of the CPU's periodic interruptions (the kernel's tick) where it "
+                     "fits within a wait of 0.5 ms, or at least its spawn->main does") + extra
         return {"runs": self.runs, "warmup": self.warmup, "warmup_time": self.warmup_time, "burst": 1,
                 "min_sample_ns": 0, "seed": self.seed, "cpu": self.cpu, "timeout": self.timeout,
                 "dodge": self.dodge and self.cpu is not None,
@@ -194,7 +194,8 @@ def sample(line: dict, min_wait_ns: int | None = None) -> dict:
            "libc_start_main_ns": line.get("libc_start_main_ns"), "minflt": line["minflt"], "majflt": line["majflt"],
            "utime_ns": line["utime_ns"], "stime_ns": line["stime_ns"], "csw_vol": line["nvcsw"],
            "csw_invol": line["nivcsw"], "maxrss_kb": line["maxrss_kb"], "exit_status": line["exit_status"],
-           "runq_wait_ns": line.get("runq_wait_ns"), "clear_ns": line.get("clear_ns"), "dodged": line.get("dodged")}
+           "runq_wait_ns": line.get("runq_wait_ns"), "clear_ns": line.get("clear_ns"), "dodged": line.get("dodged"),
+           "dodged_until": line.get("dodged_until")}
     known = min_wait_ns is not None and out["runq_wait_ns"] is not None
     out["preempted"] = contention.waited(out, min_wait_ns) if known else None
     return out

@@ -32,9 +32,13 @@
  * Pinned, the timer first learns its CPU's periodic interruptions (the kernel's tick and
  * any other series: ticks.h) and starts each timed launch clear of them, when the launch
  * (as long as the variant's latest ones, and a quarter more) fits between two: no tick
- * then lands inside it. --no-dodge starts every launch at once, as hyperfine does. Every
- * launch's line says whether it was dodged and how long it had before the next
- * interruption ("clear_ns"), so a result can tell the launches one landed in.
+ * then lands inside it. A stamped program that runs on past the period (python3: main in
+ * 0.8 ms, exit in 8) is started clear until main when that much fits: spawn->main, its
+ * figure, then meets none; what runs after main may. The timer waits for room at most
+ * 0.5 ms: a launch after a longer pause runs slower (ticks.h). --no-dodge starts every launch at
+ * once, as hyperfine does. Every launch's line says whether it was dodged, until what
+ * ("dodged_until": exit or main), and how long it had before the next interruption
+ * ("clear_ns"), so a result can tell the launches one landed in.
  *
  * The child gets a pipe as file descriptor STAMP_FD (named in LAYERTAX_STAMP_FD); a
  * stamped program writes one 8-byte CLOCK_MONOTONIC reading there at the top of main
@@ -92,6 +96,7 @@ typedef struct {
     int ignore_status;
     int dead;                /* failed once: not launched again */
     uint64_t expect_ns;      /* how long its next launch is expected to take (0: not known yet) */
+    uint64_t expect_main_ns; /* and until main (0: not known, or the program does not stamp) */
 } variant;
 
 static variant variants[MAX_VARIANTS];
@@ -236,10 +241,24 @@ static void learn_ticks(void)
 
 /* A launch is expected to take as long as the variant's latest, and a quarter more; a
  * long one raises the estimate at once, short ones lower it slowly. */
-static void expect_after(variant *v, uint64_t took_ns)
+static void expect_after(uint64_t *expect_ns, uint64_t took_ns)
 {
-    uint64_t next = took_ns + took_ns / 4, decayed = v->expect_ns - v->expect_ns / 16;
-    v->expect_ns = next > decayed ? next : decayed;
+    uint64_t next = took_ns + took_ns / 4, decayed = *expect_ns - *expect_ns / 16;
+    *expect_ns = next > decayed ? next : decayed;
+}
+
+/* Waits until a timed launch of v can start clear of interruptions and says until what: its
+ * exit when there is room for the whole launch soon enough (ticks.h), else its main when
+ * there is room for that, else nothing (it starts at once). */
+enum until { UNTIL_NONE, UNTIL_EXIT, UNTIL_MAIN };
+
+static enum until dodge_for(const variant *v)
+{
+    if (!dodge || !v->expect_ns)
+        return UNTIL_NONE;
+    if (lt_ticks_dodge(&ticks, v->expect_ns))
+        return UNTIL_EXIT;
+    return v->expect_main_ns && lt_ticks_dodge(&ticks, v->expect_main_ns) ? UNTIL_MAIN : UNTIL_NONE;
 }
 
 /* The child's run-queue wait, read while it is a zombie (before wait4 reaps it). */
@@ -282,7 +301,7 @@ static int launch_once(variant *v, int round, long timeout_ms, int primer)
      * hyperfine does), not three path lookups in every child. */
     const lt_dup dups[] = {{pipefd[1], STAMP_FD}, {phasefd[1], PHASE_FD}, {dev_null, 0}, {dev_null, 1}, {dev_null, 2}};
     pid_t pid = -1;
-    int dodged = !primer && dodge && v->expect_ns && lt_ticks_dodge(&ticks, v->expect_ns);
+    enum until until = primer ? UNTIL_NONE : dodge_for(v);
     long long self_wait0 = lt_runq_wait(self_schedstat);
     uint64_t t0 = lt_now_ns();
     int err = lt_spawn(&pid, v->argv[0], v->argv, v->envp, dups, (int)(sizeof dups / sizeof dups[0]));
@@ -344,7 +363,9 @@ static int launch_once(variant *v, int round, long timeout_ms, int primer)
         if (record[0] >= 1 && record[0] <= MAX_PHASE && !phases[record[0]] && record[1] >= t0)
             phases[record[0]] = record[1] - t0;
     close(phasefd[0]);
-    expect_after(v, t_exit - t0);
+    expect_after(&v->expect_ns, t_exit - t0);
+    if (got == (ssize_t)sizeof stamp && (uint64_t)stamp >= t0)
+        expect_after(&v->expect_main_ns, (uint64_t)stamp - t0);
     uint64_t clear = lt_ticks_clear(&ticks, t0);   /* from t0, but worked out outside the timed interval */
 
     char state[64] = "ok";
@@ -384,7 +405,8 @@ static int launch_once(variant *v, int round, long timeout_ms, int primer)
         fprintf(out, ",\"clear_ns\":%llu", (unsigned long long)clear);
     else
         fprintf(out, ",\"clear_ns\":null");
-    fprintf(out, ",\"dodged\":%s", dodged ? "true" : "false");
+    static const char *const until_names[] = {"null", "\"exit\"", "\"main\""};
+    fprintf(out, ",\"dodged\":%s,\"dodged_until\":%s", until != UNTIL_NONE ? "true" : "false", until_names[until]);
     fprintf(out, ",\"exit_ns\":%llu,\"exit_status\":%d,\"minflt\":%ld,\"majflt\":%ld,\"utime_ns\":%lld,"
            "\"stime_ns\":%lld,\"nvcsw\":%ld,\"nivcsw\":%ld,\"maxrss_kb\":%ld}\n",
            (unsigned long long)(t_exit - t0), WIFEXITED(status) ? WEXITSTATUS(status) : -1,

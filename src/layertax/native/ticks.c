@@ -11,6 +11,7 @@
 #define HIT_SHARE 0.8           /* and a gap at this share of them */
 #define TICKS_AFTER_NS 60000ull /* after an interruption, its softirq work (RCU: 21-24 µs here) */
 #define TICKS_GUARD_NS 20000ull /* room left before the next one */
+#define TICKS_MAX_WAIT_NS 500000ull /* the longest wait for room: no slower launch after it (ticks.h) */
 
 /* The kernel's tick periods (CONFIG_HZ 1000, 300, 250, 100), shortest first: a series of
  * 4 ms also fills every second point of an 8 ms grid, so the shortest that fits is the one. */
@@ -122,34 +123,61 @@ uint64_t lt_ticks_clear(const lt_ticks *t, uint64_t at)
     return clear;
 }
 
-int lt_ticks_dodge(const lt_ticks *t, uint64_t expect_ns)
+int lt_ticks_fits(const lt_ticks *t, uint64_t expect_ns)
 {
     if (t->n == 0)
         return 0;
     for (int i = 0; i < t->n; i++)
         if (TICKS_AFTER_NS + expect_ns + TICKS_GUARD_NS > t->series[i].period_ns)
             return 0;
-    /* Two series may leave no room for a long launch anywhere: give up after a while. */
-    uint64_t give_up = lt_now_ns() + 2 * t->series[t->n - 1].period_ns + t->series[0].period_ns;
-    for (;;) {
-        uint64_t now = lt_now_ns();
-        if (now > give_up)
-            return 0;
-        int clear = 1;
-        for (int i = 0; i < t->n && clear; i++) {
+    return 1;
+}
+
+uint64_t lt_ticks_next_start(const lt_ticks *t, uint64_t at, uint64_t expect_ns)
+{
+    if (!lt_ticks_fits(t, expect_ns))
+        return UINT64_MAX;
+    /* Each series pushes the start past its own next interruption; two series may push
+     * each other a few times before both leave room (bounded: they need not ever). */
+    for (int round = 0; round < 64; round++) {
+        int moved = 0;
+        for (int i = 0; i < t->n; i++) {
             const lt_series *s = &t->series[i];
-            uint64_t since = offset(now, s->phase_ns, s->period_ns);
-            clear = since >= TICKS_AFTER_NS && since + expect_ns + TICKS_GUARD_NS <= s->period_ns;
+            uint64_t since = offset(at, s->phase_ns, s->period_ns);
+            if (since < TICKS_AFTER_NS) {
+                at += TICKS_AFTER_NS - since;
+                moved = 1;
+            } else if (since + expect_ns + TICKS_GUARD_NS > s->period_ns) {
+                at += s->period_ns - since + TICKS_AFTER_NS;
+                moved = 1;
+            }
         }
-        if (clear)
+        if (!moved)
+            return at;
+    }
+    return UINT64_MAX;
+}
+
+int lt_ticks_dodge(const lt_ticks *t, uint64_t expect_ns)
+{
+    uint64_t begin = lt_now_ns();
+    for (;;) {
+        uint64_t now = lt_now_ns(), start = lt_ticks_next_start(t, now, expect_ns);
+        if (start == now)
             return 1;
+        if (start == UINT64_MAX || start - begin > TICKS_MAX_WAIT_NS)
+            return 0;
+        while (lt_now_ns() < start)   /* a spin, not a sleep: a wake-up is late by more than a window */
+            ;
+        /* Past the start now; clear still, unless the spin was held up past the room. */
     }
 }
 
 void lt_ticks_json(const lt_ticks *t, FILE *f)
 {
-    fprintf(f, "{\"learn_ns\":%llu,\"gaps\":%d,\"median_gap_ns\":%llu,\"after_ns\":%llu,\"guard_ns\":%llu,\"series\":[",
-            TICKS_LEARN_NS, t->gaps, (unsigned long long)t->median_gap_ns, TICKS_AFTER_NS, TICKS_GUARD_NS);
+    fprintf(f, "{\"learn_ns\":%llu,\"gaps\":%d,\"median_gap_ns\":%llu,\"after_ns\":%llu,\"guard_ns\":%llu,"
+            "\"max_wait_ns\":%llu,\"series\":[", TICKS_LEARN_NS, t->gaps, (unsigned long long)t->median_gap_ns,
+            TICKS_AFTER_NS, TICKS_GUARD_NS, TICKS_MAX_WAIT_NS);
     for (int i = 0; i < t->n; i++)
         fprintf(f, "%s{\"period_ns\":%llu,\"hit\":%d,\"points\":%d}", i ? "," : "",
                 (unsigned long long)t->series[i].period_ns, t->series[i].hit, t->series[i].points);

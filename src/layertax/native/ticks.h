@@ -48,13 +48,23 @@ void lt_ticks_find(lt_ticks *t, const uint64_t *gaps, const uint64_t *lengths, i
 /* The time from `at` until the next interruption of any series (UINT64_MAX if none). */
 uint64_t lt_ticks_clear(const lt_ticks *t, uint64_t at);
 
-/* Spins until a launch expected to take expect_ns can start clear of every series: at least
- * TICKS_AFTER_NS after an interruption (its softirq work done) and expect_ns + a guard
- * before the next. Returns 1 if it waited for that, 0 if it could not (no series, or the
- * launch does not fit between two interruptions: then it starts at once). */
+/* Whether a launch expected to take expect_ns fits between two interruptions of every series
+ * (after TICKS_AFTER_NS, with the guard before the next): 0 too when there is no series. */
+int lt_ticks_fits(const lt_ticks *t, uint64_t expect_ns);
+
+/* The earliest time from `at` on at which a launch of expect_ns would start clear of every
+ * series: at least TICKS_AFTER_NS after an interruption (its softirq work done) and
+ * expect_ns + a guard before the next (UINT64_MAX: none, it does not fit). */
+uint64_t lt_ticks_next_start(const lt_ticks *t, uint64_t at, uint64_t expect_ns);
+
+/* Spins until a launch expected to take expect_ns can start clear of every series, for at
+ * most TICKS_MAX_WAIT_NS: a launch after a longer pause runs slower (after 1 ms of spinning
+ * an empty program 1-2%, after 4 ms 8-11%, ssh -V 15-25%: docs/launch.md), more than an
+ * interruption costs it. Returns 1 if it started clear, 0 if it could not (no series, a
+ * launch that does not fit between two, or no room that soon: then it starts at once). */
 int lt_ticks_dodge(const lt_ticks *t, uint64_t expect_ns);
 
-/* The series as a JSON object, written to f: {"series":[...],"gaps":N,"median_gap_ns":G}. */
+/* The series as a JSON object, written to f: {"series":[...],"gaps":N,"median_gap_ns":G,...}. */
 void lt_ticks_json(const lt_ticks *t, FILE *f);
 
 #endif
