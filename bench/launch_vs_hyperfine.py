@@ -5,7 +5,8 @@ program runs `layertax launch --no-stamp` and `hyperfine -N` alternately, PAIRS 
 with the same number of launches, and prints both medians of spawn->exit, both IQR/median
 and their ratios, and whether each tool's turn changed level while it ran (a stretch of
 slower launches: layertax's level-shift test on the turn's samples in launch order, the
-size of the shift or "-"). With --chunks N the two tools alternate N times within each pair (runs / N
+size of the shift or "-"), and how many of layertax's launches waited for their CPU (another
+task held it: the timer's run-queue reading, the `preempted` of each sample). With --chunks N the two tools alternate N times within each pair (runs / N
 launches per invocation, samples pooled per tool), so that the machine's drift during a pair
 hits both alike, as layertax's own rounds do; the default, 1, is the issue's protocol: one
 invocation of each tool per pair.
@@ -74,6 +75,12 @@ def shift_label(shift: dict | None) -> str:
 def layertax_times(program: Path, runs: int, warmup: int, work: Path,
                    warmup_time: float | None = None, dodge: bool = True) -> list[float]:
     """spawn->exit of every measured launch, in µs; warmup_time None: the command's default."""
+    return layertax_turn(program, runs, warmup, work, warmup_time, dodge)[0]
+
+
+def layertax_turn(program: Path, runs: int, warmup: int, work: Path,
+                  warmup_time: float | None = None, dodge: bool = True) -> tuple[list[float], int]:
+    """layertax_times, and how many of the launches waited for their CPU."""
     out = work / "layertax.json"
     timed = [] if warmup_time is None else ["--warmup-time", str(warmup_time)]
     timed += [] if dodge else ["--no-dodge"]
@@ -81,37 +88,48 @@ def layertax_times(program: Path, runs: int, warmup: int, work: Path,
                     "--no-stamp", "--no-save", "--export-json", str(out), "--", str(program)],
                    check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     case = json.loads(out.read_text())["experiments"][0]["cases"][0]
-    return [s["exit_ns"] / 1e3 for s in case["samples"]]
+    return [s["exit_ns"] / 1e3 for s in case["samples"]], sum(1 for s in case["samples"] if s["preempted"])
 
 
 def hyperfine_times(program: Path, runs: int, warmup: int, work: Path) -> list[float]:
+    """spawn->exit of hyperfine's runs, in µs."""
     out = work / "hyperfine.json"
     subprocess.run(["hyperfine", "-N", "--runs", str(runs), "--warmup", str(warmup), "--export-json", str(out),
                     str(program)], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return [t * 1e6 for t in json.loads(out.read_text())["results"][0]["times"]]
 
 
+def hyperfine_turn(program: Path, runs: int, warmup: int, work: Path) -> tuple[list[float], None]:
+    """hyperfine_times, and None: whether its runs waited for a CPU is not known."""
+    return hyperfine_times(program, runs, warmup, work), None
+
+
 def bare_contender(work: Path):
-    """The bare loop (bench/bare_loop.py) with layertax_times' signature, pinned to the CPU
+    """The bare loop (bench/bare_loop.py) with layertax_turn's signature, pinned to the CPU
     layertax's timer would use (the last); its warm-up is its own 5."""
     loop, cpu = build_bare_loop(work), sorted(os.sched_getaffinity(0))[-1]
 
-    def times(program: Path, runs: int, _warmup: int, _work: Path) -> list[float]:
-        return bare_times(loop, program, runs, cpu)
+    def times(program: Path, runs: int, _warmup: int, _work: Path) -> tuple[list[float], None]:
+        return bare_times(loop, program, runs, cpu), None
     return times
 
 
-def print_totals(outcomes: list[tuple[bool, bool, bool, bool, bool]], contender: str) -> None:
+def print_totals(outcomes: list[tuple[bool, bool, bool, bool, bool, bool]], contender: str) -> None:
     """The target's count, how often each tool's turn changed level (in all its launches, and
     after its first SETTLED, which leaves out a start-of-invocation transient), and the target's
     count in the pairs where the contender's turn (layertax's, or the bare loop's) held one
-    level."""
+    level; then what the missed pairs' contender turns met."""
     count = [sum(column) for column in zip(*outcomes)]
     print(f"target met in {count[0]} of {len(outcomes)} pairs")
     print(f"a level shift in {contender}'s turn in {count[1]} pairs, in hyperfine's in {count[2]}; "
           f"after the first {SETTLED} launches, in {count[3]} and {count[4]}")
     steady = [met for met, shifted, *_ in outcomes if not shifted]
     print(f"pairs where {contender}'s turn held one level: target met in {sum(steady)} of {len(steady)}")
+    missed = [(shifted, waited) for met, shifted, _, _, _, waited in outcomes if not met]
+    if missed:
+        print(f"missed pairs: {len(missed)}; in {contender}'s turn a level shift in {sum(s for s, _ in missed)}, "
+              f"launches that waited for their CPU in {sum(w for _, w in missed)}, "
+              f"neither in {sum(1 for s, w in missed if not s and not w)}")
 
 
 def main() -> int:
@@ -140,7 +158,7 @@ def main() -> int:
         work = Path(tmp)
         programs = {"static": build_empty(work, static=True), "dynamic": build_empty(work, static=False)}
         if args.contender == "layertax":
-            contender = functools.partial(layertax_times, warmup_time=args.layertax_warmup_time,
+            contender = functools.partial(layertax_turn, warmup_time=args.layertax_warmup_time,
                                           dodge=not args.no_dodge)
         else:
             contender = bare_contender(work)
@@ -154,26 +172,33 @@ def main() -> int:
         print(f"{args.pairs} pairs x {per_chunk * args.chunks} launches per tool{chunks}, spawn->exit, medians in µs; "
               f"{args.contender} first in odd pairs, hyperfine first in even ones")
         print(f"{'program':8} {'pair':>4} {args.contender:>9} {'hyperfine':>9} {'ratio':>6}   "
-              f"{'IQR/med ' + tag:>10} {'IQR/med hf':>10} {'ratio':>6}  {'shift ' + tag:>8} {'hf':>4}  target")
+              f"{'IQR/med ' + tag:>10} {'IQR/med hf':>10} {'ratio':>6}  {'shift ' + tag:>8} {'hf':>4} "
+              f"{'waited':>6}  target")
         outcomes = []
         for name, program in programs.items():
             for pair in range(1, args.pairs + 1):
-                tools = [("lt", contender), ("hf", hyperfine_times)]
+                tools = [("lt", contender), ("hf", hyperfine_turn)]
                 if pair % 2 == 0:
                     tools.reverse()
                 got: dict[str, list[float]] = {"lt": [], "hf": []}
+                waited: int | None = None   # the contender's launches that waited for their CPU
                 for _ in range(args.chunks):
                     for label, measure in tools:
-                        got[label] += measure(program, per_chunk, args.warmup, work)
+                        times, turn_waited = measure(program, per_chunk, args.warmup, work)
+                        got[label] += times
+                        if label == "lt" and turn_waited is not None:
+                            waited = (waited or 0) + turn_waited
                 lt_med, hf_med = float(np.median(got["lt"])), float(np.median(got["hf"]))
                 lt_iqr, hf_iqr = iqr_over_median(got["lt"]), iqr_over_median(got["hf"])
                 met = lt_med <= hf_med and lt_iqr <= hf_iqr
                 shifts = {label: level_shift(got[label]) for label in got}
                 later = {label: level_shift(got[label][SETTLED:]) is not None for label in got}
-                outcomes.append((met, shifts["lt"] is not None, shifts["hf"] is not None, later["lt"], later["hf"]))
+                outcomes.append((met, shifts["lt"] is not None, shifts["hf"] is not None, later["lt"], later["hf"],
+                                 bool(waited)))
                 print(f"{name:8} {pair:>4} {lt_med:>9.0f} {hf_med:>9.0f} {lt_med / hf_med:>6.3f}   "
                       f"{lt_iqr:>10.3f} {hf_iqr:>10.3f} {lt_iqr / hf_iqr:>6.2f}  {shift_label(shifts['lt']):>8} "
-                      f"{shift_label(shifts['hf']):>4}  {'met' if met else 'MISSED'}")
+                      f"{shift_label(shifts['hf']):>4} {'-' if waited is None else waited:>6}  "
+                      f"{'met' if met else 'MISSED'}")
         print_totals(outcomes, args.contender)
     return 0
 
