@@ -56,8 +56,8 @@ def launch_timer_options(command: Callable) -> Callable:
     command = click.option("--no-dodge", is_flag=True,
                            help="Start each launch at once, as hyperfine does. By default a launch that fits "
                                 "between two of the pinned CPU's periodic interruptions (the kernel's tick) "
-                                "starts just after one (waiting at most 0.5 ms), so none lands inside it; one that "
-                                "runs on longer, as long as its spawn->main fits (docs/launch.md).")(command)
+                                "starts just after one (waiting at most 0.5 ms), so none lands inside it; a longer "
+                                "one is started so that none lands before its main (docs/launch.md).")(command)
     command = click.option("--seed", type=click.IntRange(min=1), help="Seed of the shuffled order (recorded).")(command)
     command = click.option("--warmup-time", type=Finite(min=0, max=3600), default=LAUNCH_WARMUP_S, show_default=True,
                            help="Seconds the warm-up lasts at least: its rounds go on until then. Launches ran "

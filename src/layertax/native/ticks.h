@@ -59,8 +59,8 @@ uint64_t lt_ticks_next_start(const lt_ticks *t, uint64_t at, uint64_t expect_ns)
 
 /* Spins until a launch expected to take expect_ns can start clear of every series, for at
  * most TICKS_MAX_WAIT_NS: a launch after a longer pause runs slower (after 1 ms of spinning
- * an empty program 1-2%, after 4 ms 8-11%, ssh -V 15-25%: docs/launch.md), more than an
- * interruption costs it. Returns 1 if it started clear, 0 if it could not (no series, a
+ * an empty program 2-3%, after 4 ms 11-13%, ssh -V 18%: bench/pause_before_launch.py,
+ * docs/launch.md), more than an interruption costs it. Returns 1 if it started clear, 0 if it could not (no series, a
  * launch that does not fit between two, or no room that soon: then it starts at once). */
 int lt_ticks_dodge(const lt_ticks *t, uint64_t expect_ns);
 
