@@ -35,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -114,23 +115,35 @@ def bare_contender(work: Path):
     return times
 
 
-def print_totals(outcomes: list[tuple[bool, bool, bool, bool, bool, int | None]], contender: str) -> None:
-    """The target's count, how often each tool's turn changed level (in all its launches, and
-    after its first SETTLED, which leaves out a start-of-invocation transient), and the target's
-    count in the pairs where the contender's turn (layertax's, or the bare loop's) held one
-    level; then what the missed pairs' contender turns met."""
-    count = [sum(column) for column in list(zip(*outcomes))[:5]]
-    print(f"target met in {count[0]} of {len(outcomes)} pairs")
-    print(f"a level shift in {contender}'s turn in {count[1]} pairs, in hyperfine's in {count[2]}; "
-          f"after the first {SETTLED} launches, in {count[3]} and {count[4]}")
-    steady = [met for met, shifted, *_ in outcomes if not shifted]
+class Outcome(NamedTuple):
+    """One pair: the target met, whether each tool's turn changed level (in all its launches,
+    and after its first SETTLED, which leaves out a start-of-invocation transient), and how
+    many of the contender's launches waited for their CPU (None: not known)."""
+    met: bool
+    shifted: bool
+    hf_shifted: bool
+    shifted_later: bool
+    hf_shifted_later: bool
+    waited: int | None
+
+
+def print_totals(outcomes: list[Outcome], contender: str) -> None:
+    """The target's count, how often each tool's turn changed level, the target's count in the
+    pairs where the contender's turn (layertax's, or the bare loop's) held one level; then what
+    the missed pairs' contender turns met."""
+    def count(field: str) -> int:
+        return sum(1 for o in outcomes if getattr(o, field))
+    print(f"target met in {count('met')} of {len(outcomes)} pairs")
+    print(f"a level shift in {contender}'s turn in {count('shifted')} pairs, in hyperfine's in {count('hf_shifted')}; "
+          f"after the first {SETTLED} launches, in {count('shifted_later')} and {count('hf_shifted_later')}")
+    steady = [o.met for o in outcomes if not o.shifted]
     print(f"pairs where {contender}'s turn held one level: target met in {sum(steady)} of {len(steady)}")
-    missed = [(shifted, waited) for met, shifted, _, _, _, waited in outcomes if not met]
+    missed = [o for o in outcomes if not o.met]
     if missed:
-        line = f"missed pairs: {len(missed)}; in {contender}'s turn a level shift in {sum(s for s, _ in missed)}"
-        if all(w is not None for _, w in missed):   # the bare loop does not read run-queue waits
-            line += (f", launches that waited for their CPU in {sum(1 for _, w in missed if w)}, "
-                     f"neither in {sum(1 for s, w in missed if not s and not w)}")
+        line = f"missed pairs: {len(missed)}; in {contender}'s turn a level shift in {sum(o.shifted for o in missed)}"
+        if all(o.waited is not None for o in missed):   # the bare loop does not read run-queue waits
+            line += (f", launches that waited for their CPU in {sum(1 for o in missed if o.waited)}, "
+                     f"neither in {sum(1 for o in missed if not o.shifted and not o.waited)}")
         print(line)
 
 
@@ -195,8 +208,8 @@ def main() -> int:
                 met = lt_med <= hf_med and lt_iqr <= hf_iqr
                 shifts = {label: level_shift(got[label]) for label in got}
                 later = {label: level_shift(got[label][SETTLED:]) is not None for label in got}
-                outcomes.append((met, shifts["lt"] is not None, shifts["hf"] is not None, later["lt"], later["hf"],
-                                 waited))
+                outcomes.append(Outcome(met, shifts["lt"] is not None, shifts["hf"] is not None, later["lt"],
+                                        later["hf"], waited))
                 print(f"{name:8} {pair:>4} {lt_med:>9.0f} {hf_med:>9.0f} {lt_med / hf_med:>6.3f}   "
                       f"{lt_iqr:>10.3f} {hf_iqr:>10.3f} {lt_iqr / hf_iqr:>6.2f}  {shift_label(shifts['lt']):>8} "
                       f"{shift_label(shifts['hf']):>4} {'-' if waited is None else waited:>6}  "
