@@ -173,3 +173,9 @@ def test_a_launch_started_clear_until_main_met_one_only_if_its_main_came_late():
                {"main_ns": 950_000, "exit_ns": 7 * MS, "clear_ns": 900_000, "dodged": True, "dodged_until": "main"}]
     text = interruptions.note(_result(True, tick, samples))
     assert "2 of 2 launches started clear of them (2 until main only" in text and "and 1 met one" in text
+    assert "started at once" not in text.split("(--no-dodge")[0]
+    # One that found no room soon enough started at once: counted apart, by its spawn->exit.
+    late = {"main_ns": 600_000, "exit_ns": 7 * MS, "clear_ns": 900_000, "dodged": False, "dodged_until": None}
+    text = interruptions.note(_result(True, tick, samples + [late]))
+    assert "2 of 3 launches started clear" in text and "and 1 met one all the same" in text
+    assert "1 started at once (no room soon enough), 1 of them met one" in text

@@ -48,11 +48,16 @@ def note(result: dict) -> str | None:
     known = [s for s in samples if _met(s) is not None]
     met = [s for s in known if _met(s)]
     if descriptor.get("dodge"):
-        dodged = sum(1 for s in samples if s.get("dodged"))
-        to_main = sum(1 for s in samples if s.get("dodged_until") == "main")
+        dodged = [s for s in samples if s.get("dodged")]
+        to_main = sum(1 for s in dodged if s.get("dodged_until") == "main")
         main_only = f" ({to_main} until main only: they run on past the period)" if to_main else ""
-        return (f"{head}: {dodged} of {launches} started clear of them{main_only} and {len(met)} met one "
-                "all the same (--no-dodge: started at once)")
+        text = (f"{head}: {len(dodged)} of {launches} started clear of them{main_only} and "
+                f"{sum(1 for s in dodged if _met(s))} met one all the same")
+        at_once = [s for s in known if not s.get("dodged")]
+        if at_once:   # no room within the timer's wait, or longer than the period
+            text += (f"; {len(at_once)} started at once (no room soon enough), "
+                     f"{sum(1 for s in at_once if _met(s))} of them met one")
+        return text + " (--no-dodge: all started at once)"
     text = f"{head}; launches started at once (--no-dodge): {len(met)} of {len(known)} met one"
     if controls:
         text += " (the controls' launches included)"
