@@ -24,9 +24,12 @@ import numpy as np
 
 def one_turn(command: list[str], runs: int, dodge: bool, out: Path) -> dict:
     """One `layertax launch` run: the figure's median and IQR/median, launches met and dodged."""
-    subprocess.run([sys.executable, "-m", "layertax", "launch", "--runs", str(runs), "--no-save", "-i",
-                    "--export-json", str(out), *([] if dodge else ["--no-dodge"]), "--", *command],
-                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    done = subprocess.run([sys.executable, "-m", "layertax", "launch", "--runs", str(runs), "--no-save", "-i",
+                           "--export-json", str(out), *([] if dodge else ["--no-dodge"]), "--", *command],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if done.returncode != 0:   # a command that cannot start: layertax's own one line says why
+        lines = done.stderr.strip().splitlines()
+        raise SystemExit(f"dodge_or_not.py: {lines[-1] if lines else f'layertax launch exited {done.returncode}'}")
     samples = json.loads(out.read_text())["experiments"][0]["cases"][0]["samples"]
     key = "main_ns" if all(s["main_ns"] is not None for s in samples) else "exit_ns"
     figure = np.array([s[key] for s in samples]) / 1e3
