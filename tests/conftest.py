@@ -24,6 +24,9 @@ def cache_root(tmp_path_factory) -> Path:
 def isolated_dirs(tmp_path, cache_root, monkeypatch):
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache_root))
+    # The measuring lock lives in the runtime directory when there is one: each test gets the
+    # data directory's instead, its own (a test that wants a runtime directory makes one).
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
     # Temporary directories of the engine land here, so tests can check they are removed.
     tmp = tmp_path / "tmp"
     tmp.mkdir()

@@ -13,7 +13,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "layertax"
 # The ground floor: anyone may import these, and they import only each other.
 GROUND = {"layertax.units", "layertax.console", "layertax.progress", "layertax.paths", "layertax.errors",
           "layertax.version", "layertax.experiment", "layertax.scratch",
-          "layertax.blas_threads"}
+          "layertax.blas_threads", "layertax.text", "layertax.redaction", "layertax.files", "layertax.result"}
 
 
 def _module_name(path: Path) -> str:
@@ -154,3 +154,67 @@ def test_experiment_hooks_given_as_strings_resolve(name):
     for hook in ("measure", "commands", "tables", "run_options", "shared_input"):
         if getattr(exp, hook) is not None:
             assert callable(exp.hook(hook)), f"{name}: {hook}"
+
+
+# The one safe writer (files.py): no foreign link followed, a file whole or not at all, a device
+# or a FIFO as a stream. Kernels and harnesses are the measured programs themselves, not layertax.
+SAFE_WRITER = "layertax.files"
+WRITER_EXCEPTIONS = {"layertax.engine.measure.alone"}    # the lock: its own O_EXCL|O_NOFOLLOW files, by dir fd
+_WRITE_METHODS = {"write_text", "write_bytes"}
+_COPIES = {"copy", "copy2", "copyfile", "copytree", "move"}
+
+
+def _write_calls(path: Path) -> list[str]:
+    """Every call in a file that writes a file by itself, as "line: what"."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func, what = node.func, None
+        if isinstance(func, ast.Attribute) and func.attr in _WRITE_METHODS:
+            if not (isinstance(func.value, ast.Name) and func.value.id == "files"):
+                what = func.attr
+        elif isinstance(func, ast.Name) and func.id == "open" or \
+                isinstance(func, ast.Attribute) and func.attr == "open" and isinstance(func.value, ast.Name) \
+                and func.value.id in ("io", "builtins"):
+            mode = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "mode"), None)
+            if isinstance(mode, ast.Constant) and isinstance(mode.value, str) and set(mode.value) & set("wax+"):
+                what = f"open(..., {mode.value!r})"
+        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            owner = func.value.id
+            if owner == "shutil" and func.attr in _COPIES or owner == "os" and func.attr == "replace" \
+                    or owner == "tempfile" and func.attr in ("mkstemp", "NamedTemporaryFile"):
+                what = f"{owner}.{func.attr}"
+            elif owner == "os" and func.attr == "open" and len(node.args) > 1:
+                flags, target = ast.unparse(node.args[1]), ast.unparse(node.args[0])
+                writes = any(f"O_{flag}" in flags for flag in ("CREAT", "WRONLY", "RDWR", "TRUNC", "APPEND"))
+                if writes and target != "os.devnull":       # /dev/null: where a closed stdout is pointed
+                    what = f"os.open(..., {flags})"
+            elif owner == "zipfile" and func.attr == "ZipFile":
+                mode = node.args[1] if len(node.args) > 1 else None
+                if isinstance(mode, ast.Constant) and mode.value in ("w", "a", "x"):
+                    what = "zipfile.ZipFile(<a path>, 'w')" if not isinstance(node.args[0], ast.Name) \
+                        or node.args[0].id != "out" else None
+        if what:
+            found.append(f"{node.lineno}: {what}")
+    return found
+
+
+def test_every_file_is_written_by_the_one_safe_writer():
+    offenders = {}
+    for path in PACKAGE.rglob("*.py"):
+        name = _module_name(path)
+        if name == SAFE_WRITER or name in WRITER_EXCEPTIONS or "kernels" in path.parts or "harnesses" in path.parts:
+            continue
+        calls = _write_calls(path)
+        if calls:
+            offenders[name] = calls
+    assert offenders == {}
+
+
+def test_the_writer_check_finds_a_writer():
+    # A check that finds nothing would pass everything above.
+    probe = PACKAGE.parent.parent / "tests" / "data" / "writes-a-file.py.txt"
+    assert _write_calls(probe) == ["2: write_text", "3: open(..., 'w')", "4: shutil.copyfile", "5: os.replace",
+                                   "6: os.open(..., os.O_WRONLY | os.O_CREAT)"]

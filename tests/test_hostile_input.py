@@ -6,8 +6,12 @@ directory untouched) and nothing outside the test's own directory touched. Every
 JSON and ELF, a damaged history) is made here, in the test's temporary directory."""
 from __future__ import annotations
 
+import copy
+import json
 import os
+import random
 import shutil
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -49,6 +53,62 @@ def odd(tmp_path_factory) -> dict[str, Path]:
     files["hf_empty"].write_text('{"results": []}')
     shutil.copy(RECORDED, files["recorded"])
     files["plain"].write_text("hello\n")
+    files.update(_hostile_results(d))
+    return files
+
+
+def _device_or_link(path: Path, major: int, minor: int, real: str) -> Path:
+    """A character device node made here (root), else a link to the system's own."""
+    try:
+        os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(major, minor))
+    except PermissionError:
+        path.symlink_to(real)
+    return path
+
+
+def _hostile_results(d: Path) -> dict[str, Path]:
+    """Files that pass for results or imports at a glance and are not: each breaks one rule of
+    the schema (src/layertax/result/schema.py), or of what a reader may take in."""
+    base = json.loads(RECORDED.read_text())
+    files = {"zero": _device_or_link(d / "zero", 1, 5, "/dev/zero"), "empty": d / "empty.sqlite"}
+    files["empty"].write_bytes(b"")
+
+    def mutated(name: str, change) -> None:
+        doc = copy.deepcopy(base)
+        change(doc)
+        files[name] = d / f"{name}.json"
+        files[name].write_text(json.dumps(doc))
+
+    case0 = lambda doc: doc["experiments"][0]["cases"][0]    # noqa: E731
+    mutated("notitle", lambda doc: doc["experiments"][0].pop("title"))
+    mutated("stats_oops", lambda doc: case0(doc).__setitem__("stats", "oops"))
+    mutated("machine_null", lambda doc: doc.__setitem__("machine", None))
+    mutated("samples_junk", lambda doc: case0(doc).__setitem__("samples", ["x", 3]))
+    mutated("negative_ns", lambda doc: case0(doc).__setitem__("samples", [{"round": 0, "iters": 1, "ops": 1,
+                                                                            "ns": -5}]))
+    mutated("zero_ops", lambda doc: case0(doc).__setitem__("samples", [{"round": 0, "iters": 1, "ops": 0, "ns": 5}]))
+    mutated("twin_cases", lambda doc: doc["experiments"][0]["cases"].append(copy.deepcopy(case0(doc))))
+    mutated("win_name", lambda doc: doc.update(producer="layertax windows runner",
+                                               experiments=[{**doc["experiments"][0], "name": "a/b"}]))
+    mutated("win_shape", lambda doc: doc.update(producer="layertax windows runner",
+                                                experiments=[{**doc["experiments"][0], "shape": {"libs": "x"}}]))
+    files["huge_number"] = d / "huge-number.json"
+    files["huge_number"].write_text(RECORDED.read_text().replace('"median":', '"median": 1e400, "x":', 1))
+    files["nan_literal"] = d / "nan.json"
+    files["nan_literal"].write_text(RECORDED.read_text().replace('"median":', '"median": NaN, "x":', 1))
+    files["deep"] = d / "deep.json"
+    files["deep"].write_text("[" * 100_000 + "]" * 100_000)
+    hyperfine = {"results": [{"command": "true", "times": [0.001, 0.002, 0.003], "exit_codes": [0, 0, 0]}]}
+    for name, change in (("hf_codes", {"exit_codes": [0]}), ("hf_huge", {"times": [1e300, 1e300]}),
+                         ("hf_negative", {"times": [-1.0, 0.5]})):
+        files[name] = d / f"{name}.json"
+        files[name].write_text(json.dumps({"results": [{**hyperfine["results"][0], **change}]}))
+    files["hf_inf"] = d / "hf-inf.json"
+    files["hf_inf"].write_text('{"results": [{"command": "true", "times": [Infinity]}]}')
+    files["bad_hosts"] = d / "bad-hosts.ini"
+    files["bad_hosts"].write_text("[lab]\n../../../tmp/victim ansible_connection=local\n")
+    files["random_bytes"] = d / "random.ini"
+    files["random_bytes"].write_bytes(random.Random(7).randbytes(4096))
     return files
 
 
@@ -122,6 +182,59 @@ CASES = [
     ("sweep-too-big", ["loadtime", "sweep", "--vary", "exports=100000", "--vary", "libs=100"], 2, "needs about"),
     ("list-unknown", ["list", "nosuchexperiment"], 2, "unknown experiment"),
     ("doctor-bogus", ["doctor", "--bogus"], 2, "No such option"),
+    # input that is not a file to read, or never ends: refused, never read (bounded input)
+    ("report-dev-zero", ["report", "{zero}"], 2, "not a regular file"),
+    ("report-fifo", ["report", "{fifo}"], 2, "not a regular file"),
+    ("report-deep", ["report", "{deep}"], 2, "nests deeper than 64 levels"),
+    ("compare-deep", ["compare", "{deep}", "{recorded}"], 2, "nests deeper than 64 levels"),
+    ("compare-dev-zero", ["compare", "{recorded}", "{zero}"], 2, "not a regular file"),
+    ("history-push-zero", ["history", "push", "{zero}"], 2, "not a regular file"),
+    ("import-hf-zero", ["import-hyperfine", "{zero}"], 2, "not a regular file"),
+    ("import-windows-zero", ["import-windows", "{zero}"], 2, "not a regular file"),
+    # results that look like results and are not: refused where they enter (the schema)
+    ("report-no-title", ["report", "{notitle}"], 2, "'title' is a required property"),
+    ("report-stats-oops", ["report", "{stats_oops}"], 2, "at experiments[0].cases[0].stats"),
+    ("report-machine-null", ["report", "{machine_null}"], 2, "at machine: None is not of type"),
+    ("report-samples-junk", ["report", "{samples_junk}"], 2, "samples[0]"),
+    ("report-huge-number", ["report", "{huge_number}"], 2, "1e400 is too large"),
+    ("report-nan", ["report", "{nan_literal}"], 2, "NaN is not a number"),
+    ("report-negative-time", ["report", "{negative_ns}"], 2, "ns is negative"),
+    ("report-zero-ops", ["report", "{zero_ops}"], 2, "without a positive ops"),
+    ("report-twin-cases", ["report", "{twin_cases}"], 2, "two cases named"),
+    ("compare-negative-time", ["compare", "{recorded}", "{negative_ns}"], 2, "ns is negative"),
+    ("history-push-invalid", ["history", "push", "{recorded}", "{notitle}"], 2, "'title' is a required"),
+    ("import-hf-codes", ["import-hyperfine", "{hf_codes}"], 2, "1 exit codes for 3 times"),
+    ("import-hf-infinity", ["import-hyperfine", "{hf_inf}"], 2, "Infinity is not a number"),
+    ("import-hf-huge", ["import-hyperfine", "{hf_huge}"], 2, "seconds from 0 to a day"),
+    ("import-hf-negative", ["import-hyperfine", "{hf_negative}"], 2, "seconds from 0 to a day"),
+    ("import-windows-name", ["import-windows", "{win_name}"], 2, "'a/b' does not match"),
+    ("import-windows-shape", ["import-windows", "{win_shape}"], 2, "its shape is not the bundle's"),
+    # references to runs of the history
+    ("report-at-huge", ["report", "@99999999999999999999"], 2, "ids are whole numbers from 1"),
+    ("report-at-words", ["report", "@abc"], 2, "@ and its number"),
+    # programs layertax cannot time as they are, and requests too large: said before anything runs
+    ("inspect-proc-self", ["inspect", "/proc/self/exe"], 2, "a link under /proc"),
+    ("launch-proc-self", ["launch", "--", "/proc/self/exe"], 2, "a link under /proc"),
+    ("inspect-model-not-sweep", ["inspect", "--model", "{recorded}", "/bin/true"], 2,
+     "not a `layertax loadtime sweep` result"),
+    ("launch-too-many-runs", ["launch", "--runs", "1000000000", "--", "/bin/true"], 2, "at most 10,000"),
+    ("inspect-too-many-runs", ["inspect", "--runs", "1000000000", "/bin/true"], 2, "at most 10,000"),
+    # a history named by the user: its password never printed, a file that is not one never made one
+    ("history-url-password", ["--history", "postgresql://me:s3cret@127.0.0.1:9/db", "history"], 1, "me:***@"),
+    ("history-query-password", ["--history", "postgresql://me@127.0.0.1:9/db?password=s3cret", "history"], 1,
+     "password=***"),
+    ("history-keyword-password", ["--history", "host=x password=s3cret", "history"], 2, "password=***"),
+    ("history-empty-sqlite", ["--history", "sqlite:///{empty}", "history"], 1, "an empty file, not a history"),
+    ("history-sqlite-fifo", ["--history", "sqlite:///{fifo}", "history"], 1, "not a regular file"),
+    # the fleet: options and inventories judged before anything is built or deployed
+    ("fleet-export-json", ["fleet", "run", "--inventory", "{tmp}/nope.ini", "callchain", "--export-json", "x.json"],
+     2, "not a run option here"),
+    ("fleet-case-typo", ["fleet", "run", "--inventory", "{tmp}/nope.ini", "callchain", "--case", "nosuch"], 2,
+     "no case matches nosuch"),
+    ("fleet-path-host", ["fleet", "run", "--inventory", "{bad_hosts}", "callchain", "--runs", "1"], 2,
+     "not a host name"),
+    ("fleet-random-bytes", ["fleet", "run", "--inventory", "{random_bytes}", "callchain", "--runs", "1"], 2,
+     "not UTF-8 text"),
 ]
 
 
@@ -133,7 +246,11 @@ def test_hostile_input(args, code, needle, odd, tmp_path):
     done = subprocess.run([sys.executable, "-m", "layertax", *argv], capture_output=True, text=True, timeout=120,
                           cwd=cwd, env={**os.environ, "COLUMNS": "100"}, stdin=subprocess.DEVNULL)
     _one_clear_line(done, code, needle)
+    assert "s3cret" not in done.stderr + done.stdout                    # no password, ever
+    assert "\x1b" not in done.stderr                                   # no raw escape sequence
     _nothing_left_behind(tmp_path, work, cwd)
+    if "{empty}" in args:
+        assert odd["empty"].read_bytes() == b""                      # refused, never turned into a database
 
 
 def _one_clear_line(done: subprocess.CompletedProcess, code: int, needle: str) -> None:

@@ -302,9 +302,10 @@ def _synthetic_sweep(path: Path, slopes: dict[str, float]) -> None:
                 counts = {"relative_relocations": libs * 100 * relocs + 7 * libs, "libraries": libs,
                           "symbol_lookups": libs * 40 + lookups_extra + relocs}
                 y = 300_000 + sum(slopes[k] * v for k, v in counts.items())
-                points.append({**counts, "spawn_to_main_ns": y, "page_faults": 50})
+                points.append({"variant": "default", **counts, "spawn_to_main_ns": y, "page_faults": 50})
     doc = {"schema": "layertax/1", "created": "synthetic", "machine": {}, "settings": {},
-           "experiments": [{"name": "loadtime-sweep", "points": points, "cases": []}]}
+           "experiments": [{"name": "loadtime-sweep", "title": "cost model of the loader", "question": "?",
+                            "points": points, "cases": []}]}
     path.write_text(json.dumps(doc))
 
 
@@ -361,7 +362,8 @@ def test_inspect_of_a_generated_program(tmp_path, tree):
 def test_model_refuses_a_file_that_is_not_a_sweep(tmp_path):
     bogus = tmp_path / "x.json"
     bogus.write_text(json.dumps({"schema": "layertax/1", "created": "synthetic", "machine": {}, "settings": {},
-                                 "experiments": [{"name": "callchain", "cases": []}]}))
+                                 "experiments": [{"name": "callchain", "title": "t", "question": "q",
+                                                  "cases": []}]}))
     with pytest.raises(LayertaxError, match="not a `layertax loadtime sweep` result"):
         model.load_sweep(bogus)
 

@@ -20,13 +20,13 @@ def launch_log(cache_root):
 
 def _run(tools, tmp_path, targets: list[launch.Target], *extra: str) -> list[dict]:
     """The timer's lines (descriptor first) for targets, 5 rounds after 1 warm-up (its
-    "warmed" line left out)."""
+    "warmed" line and its last, "descendants", left out)."""
     spec, out = tmp_path / "spec", tmp_path / "lines.jsonl"
     launch.write_spec(targets, spec)
     p = subprocess.run([str(tools.timer), "--spec", str(spec), "--runs", "5", "--warmup", "1", "--seed", "7",
                         "--out", str(out), *extra], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
-    return [x for x in map(json.loads, out.read_text().splitlines()) if "warmed" not in x]
+    return [x for x in map(json.loads, out.read_text().splitlines()) if "warmed" not in x and "descendants" not in x]
 
 
 def _target(launch_log, log, tag: str, status: int = 0, ignore_status: bool = False) -> launch.Target:

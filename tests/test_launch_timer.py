@@ -38,6 +38,8 @@ def test_the_timer_writes_every_launch_to_its_file(tools, tmp_path):
     # The warm-up's rounds (all -1), the line saying how many it took, then the measured ones.
     assert lines[3]["warmed"]["rounds"] == 2 and lines[3]["warmed"]["ns"] > 0
     del lines[3]
+    # The last line: what the launches left running and the timer ended (a /bin/true leaves nothing).
+    assert lines.pop() == {"descendants": {"ended": 0, "launches": 0}}
     assert [x["round"] for x in lines[1:]] == [-1, -1, 0, 1, 2, 3, 4, 5, 6]
     assert all(x["status"] == "ok" and 0 < x["exit_ns"] for x in lines[1:])
     # Each launch's wait for a CPU (the timer's and the child's), where the kernel keeps it.

@@ -168,7 +168,7 @@ def test_a_second_measuring_layertax_is_refused_unless_allowed(tmp_path):
     doc = json.loads((tmp_path / "r.json").read_text())
     assert doc["concurrent"] == {"allowed": True, "others": [{"pid": os.getpid(), "command": doc["concurrent"]
                                                                ["others"][0]["command"]}]}
-    assert not lock_dir().exists()                  # the last one out removed the directory
+    assert list(lock_dir().iterdir()) == []         # each gave its file back (the directory is the user's own)
 
 
 def _hostile_doc() -> dict:
@@ -226,3 +226,110 @@ def test_non_finite_numbers_are_refused_at_parse_time():
         p = run_cli(*bad, timeout=60)
         assert p.returncode == 2, (bad, p.stderr)
         assert len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr
+
+
+# ---- a finished measurement is never lost ----------------------------------------------------------------
+
+SABOTAGE = """#!/bin/sh
+# Launched by the test's `layertax launch`: the first launch replaces the runs directory with a
+# file, as a disk that fills or a directory gone read-only would stop the save.
+runs="$1"
+if [ -d "$runs" ]; then rm -rf "$runs" && echo "not a directory" > "$runs"; fi
+exit 0
+"""
+
+
+def _sabotaged_launch(tmp_path: Path, *extra: str) -> tuple[subprocess.CompletedProcess, Path, Path]:
+    data, cwd = tmp_path / "data", tmp_path / "cwd"
+    cwd.mkdir()
+    script = tmp_path / "sabotage.sh"
+    script.write_text(SABOTAGE)
+    script.chmod(0o755)
+    runs = data / "layertax" / "runs"
+    done = subprocess.run([sys.executable, "-m", "layertax", "launch", "--runs", "3", *extra, "--",
+                           str(script), str(runs)], capture_output=True, text=True, timeout=300, cwd=cwd,
+                          stdin=subprocess.DEVNULL, env={**os.environ, "XDG_DATA_HOME": str(data), "COLUMNS": "100"})
+    return done, cwd, runs
+
+
+def test_a_save_that_fails_after_measuring_shows_the_tables_and_keeps_the_run_elsewhere(tmp_path):
+    done, cwd, runs = _sabotaged_launch(tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert "sabotage.sh" in done.stdout and "spawn->exit" in done.stdout     # the tables came first
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("layertax: error: could not save the run in the runs directory") and "kept it in" in last
+    kept = list(cwd.glob("layertax-unsaved-*.json"))
+    assert len(kept) == 1 and str(kept[0].name) in last
+    doc = json.loads(kept[0].read_text())
+    assert doc["experiments"][0]["cases"][0]["samples"]                      # the launches themselves
+    assert runs.is_file() and not list(tmp_path.rglob("*.json.tmp")) and "Traceback" not in done.stderr
+    assert not [p for p in tmp_path.rglob("*.json") if p.stat().st_size == 0]
+
+
+def test_a_save_that_fails_names_the_json_export_as_the_kept_copy(tmp_path):
+    out = tmp_path / "r.json"
+    done, cwd, _ = _sabotaged_launch(tmp_path, "--export-json", str(out))
+    assert done.returncode == 1
+    assert f"it is kept in --export-json {out}" in done.stderr
+    assert json.loads(out.read_text())["experiments"][0]["cases"] and list(cwd.iterdir()) == []
+
+
+# ---- nothing launched is left running ------------------------------------------------------------------------
+
+def _survivors(marker: str) -> list[str]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+            state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            cwd = os.readlink(f"/proc/{entry}/cwd")
+        except OSError:
+            continue
+        if (marker.encode() in cmdline or marker in cwd) and state != "Z":
+            found.append(entry)
+    return found
+
+
+@pytest.mark.parametrize("command", [["launch", "--runs", "3", "--"], ["inspect", "--runs", "2", "--no-predict"]],
+                         ids=["launch", "inspect"])
+def test_a_program_that_leaves_daemons_leaves_nothing_running(command, tmp_path, cache_root):
+    from conftest import TESTS, build_test_program
+
+    program = build_test_program(cache_root, "daemonize", (TESTS / "kernels" / "daemonize.c",))
+    marker = f"layertax-test-daemon-{os.getpid()}-{command[0]}"
+    try:
+        done = run_cli(*command, str(program), marker, "--no-save", timeout=300) if command[0] == "launch" else \
+            run_cli(*command, "--no-save", str(program), marker, timeout=300)
+        assert done.returncode == 0, done.stderr
+        time.sleep(0.3)
+        assert _survivors(marker) == []
+        assert "process(es) that" in done.stdout and "were ended after each launch" in done.stdout
+    finally:
+        for pid in _survivors(marker):
+            os.kill(int(pid), signal.SIGKILL)
+
+
+# ---- an interrupted build cleans up -------------------------------------------------------------------------
+
+def test_sigterm_during_a_first_build_ends_every_compiler_and_removes_the_staging(tmp_path):
+    cache, tmp = tmp_path / "cache", tmp_path / "tmp"
+    tmp.mkdir(exist_ok=True)
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache), "TMPDIR": str(tmp)}
+    proc = subprocess.Popen([sys.executable, "-m", "layertax", "run", "callchain", "--no-save", "--runs", "1"], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+    kernels = cache / "layertax" / "kernels"
+    deadline = time.monotonic() + 120
+    while not (kernels.is_dir() and any(p.name.startswith("staging-") for p in kernels.iterdir())):
+        assert time.monotonic() < deadline and proc.poll() is None, "the build never started"
+        time.sleep(0.05)
+    time.sleep(1.5)                                   # compilers running
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    assert err.strip().splitlines()[-1] == "layertax: error: interrupted" and "Traceback" not in err
+    time.sleep(0.3)
+    assert _survivors(str(cache)) == []               # no ninja, compiler or go build still at work
+    assert not [p for p in kernels.rglob("staging-*")]
+    assert not [p for p in tmp.iterdir() if p.name.startswith("layertax-build-")]

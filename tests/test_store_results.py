@@ -3,6 +3,7 @@ import json
 
 import pytest
 
+from layertax import files
 from layertax.engine.store import history, results
 from layertax.errors import UsageError
 
@@ -10,10 +11,11 @@ from layertax.errors import UsageError
 def sample_doc() -> dict:
     case = {"name": "a", "kernel": "k", "layer": "l", "language": "c", "status": "ok", "reason": None,
             "descriptor": {"kernel": "k"}, "samples": [{"round": 0, "iters": 10, "ops": 20, "ns": 2000}],
-            "stats": {"median": 100.0, "min": 100.0, "ci95": [100.0, 100.0]}}
+            "stats": {"n": 1, "median": 100.0, "min": 100.0, "ci95": [100.0, 100.0]}}
     return {"schema": results.SCHEMA, "layertax_version": "0", "created": results.now_iso(), "command": ["layertax"],
             "complete": True, "settings": {"runs": 1}, "machine": {"machine_id": "m", "cpu_model": "x"},
-            "experiments": [{"name": "e", "baseline": "a", "cases": [case], "classic": {"source": "s"}}]}
+            "experiments": [{"name": "e", "title": "t", "question": "q?", "baseline": "a", "cases": [case],
+                             "classic": None}]}
 
 
 def test_round_trip_is_exact(tmp_path):
@@ -47,9 +49,9 @@ def test_unserialisable_doc_keeps_the_old_file(tmp_path):
     ("{not json", "not valid JSON"),
     ("[]", "not a JSON object"),
     ('{"schema": "other/9"}', "schema is 'other/9'"),
-    (json.dumps({"schema": results.SCHEMA, "machine": {}, "settings": {}}), "'experiments' is missing"),
+    (json.dumps({"schema": results.SCHEMA, "machine": {}, "settings": {}}), "'experiments' is a required property"),
     (json.dumps({"schema": results.SCHEMA, "machine": {}, "settings": {}, "experiments": [{"name": "e"}]}),
-     "lacks its name or cases"),
+     r"at experiments\[0\]: 'title' is a required property"),
 ])
 def test_bad_files_give_one_clear_error(tmp_path, content, message):
     path = tmp_path / "bad.json"
@@ -69,12 +71,12 @@ def test_check_writable_creates_nothing(tmp_path):
     tmp_path = tmp_path / "w"
     tmp_path.mkdir()
     target = tmp_path / "out.json"
-    assert results.check_writable(target, "--export-json") == target
+    assert files.check_writable(target, "--export-json") == target
     assert list(tmp_path.iterdir()) == []
     with pytest.raises(UsageError, match="does not exist"):
-        results.check_writable(tmp_path / "missing" / "out.json", "--export-json")
+        files.check_writable(tmp_path / "missing" / "out.json", "--export-json")
     with pytest.raises(UsageError, match="is a directory"):
-        results.check_writable(tmp_path, "--export-json")
+        files.check_writable(tmp_path, "--export-json")
 
 
 def test_history_records_and_lists_newest_first(tmp_path):

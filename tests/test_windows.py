@@ -196,6 +196,52 @@ def test_the_bundle_holds_what_run_cmd_needs(tmp_path):
     assert [d.dll.decode().lower() for d in runner.DIRECTORY_ENTRY_IMPORT] == ["kernel32.dll"]
 
 
+@needs_mingw
+def test_bundle_out_on_a_fifo_a_device_or_a_link_is_never_replaced(tmp_path):
+    """--out goes through the one safe writer: a FIFO and a device are written as streams and
+    stay what they were, a link of the user's own is written through and stays a link."""
+    import os
+    import stat
+    import threading
+
+    shape = ["--libs", "2", "--exports", "5", "--relocs", "1", "--runs", "2"]
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    p = run_cli("windows", "bundle", "--out", str(fifo), *shape)
+    reader.join(timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert stat.S_ISFIFO(fifo.stat().st_mode) and got and got[0][:2] == b"PK"      # a zip, through the FIFO
+    try:
+        device = tmp_path / "null"
+        os.mknod(device, stat.S_IFCHR | 0o666, os.makedev(1, 3))               # /dev/null's numbers
+    except PermissionError:
+        device = Path("/dev/null")
+    p = run_cli("windows", "bundle", "--out", str(device), *shape)
+    assert p.returncode == 0 and stat.S_ISCHR(device.stat().st_mode), p.stderr
+    target, link = tmp_path / "real.zip", tmp_path / "link.zip"
+    target.write_bytes(b"old")
+    link.symlink_to(target)
+    p = run_cli("windows", "bundle", "--out", str(link), *shape)
+    assert p.returncode == 0, p.stderr
+    assert link.is_symlink() and zipfile.is_zipfile(target)
+    assert [x.name for x in tmp_path.iterdir() if x.name.endswith(".tmp")] == []
+
+
+def test_loadtime_gen_out_is_made_whole_or_not_at_all(tmp_path):
+    target = tmp_path / "elsewhere"
+    link = tmp_path / "dangling"
+    link.symlink_to(target)                            # a name that is taken, if only by a link
+    p = run_cli("loadtime", "gen", "--libs", "1", "--exports", "1", "--no-build", "--out", str(link))
+    assert p.returncode == 2 and "already exists" in p.stderr and not target.exists()
+    out = tmp_path / "new"
+    p = run_cli("loadtime", "gen", "--libs", "1", "--exports", "1", "--no-build", "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    assert (out / "src" / "main.c").is_file() and not [x for x in tmp_path.iterdir() if x.name.startswith(".new-")]
+
+
 def test_bundle_errors_are_one_line(tmp_path):
     p = run_cli("windows", "bundle", "--out", str(tmp_path / "no" / "p.zip"))
     assert p.returncode == 2 and "does not exist" in p.stderr and len(p.stderr.splitlines()) == 1

@@ -25,6 +25,8 @@ from layertax.commands.options import launch_timer_options, timer_values
 from layertax.commands.options import Duration, Finite
 from layertax.engine.measure.settings import QUICK, THOROUGH, Settings
 from layertax.errors import LayertaxError
+from layertax.redaction import redact
+from layertax.text import printable
 
 _D = Settings()   # defaults, shown in --help
 
@@ -296,7 +298,9 @@ def _stop_on_signals() -> dict:
 
 
 def _fail(message: str, code: int) -> None:
-    click.echo(f"layertax: error: {message}", err=True)
+    """The one line every error ends in: a password in it redacted, its control characters
+    escaped (a message may quote a file name or a program's words)."""
+    click.echo(f"layertax: error: {printable(redact(message))}", err=True)
     sys.exit(code)
 
 

@@ -11,15 +11,48 @@ import time
 
 from rich.console import Console
 
+from layertax.text import printable_lines
 
 UNBOUNDED_WIDTH = 200   # no terminal anywhere (CI, cron, a file): wide enough that tables do not wrap
+
+
+class SafeConsole(Console):
+    """rich's Console with two of layertax's rules built in.
+
+    Every string it renders (a printed line, a table's cell) has its control characters
+    escaped (text.py), line breaks and tabs apart: whatever a case, a program or a file
+    names reaches the terminal as visible text, never as an escape sequence. Text that must
+    stay on one line is made printable() where it is put together; this is the net under it.
+
+    Markup is off unless a call asks for it (markup=True): a case named "[link=...]" would
+    otherwise become a hyperlink, in a table cell as much as in a line.
+
+    A closed pipe (`layertax run | head`) raises BrokenPipeError, which the command handles
+    (it still saves and exports what it measured), instead of rich's SystemExit(1)."""
+
+    def render_str(self, text: str, *args, **kwargs):
+        return super().render_str(printable_lines(text), *args, **kwargs)
+
+    def on_broken_pipe(self) -> None:
+        quiet_stdout()
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def quiet_stdout() -> None:
+    """After a closed pipe, stdout goes to /dev/null: Python's own flush at exit must not fail."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 def console(stderr: bool = False) -> Console:
     stream = sys.stderr if stderr else sys.stdout
     if stream.isatty():
-        return Console(stderr=stderr)
-    return Console(stderr=stderr, width=off_terminal_width(), no_color=True)
+        return SafeConsole(stderr=stderr, markup=False)
+    return SafeConsole(stderr=stderr, width=off_terminal_width(), no_color=True, markup=False)
 
 
 def off_terminal_width() -> int:

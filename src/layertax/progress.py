@@ -12,7 +12,10 @@ from __future__ import annotations
 import time
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from layertax.text import printable
 
 LINE_EVERY_S = 10.0
 
@@ -33,8 +36,8 @@ class RichProgress:
     def start(self, experiment: str, total: int | None) -> None:
         # rich draws a total of None as a pulsing bar, "n/?" and no time remaining.
         self._progress = Progress(
-            TextColumn(f"[bold]{experiment}[/bold]"), BarColumn(), MofNCompleteColumn(),
-            TextColumn("{task.description}"), TimeElapsedColumn(), TimeRemainingColumn(),
+            TextColumn(f"[bold]{escape(printable(experiment))}[/bold]"), BarColumn(), MofNCompleteColumn(),
+            TextColumn("{task.description}", markup=False), TimeElapsedColumn(), TimeRemainingColumn(),
             console=self.console, transient=True, disable=not self.console.is_terminal,
         )
         self._progress.start()

@@ -37,7 +37,9 @@ def make_private_dir(what: str, parent: str | Path | None = None) -> Path:
 @contextlib.contextmanager
 def private_dir(what: str, parent: str | Path | None = None) -> Iterator[Path]:
     """A new directory only this user can enter, removed with all it holds on the way out."""
-    with tempfile.TemporaryDirectory(prefix=_prefix(what), dir=parent) as name:
+    # A file a killed tool was still writing must not turn the interruption into an error: what
+    # cannot be removed now is swept by the next command (sweep_abandoned).
+    with tempfile.TemporaryDirectory(prefix=_prefix(what), dir=parent, ignore_cleanup_errors=True) as name:
         yield Path(name)
 
 

@@ -9,6 +9,7 @@ from layertax.commands import runref
 from layertax.engine.store import history
 from layertax.errors import UsageError
 from layertax.report import comparison
+from layertax.text import printable, printable_data
 
 
 def _ordinal(n: int) -> str:
@@ -16,7 +17,7 @@ def _ordinal(n: int) -> str:
 
 
 def _run_label(run: runref.Run) -> str:
-    return f"{run.name} ({run.doc.get('created', '?')}, layertax {run.doc.get('layertax_version', '?')})"
+    return printable(f"{run.name} ({run.doc.get('created', '?')}, layertax {run.doc.get('layertax_version', '?')})")
 
 
 def _pairs(files: tuple[str, ...], vs_history: int | None) -> list[tuple[runref.Run, runref.Run]]:
@@ -60,9 +61,11 @@ def run(files: tuple[str, ...], vs_history: int | None, threshold: float) -> int
         if i:
             out.print()
         with consoles.busy(f"comparing {Path(b.name).name} with {Path(a.name).name}"):
-            result = comparing.compare_runs(a.doc, b.doc, threshold, _run_label(a), _run_label(b))
+            # What is shown is the runs' text made printable (text.py): names come from files.
+            result = comparing.compare_runs(printable_data(a.doc), printable_data(b.doc), threshold, _run_label(a),
+                                            _run_label(b))
         if not result.experiments:
-            raise UsageError(f"{a.name} and {b.name} have no experiment in common")
+            raise UsageError(f"{printable(a.name)} and {printable(b.name)} have no experiment in common")
         comparison.render(result, out)
     return 0
 
@@ -86,6 +89,6 @@ def by_machine(files: tuple[str, ...]) -> int:
     if len(runs) < 2:
         raise UsageError("--by-machine sets runs side by side: give two or more (files or @ID), or keep runs of "
                          "two machines in the history" + ("" if files else f" (it holds {len(runs)})"))
-    table = fleet.fleet([(r.name, r.doc) for r in runs])
+    table = fleet.fleet([(printable(r.name), printable_data(r.doc)) for r in runs])
     fleet_view.render(table, consoles.console())
     return 0

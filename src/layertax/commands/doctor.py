@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import time
 
+from rich.markup import escape
 from rich.table import Table
 
 from layertax import console as consoles
@@ -31,7 +32,8 @@ def run() -> int:
     out.print(tools)
     vulnerable = {k: v for k, v in fp["mitigations"].items() if v.lower() != "not affected"}
     if vulnerable:
-        out.print("[bold]CPU vulnerabilities[/bold] (mitigations tax every system call and context switch):")
+        out.print("[bold]CPU vulnerabilities[/bold] (mitigations tax every system call and context switch):",
+                  markup=True)
         for k, v in vulnerable.items():
             out.print(f"  {k}: {v}")
     seen_before, before = machine.visible_ticks(), machine.cpu_times()
@@ -39,11 +41,11 @@ def run() -> int:
     activity = machine.cpu_activity(before, machine.cpu_times())
     if activity:
         activity["unseen_share"] = machine.unseen_share(activity, machine.visible_ticks() - seen_before)
-    out.print("\n[bold]for steadier measurements[/bold]")
+    out.print("\n[bold]for steadier measurements[/bold]", markup=True)
     marks = {"ok": "[green]ok[/green]  ", "warn": "[yellow]warn[/yellow]", "info": "[blue]info[/blue]"}
     for level, message in machine.advice(fp, activity):
-        out.print(f"  {marks[level]} {message}")
+        out.print(f"  {marks[level]} {escape(message)}", markup=True)
     for name in OPTIONAL_TOOLS:
         if not toolchain.available(name):
-            out.print(f"  [blue]info[/blue] {toolchain.hint(name)}")
+            out.print(f"  [blue]info[/blue] {escape(toolchain.hint(name))}", markup=True)
     return 0

@@ -8,59 +8,80 @@ from pathlib import Path
 import click
 
 from layertax import console as consoles
-from layertax import experiments
+from layertax import experiments, files
 from layertax.commands import run as running
 from layertax.commands.options import CONTEXT, exit_with, with_version
 from layertax.engine.analysis import fleet as fleets
 from layertax.engine.store import history, results, runs
-from layertax.errors import LayertaxError
+from layertax.errors import LayertaxError, UsageError
 from layertax.fleet import deploy
 from layertax.report import fleet as fleet_view
 from layertax.scratch import private_dir
+from layertax.text import printable, printable_data
 
 
 def _file(fetched: Path, hosts: list[str], fleet_id: str, inventory: Path) -> tuple[list[tuple[str, dict]], list[str]]:
     """Each host's result, marked with the host and the fleet run, saved and filed; and the hosts
-    that sent none."""
+    that sent none. A host's file is named by a digest of its name (deploy.result_name), never
+    by the name itself, and is read and checked like any other result."""
     filed, missing = [], []
+    err = consoles.console(stderr=True)
     for host in hosts:
-        got = fetched / f"{host}.json"
+        got = fetched / deploy.result_name(host)
         if not got.is_file():
             missing.append(host)
             continue
-        doc = results.load(got)
-        doc["fleet"] = {"id": fleet_id, "host": host, "inventory": inventory.name}
-        path = runs.new_path(doc)
         try:
-            runs.save_run(doc, path)
+            doc = results.load(got)
+        except UsageError as e:
+            err.print(f"layertax: {printable(host)} sent a result layertax cannot read: {e}", markup=False,
+                      highlight=False)
+            missing.append(host)
+            continue
+        doc["fleet"] = {"id": fleet_id, "host": host, "inventory": inventory.name}
+        path = runs.save_file(doc)
+        try:
+            history.record(None, doc, path)
         except history.HistoryError as e:
-            consoles.console(stderr=True).print(f"layertax: saved {path} but not in the history: {e}",
-                                                markup=False, highlight=False)
+            err.print(f"layertax: saved the result of {printable(host)} but not in the history: {e}", markup=False,
+                      highlight=False)
         filed.append((str(path), doc))
     return filed, missing
 
 
+# What `fleet run` adds to every host's `layertax run` itself: given again, they would fight it.
+_OWN_OPTIONS = ("--export-json", "--no-save", "--allow-concurrent")
+
+
 def check_run_args(run_args: list[str]) -> None:
     """`layertax run`'s own parser on the arguments, here and now: a typo ("--bogus", an unknown
-    experiment, an option of an experiment not named) fails in one line before the wheel is
-    built and the hosts are set up, not once per host minutes later. The parser is the one of
-    this tree, the same as the wheel's unless --wheel names another build."""
+    experiment, an option of an experiment not named, a --case that matches nothing) fails in
+    one line before the wheel is built and the hosts are set up, not once per host minutes
+    later. The parser is the one of this tree, the same as the wheel's unless --wheel names
+    another build."""
+    for arg in run_args:
+        flag = arg.split("=", 1)[0]
+        if flag in _OWN_OPTIONS or flag.startswith("--export-"):
+            raise UsageError(f"{flag} is not a run option here: fleet run saves each host's result itself and brings "
+                             "it back (use --html, or export from the history: layertax report @ID)")
     root = click.get_current_context().find_root()
     run_command = root.command.get_command(root, "run")
     with run_command.make_context("run", list(run_args), parent=root) as ctx:
         chosen = [experiments.get(name) for name in ctx.params["experiment_names"]]
+        chosen = chosen or list(experiments.registry().values())
         own = {key: value for key, value in ctx.params.items() if "__" in key}
-        running.experiment_options(chosen or list(experiments.registry().values()), own)
+        running.experiment_options(chosen, own)
+        running.with_cases(chosen, tuple(ctx.params["case_globs"]))
 
 
 def run(inventory: Path, run_args: list[str], limit: str | None, wheel: Path | None, html: Path | None) -> int:
     err = consoles.console(stderr=True)
-    html_target = results.check_writable(html, "--html") if html else None
+    html_target = files.check_writable(html, "--html") if html else None
     runs.check_store()                                  # before minutes of deploying, not after
     fleet_id = uuid.uuid4().hex[:12]
     with private_dir("fleet") as work:
         env = deploy.environment(work)
-        hosts = deploy.hosts(inventory, limit, env)
+        hosts = deploy.hosts(inventory, limit, env)     # an inventory that is not one fails here
         err.print(f"fleet {fleet_id}: {len(hosts)} host(s): {', '.join(hosts)}", markup=False, highlight=False)
         if wheel is None:
             with consoles.working("building the layertax wheel"):
@@ -77,23 +98,23 @@ def run(inventory: Path, run_args: list[str], limit: str | None, wheel: Path | N
         filed, missing = _file(fetched, hosts, fleet_id, inventory.resolve())
     out = consoles.console()
     for path, doc in filed:
-        out.print(f"{doc['fleet']['host']}: saved {path}", markup=False, highlight=False)
+        out.print(f"{printable(doc['fleet']['host'])}: saved {printable(path)}", markup=False, highlight=False)
     if filed:
         out.print()
-        fleet_view.render(fleets.fleet(filed), out)
+        fleet_view.render(fleets.fleet([(printable(path), printable_data(doc)) for path, doc in filed]), out)
     problems = []
     if html_target and filed:
         from layertax.report.html import to_html
 
         try:
-            results.write_text(to_html(*[doc for _, doc in filed]), html_target)
-            out.print(f"wrote: {html_target.resolve()}", markup=False, highlight=False)
-        except OSError as e:
-            problems.append(f"could not write --html {html_target}: {e.strerror or e}")
+            files.write_text(to_html(*[printable_data(doc) for _, doc in filed]), html_target)
+            out.print(f"wrote: {printable(html_target.absolute())}", markup=False, highlight=False)
+        except (OSError, LayertaxError) as e:
+            problems.append(f"could not write --html {printable(html_target)}: {getattr(e, 'strerror', None) or e}")
     if interrupted:
         raise KeyboardInterrupt
     if missing:
-        problems.insert(0, f"no result from {', '.join(missing)} (Ansible said why, above; exit {code})")
+        problems.insert(0, f"no result from {', '.join(map(printable, missing))} (Ansible said why, above; exit {code})")
     if problems:
         raise LayertaxError("; ".join(problems))
     return 0
@@ -129,6 +150,8 @@ def run_command(inventory, limit, wheel, html, run_args) -> None:
     (LAYERTAX_HISTORY for a shared one), marked with its host; then the fleet table: per case,
     each machine's ratio to the baseline, and what differs between the machines.
     """
-    if wheel is None:   # another build's options may differ: its hosts judge them
-        check_run_args(list(run_args))
+    # Judged by this tree's parser even with --wheel: a typo fails here, not on every host after
+    # the install (a wheel of another version with other options is the rare case, and the
+    # check names the option it does not know).
+    check_run_args(list(run_args))
     exit_with(run(inventory, list(run_args), limit, wheel, html))

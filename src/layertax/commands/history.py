@@ -13,6 +13,7 @@ from layertax.engine import machine
 from layertax.engine.store import history, results
 from layertax.errors import UsageError
 from layertax.report import widths
+from layertax.text import printable
 
 
 FIELDS = ("id", "created", "experiments", "complete", "version", "machine", "file")
@@ -31,9 +32,11 @@ def listing(limit: int, all_machines: bool) -> int:
         others = " on this machine (--all-machines shows the others')" if here and history.runs(None, 1) else ""
         out.print(f"no runs yet{others}: `layertax run` saves one", markup=False, highlight=False)
         return 0
-    cells = [{"id": str(r["id"]), "created": r["created"], "experiments": r["experiments"],
-              "complete": "yes" if r["complete"] else "no", "version": r["version"], "machine": r["machine"],
-              "file": r["path"]} for r in rows]
+    # A shared history's rows come from any machine: their text is shown made printable (text.py).
+    cells = [{key: printable(value) for key, value in {
+        "id": str(r["id"]), "created": r["created"], "experiments": r["experiments"],
+        "complete": "yes" if r["complete"] else "no", "version": r["version"], "machine": r["machine"],
+        "file": r["path"]}.items()} for r in rows]
     if widths.boxed([widths.column(col, (c[col] for c in cells)) for col in FIELDS]) <= out.width:
         out.print(_table(cells))
     else:   # soft_wrap: a long path stays one line (the terminal folds it; copying it keeps it whole)
@@ -70,7 +73,7 @@ def push(files: tuple[Path, ...]) -> int:
         filed = history.push(None, docs)
     for (doc, path), (run_id, new) in zip(docs, filed):
         said = "filed as" if new else "already in the history as"
-        out.print(f"{path}: {said} #{run_id}", markup=False, highlight=False)
+        out.print(f"{printable(path)}: {said} #{run_id}", markup=False, highlight=False)
     return 0
 
 

@@ -6,6 +6,9 @@ from pathlib import Path
 from layertax import console as consoles
 from layertax.commands import keeping
 from layertax.engine.measure.alone import Measuring
+from layertax.commands.launch import MAX_RUNS
+from layertax.errors import UsageError
+from layertax.inspect import model
 from layertax.inspect.measure import stats_launches
 from layertax.inspect.run import inspect as inspect_program
 from layertax.loader import launch
@@ -15,6 +18,10 @@ from layertax.progress import for_console
 def run(binary: str, args: list[str], timer_options: dict, model_file: Path | None, predict: bool,
         save: bool, allow_concurrent: bool, export_options: dict, verbose: bool = False) -> int:
     settings = launch.LaunchSettings.from_options(**timer_options)
+    if settings.runs > MAX_RUNS:
+        raise UsageError(f"--runs {settings.runs:,}: at most {MAX_RUNS:,} launches per variant")
+    if model_file is not None and predict:
+        model.load_sweep(model_file)       # a file that is not a sweep is refused now, not after the launches
     exports = keeping.targets(export_options, save)
     err = consoles.console(stderr=True)
     with Measuring(allow_concurrent) as claim:

@@ -10,6 +10,10 @@ from layertax.loader import launch, launch_command
 from layertax.progress import for_console
 
 
+# Launches per command: beyond this a run is hours long and its result file too large to read back.
+MAX_RUNS = 10_000
+
+
 def split_vs(argv: list[str]) -> list[list[str]]:
     """COMMAND [--vs OTHER]: the one or two commands, as given (a leading -- dropped)."""
     if argv and argv[0] == "--":
@@ -28,7 +32,11 @@ def split_vs(argv: list[str]) -> list[list[str]]:
 def run(argv: list[str], timer_options: dict, ignore_failure: bool, stamp: bool, save: bool,
         allow_concurrent: bool, export_options: dict) -> int:
     settings = launch.LaunchSettings.from_options(**timer_options)
-    commands = [launch_command.resolve(g, "COMMAND" if i == 0 else "--vs") for i, g in enumerate(split_vs(argv))]
+    if settings.runs > MAX_RUNS:
+        raise UsageError(f"--runs {settings.runs:,}: at most {MAX_RUNS:,} launches per command (an hour even for a "
+                         "program that takes a third of a second); run several times and compare them instead")
+    commands = [launch_command.resolve(g, "COMMAND" if i == 0 else "--vs", stamp)
+                for i, g in enumerate(split_vs(argv))]
     exports = keeping.targets(export_options, save)
     tools = launch.tools(paths.cache_dir())
     with Measuring(allow_concurrent) as claim:

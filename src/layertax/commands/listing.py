@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from layertax import console as consoles
 from layertax import experiments
@@ -20,13 +20,13 @@ def _groups(exp) -> str:
 
 def _summary(exp, out) -> None:
     c = exp.classic
-    out.print(f"[bold]{exp.name}[/bold] - {escape(exp.title)}")
-    out.print(f"  asks: {escape(exp.question)}")
-    out.print(f"  cases: {len(exp.cases)} ({escape(_groups(exp))}); baseline {exp.baseline}; "
+    out.print(Text.assemble((exp.name, "bold"), f" - {exp.title}"))
+    out.print(f"  asks: {exp.question}")
+    out.print(f"  cases: {len(exp.cases)} ({_groups(exp)}); baseline {exp.baseline}; "
               f"`layertax list {exp.name}` names them")
-    out.print(f"  classic: {escape(c.source)}, {c.year}; {escape(c.machine)}")
+    out.print(f"  classic: {c.source}, {c.year}; {c.machine}")
     figures = ", ".join(f"{f.label} {f.value:g} ({r:.2f}x)" for f, r in zip(c.figures, c.ratios().values()))
-    out.print(f"  then ({escape(c.unit)}): {escape(figures)}" if figures else f"  then: {escape(c.conclusion)}")
+    out.print(f"  then ({c.unit}): {figures}" if figures else f"  then: {c.conclusion}")
     out.print()
 
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from layertax import console as consoles
+from layertax.files import write_text
 from layertax.commands import runref
 from layertax.engine.analysis import analyze
-from layertax.engine.store import results
 from layertax.errors import UsageError
 from layertax.report import exporters, terminal
+from layertax.text import printable, printable_data
 
 
 def run(files: tuple[Path, ...], html: str | None, export_options: dict, verbose: bool = True) -> int:
@@ -26,9 +27,9 @@ def run(files: tuple[Path, ...], html: str | None, export_options: dict, verbose
 
         try:
             with consoles.busy(f"writing {html_target.name}"):
-                results.write_text(to_html(*docs), html_target)
-        except OSError as e:
-            failed["--export-html"] = f"{html_target}: {e.strerror or e}"
+                write_text(to_html(*[printable_data(d) for d in docs]), html_target)
+        except (OSError, UsageError) as e:
+            failed["--export-html"] = f"{printable(html_target)}: {getattr(e, 'strerror', None) or e}"
         exports["--export-html"] = html_target
     out = consoles.console()
     for doc in docs:

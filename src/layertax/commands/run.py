@@ -27,7 +27,7 @@ def experiment_options(chosen, values: dict) -> dict:
     return by_experiment
 
 
-def _with_cases(chosen: list, case_globs: tuple[str, ...]) -> list:
+def with_cases(chosen: list, case_globs: tuple[str, ...]) -> list:
     """The experiments that have a case matching one of the globs (all of them if none given)."""
     from layertax.engine.measure.scheduler import select_cases
 
@@ -60,7 +60,7 @@ def run(experiment_names: tuple[str, ...], case_globs: tuple[str, ...], settings
         raise UsageError(f"--metric instructions does not apply to {', '.join(e.name for e in chosen)}: it counts "
                          "kernel loops, and these experiments measure their own way (whole process launches, a "
                          "correctness matrix)")
-    chosen = _with_cases(chosen, case_globs)
+    chosen = with_cases(chosen, case_globs)
     exports = keeping.targets(export_options, save)
     out, err = consoles.console(), consoles.console(stderr=True)
     with Measuring(allow_concurrent) as claim:

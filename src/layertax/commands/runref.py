@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from layertax.engine.store import history, results
+from layertax.errors import UsageError
+from layertax.text import printable
 
 _ID = re.compile(r"@(\d+)")
 
@@ -22,7 +24,16 @@ def is_reference(arg: str | Path) -> bool:
     return _ID.fullmatch(str(arg)) is not None
 
 
+def _check_reference(arg: str | Path) -> None:
+    """`@...` that is not `@` and a number: said so, not looked for as a file named "@abc"."""
+    text = str(arg)
+    if text.startswith("@") and not _ID.fullmatch(text) and not Path(text).exists():
+        raise UsageError(f"{printable(text)}: a run of the history is @ and its number (@12; see `layertax "
+                         "history`), and no file has this name")
+
+
 def load(arg: str | Path) -> Run:
+    _check_reference(arg)
     found = _ID.fullmatch(str(arg))
     if found:
         return Run(f"history #{found.group(1)}", history.document(None, int(found.group(1))), None)

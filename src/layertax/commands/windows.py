@@ -8,6 +8,8 @@ from pathlib import Path
 import click
 
 from layertax import console as consoles
+from layertax import files
+from layertax.text import printable
 from layertax.commands.options import CONTEXT, export_options, export_values, keeping_options
 from layertax.scratch import private_dir
 
@@ -48,24 +50,19 @@ def windows_group() -> None:
 
 @windows_group.command("bundle", context_settings=CONTEXT)
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=Path("pietrek.zip"),
-              show_default=True, help="The zip to write (replaced if it exists).")
+              show_default=True, help="The zip to write (a file is replaced whole; a device, a FIFO or - is written as a stream).")
 @_shape_options
 def bundle_command(out: Path, runs: int, libs: int, exports: int, relocs: int) -> None:
     """Build the zip to copy to a Windows machine: unpack it, run run.cmd, bring back results.json
     (then `layertax import-windows results.json`)."""
-    from layertax.errors import UsageError
     from layertax.windows import bundle
 
     shape = _shape(libs, exports, relocs)
-    out = out.absolute()
-    if not out.parent.is_dir():
-        raise UsageError(f"--out {out}: the directory {out.parent} does not exist")
-    if out.is_dir():
-        raise UsageError(f"--out {out}: it is a directory")
+    out = files.check_writable(out, "--out")     # a file, a device, a FIFO or -; never a foreign link
     with consoles.working(f"building and verifying {shape.label()} as PE32+"):
         made = bundle.make(shape, runs, out)
     console = consoles.console()
-    console.print(f"wrote {out}: {_bundle_line(made)}", markup=False, highlight=False)
+    console.print(f"wrote {printable(out)}: {_bundle_line(made)}", markup=False, highlight=False)
     for name in sorted(set(made.verified) - set(made.timed)):
         console.print(f"not timed: {name} failed its verification", style="bold red")
     console.print("on Windows: unpack it, run pietrek\\run.cmd, then here: layertax import-windows results.json",

@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import threading
+import time
 
 
 def kill_group(proc: subprocess.Popen) -> None:
@@ -15,6 +16,50 @@ def kill_group(proc: subprocess.Popen) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
+    proc.wait()
+
+
+def session_members(sid: int) -> list[int]:
+    """Every live process in session sid (from /proc: field 6 of each stat)."""
+    members = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2:].split()   # after "pid (comm) ": state ppid pgrp session ...
+        if len(fields) > 3 and fields[3] == str(sid).encode() and fields[0] != b"Z":
+            members.append(int(entry))
+    return members
+
+
+def end_session(proc: subprocess.Popen, grace_s: float = 2.0) -> None:
+    """Ends a child started with start_new_session=True and everything it started, wherever in
+    its session that is: a build tool such as ninja puts each command in a process group of its
+    own, so the group's SIGKILL alone left compilers writing into a directory being removed.
+    SIGTERM first (ninja then stops its commands itself), then SIGKILL to every process still in
+    the session, until none is left; reaps the child."""
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        pass
+    deadline = time.monotonic() + grace_s
+    while time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.02)
+    for _ in range(200):
+        members = session_members(proc.pid)
+        if not members:
+            break
+        for pid in members:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.01)
+        proc.poll()                   # reaps the child, which is ours; the others are ninja's
     proc.wait()
 
 

@@ -21,6 +21,7 @@ from layertax.engine.measure.budget import Budget, saved_round_costs
 from layertax.engine.measure.scheduler import Scheduler
 from layertax.engine.measure.settings import Settings
 from layertax.engine.store import results, runs
+from layertax.errors import LayertaxError
 from layertax.experiment import Experiment, ProgressSink
 
 
@@ -46,17 +47,30 @@ def run_session(chosen: list[Experiment], settings: Settings, case_globs: tuple[
     prepared = kernels.prepare(chosen, paths.cache_dir(), case_globs, busy)
     fingerprint = machine.fingerprint()
     doc = results.new_document(None, fingerprint)
-    path = runs.new_path(doc | {"experiments": [{"name": e.name} for e in chosen]}) if save else None
-    try:
-        return _measure(chosen, settings, case_globs, prepared, doc, path, progress, note, warn, claim)
-    except BaseException:
-        # The name reserved for this run holds nothing yet if no experiment finished: give it back.
-        if path is not None and path.exists() and path.stat().st_size == 0:
-            path.unlink()
-        raise
+    keeper = _ProgressSaver(save, warn or note)
+    return _measure(chosen, settings, case_globs, prepared, doc, keeper, progress, note, warn, claim)
 
 
-def _measure(chosen, settings, case_globs, prepared, doc, path, progress, note, warn, claim) -> Session:
+class _ProgressSaver:
+    """Saves the run after every experiment, so that a crash or a SIGKILL keeps what finished.
+    A save that fails (the disk filled, the directory went read-only) is said once and not
+    tried again: the run goes on, and its end (commands/keeping.py) keeps it or says where."""
+
+    def __init__(self, wanted: bool, warn: Callable[[str], None]):
+        self.wanted, self.warn, self.path = wanted, warn, None
+
+    def save(self, doc: dict) -> None:
+        if not self.wanted:
+            return
+        try:
+            self.path = runs.save_file(doc, self.path)
+        except (OSError, LayertaxError) as e:
+            self.wanted = False
+            self.warn(f"layertax: cannot save the run as it goes ({getattr(e, 'strerror', None) or e}); it is "
+                      "measured on and kept at the end")
+
+
+def _measure(chosen, settings, case_globs, prepared, doc, keeper, progress, note, warn, claim) -> Session:
     fingerprint = doc["machine"]
     scheduler = Scheduler(settings, progress(), note=note)
     doc["settings"] = settings.to_dict()
@@ -90,10 +104,9 @@ def _measure(chosen, settings, case_globs, prepared, doc, path, progress, note, 
         doc["experiments"].append(result)
         if claim is not None:   # another layertax that started meanwhile is seen here
             doc["concurrent"] = claim.record()
-        if path is not None:  # after every experiment, so an interruption or crash keeps what finished
-            results.save(doc, path)
+        keeper.save(doc)      # after every experiment, so an interruption or crash keeps what finished
         if interrupted:
             break
     doc["complete"] = not interrupted
     doc["settings"]["measured_s"] = round(time.monotonic() - budget.started, 1)
-    return Session(doc, interrupted, path)
+    return Session(doc, interrupted, keeper.path)

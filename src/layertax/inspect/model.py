@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from layertax.errors import LayertaxError
+from layertax.errors import LayertaxError, UsageError
 from layertax.experiments.loadtime import api as loadtime
 from layertax.experiments.loadtime.api import SWEEP_NAME
 from layertax.loader import costmodel
@@ -53,7 +53,7 @@ def load_sweep(path: Path) -> dict:
 
     doc = results.load(path)
     if not any(e.get("name") == SWEEP_NAME for e in doc.get("experiments", [])):
-        raise LayertaxError(f"{path}: not a `layertax loadtime sweep` result")
+        raise UsageError(f"{path}: not a `layertax loadtime sweep` result")
     return doc
 
 

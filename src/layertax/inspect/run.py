@@ -31,6 +31,9 @@ def resolve_binary(name: str) -> Path:
         raise UsageError(f"{name}: is a directory, not a program")
     if not path.is_file():
         raise UsageError(f"{name}: not a regular file, not a program")
+    why_not = startable.not_timeable(path)
+    if why_not:
+        raise UsageError(f"{name}: {why_not}")
     _refuse_what_is_not_an_elf_program(path, name)
     return path.absolute()
 

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from layertax import files
 from layertax.engine.builder import graph, ninja, toolchain
 from layertax.engine.measure.settings import LAUNCH_WARMUP_S, default_cpu
 from layertax.engine.processes import ParentAwayFrom, kill_group
@@ -168,10 +169,14 @@ class LaunchRun:
     # The timer's moves off a CPU it found shared with a busy task (native/placement.h):
     # {"round", "from", "to" (-1: unpinned), "waited", "of"}.
     moves: list[dict] = field(default_factory=list)
+    # What the launches left running and the timer ended after them: {"ended", "launches"}.
+    descendants: dict | None = None
 
     def record(self) -> dict:
-        """How the launches were run, for the result: the timer's descriptor, its warm-up and its moves."""
-        return {"descriptor": self.descriptor, "warmed": self.warmed, "moves": self.moves}
+        """How the launches were run, for the result: the timer's descriptor, its warm-up, its moves
+        and the processes it ended that launches had left running."""
+        return {"descriptor": self.descriptor, "warmed": self.warmed, "moves": self.moves,
+                "descendants": self.descendants}
 
     def of(self, name: str) -> list[dict]:
         return [x for x in self.launches if x["variant"] == name]
@@ -195,7 +200,7 @@ def sample(line: dict, min_wait_ns: int | None = None) -> dict:
            "utime_ns": line["utime_ns"], "stime_ns": line["stime_ns"], "csw_vol": line["nvcsw"],
            "csw_invol": line["nivcsw"], "maxrss_kb": line["maxrss_kb"], "exit_status": line["exit_status"],
            "runq_wait_ns": line.get("runq_wait_ns"), "clear_ns": line.get("clear_ns"), "dodged": line.get("dodged"),
-           "dodged_until": line.get("dodged_until")}
+           "dodged_until": line.get("dodged_until"), "descendants_ended": line.get("descendants_ended")}
     known = min_wait_ns is not None and out["runq_wait_ns"] is not None
     out["preempted"] = contention.waited(out, min_wait_ns) if known else None
     return out
@@ -212,7 +217,7 @@ def write_spec(targets: list[Target], path: Path) -> None:
         lines += [f"env {k}={v}" for k, v in t.env]
         if t.ignore_status:
             lines.append("ignore-status 1")
-    path.write_text("\n".join(lines) + "\n")
+    files.write_text("\n".join(lines) + "\n", path)
 
 
 # Untimed launches of a target before each timed one that follows another target's: an
@@ -330,6 +335,9 @@ def _absorb(result: LaunchRun, line: dict, on_launch) -> None:
         return
     if "warmed" in line:
         result.warmed = line["warmed"]
+        return
+    if "descendants" in line:
+        result.descendants = line["descendants"]
         return
     if line["status"] != "ok":
         result.failures[line["variant"]] = line["status"]

@@ -14,13 +14,13 @@ from pathlib import Path
 
 from layertax.engine.analysis import analyze, stats
 from layertax.errors import LayertaxError, UsageError
-from layertax.loader import contention, interruptions, launch, startable
+from layertax.loader import contention, descendants, interruptions, launch, startable
 from layertax.loader.launches import launch_cases
 from layertax.loader.stamp import EMPTY, EMPTY_STAMPED, preload_cost, preload_env
 from layertax.units import count, duration, part
 
 
-def resolve(argv: list[str], flag: str) -> list[str]:
+def resolve(argv: list[str], flag: str, stamp: bool = True) -> list[str]:
     """argv with its program resolved on PATH; one string with spaces is split like a shell would (no shell runs)."""
     if not argv:
         raise UsageError(f"{flag}: no command given")
@@ -32,6 +32,9 @@ def resolve(argv: list[str], flag: str) -> list[str]:
         raise UsageError(f"command not found: {program}")
     if not os.access(found, os.X_OK):
         raise UsageError(f"not executable: {found}")
+    why_not = startable.not_timeable(Path(found))
+    if why_not and (stamp or found.startswith("/proc")):      # --no-stamp times spawn->exit only: no preload
+        raise UsageError(f"{found}: {why_not}")
     complaint = startable.loader_complaint(Path(found))
     if complaint:
         raise LayertaxError(f"{found} cannot start; the loader says: {complaint}")
@@ -142,4 +145,4 @@ def _notes(result: dict, stamp: bool, stamped: bool) -> list[str]:
     if not stamped and any(c["status"] == "ok" and c["samples"] for c in result["cases"]):
         notes.append("not every command stamped (a static binary ignores LD_PRELOAD; or --no-stamp): "
                      "figures are spawn->exit")
-    return notes + interruptions.notes(result) + contention.notes(result)
+    return notes + interruptions.notes(result) + contention.notes(result) + descendants.notes(result)

@@ -4,6 +4,7 @@ start-up would print a figure for something that never started."""
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 from pathlib import Path
 
@@ -23,6 +24,31 @@ def interpreter(path: Path) -> str | None:
                     return seg.get_interp_name()
     except (OSError, ELFError, ValueError, KeyError, TypeError, AttributeError, AssertionError):
         return None
+    return None
+
+
+def not_timeable(path: Path) -> str | None:
+    """Why layertax cannot time the start-up of the program at path as it is, or None.
+
+    A link under /proc (/proc/self/exe) names a different program in each process that opens
+    it: layertax would read one program and launch another. A program that is setuid or
+    setgid to someone else starts in secure-execution mode (AT_SECURE): the loader ignores
+    LD_PRELOAD, LD_DEBUG and LD_BIND_NOW for it, so neither the stamp at main nor the
+    loader's own view can be had, and it would run with another user's rights."""
+    text = str(path)
+    if text == "/proc" or text.startswith("/proc/"):
+        real = os.path.realpath(path)
+        return (f"a link under /proc names a different program in each process that opens it; give the program's "
+                f"own path{f' ({real})' if not real.startswith('/proc') else ''}")
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    if (st.st_mode & stat.S_ISUID and st.st_uid != os.geteuid()) or (st.st_mode & stat.S_ISGID and st.st_gid != os.getegid()):
+        who = "setuid" if st.st_mode & stat.S_ISUID and st.st_uid != os.geteuid() else "setgid"
+        return (f"{who} to another user, so it starts in secure-execution mode: the loader ignores LD_PRELOAD and "
+                "LD_DEBUG for it, and it runs with that user's rights; time a copy without the bit "
+                f"(cp {path} ./copy) instead")
     return None
 
 

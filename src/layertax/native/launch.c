@@ -59,7 +59,15 @@
  * between launches, and one launch in two or three paid for it (docs/launch.md).
  * SIGTERM or SIGINT ends the run after the launch under way; every line written
  * so far is flushed, so an interrupted run keeps the launches that finished. The
- * death of the parent sends SIGTERM (PR_SET_PDEATHSIG). */
+ * death of the parent sends SIGTERM (PR_SET_PDEATHSIG).
+ *
+ * Nothing launched is left running. The timer is a child subreaper
+ * (PR_SET_CHILD_SUBREAPER): a process a launched program leaves behind, even a
+ * daemon that left its process group with setsid(), becomes the timer's child when
+ * its parent exits. After each launch is timed (outside the timed interval), the
+ * timer kills the launch's process group and every child it has left, until none is
+ * left, and counts them; the last line, {"descendants": ...}, says how many it ended
+ * and after how many launches. */
 #define _GNU_SOURCE
 #include "common.h"
 #include "placement.h"
@@ -273,6 +281,75 @@ static long long child_runq_wait(pid_t pid)
     return waited;
 }
 
+/* The timer's children now, as pids (at most max); -1 if they cannot be listed. The kernel's
+ * list per thread (/proc/self/task/TID/children); the timer has one thread. */
+static int list_children(pid_t *pids, int max)
+{
+    char path[64], buf[4096];
+    snprintf(path, sizeof path, "/proc/self/task/%d/children", (int)getpid());
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t got = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (got < 0)
+        return -1;
+    buf[got] = '\0';
+    int n = 0;
+    for (char *p = buf, *end; n < max && *p; p = end) {
+        long pid = strtol(p, &end, 10);
+        if (end == p)
+            break;
+        if (pid > 0)
+            pids[n++] = (pid_t)pid;
+    }
+    return n;
+}
+
+static long long ended_total;      /* descendants ended over the run */
+static long ended_launches;        /* launches that left one or more */
+
+/* Ends what a launch left running: its process group, then every child the timer has (an
+ * orphan of the launch, reparented to this subreaper), again until none is left; reaps them.
+ * Returns how many processes it ended. Run after the launch's interval, never inside it. */
+static int end_descendants(pid_t group)
+{
+    static pid_t killed[4096];                   /* signalled already: counted once, however long they take */
+    int ended = 0;
+    kill(-group, SIGKILL);                       /* the group's members that are not ours yet */
+    for (int pass = 0; pass < 1000; pass++) {
+        while (waitpid(-1, NULL, WNOHANG) > 0)   /* reap what has died */
+            ;
+        pid_t pids[256];
+        int n = list_children(pids, 256);
+        if (n <= 0)
+            break;
+        for (int i = 0; i < n; i++) {
+            int seen = 0;
+            for (int k = 0; k < ended && k < 4096 && !seen; k++)
+                seen = killed[k] == pids[i];
+            if (kill(pids[i], SIGKILL) == 0 && !seen) {
+                if (ended < 4096)
+                    killed[ended] = pids[i];
+                ended++;
+            }
+        }
+        struct timespec brief = {0, 100000};      /* 0.1 ms: let the kills land before looking again */
+        nanosleep(&brief, NULL);
+    }
+    sigset_t chld;                               /* the reaped children's SIGCHLD must not wake the next launch */
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    struct timespec zero = {0, 0};
+    while (sigtimedwait(&chld, NULL, &zero) > 0)
+        ;
+    if (ended) {
+        ended_total += ended;
+        ended_launches++;
+    }
+    return ended;
+}
+
 static void report_failure(const variant *v, int round, const char *status)
 {
     fprintf(out, "{\"variant\":");
@@ -338,6 +415,7 @@ static int launch_once(variant *v, int round, long timeout_ms, int primer)
     if (timed_out) {
         kill(-pid, SIGKILL);
         wait4(pid, &status, 0, &ru);
+        end_descendants(pid);
         close(pipefd[0]);
         close(phasefd[0]);
         char msg[64];
@@ -353,6 +431,7 @@ static int launch_once(variant *v, int round, long timeout_ms, int primer)
                               ? (self_wait1 - self_wait0) + child_wait : -1;
     if (runq_wait > (long long)(t_exit - t0))
         runq_wait = (long long)(t_exit - t0);
+    int ended = end_descendants(pid);   /* after the interval, before anything else runs */
     long long stamp = 0;
     ssize_t got = read(pipefd[0], &stamp, sizeof stamp);
     close(pipefd[0]);
@@ -407,6 +486,7 @@ static int launch_once(variant *v, int round, long timeout_ms, int primer)
         fprintf(out, ",\"clear_ns\":null");
     static const char *const until_names[] = {"null", "\"exit\"", "\"main\""};
     fprintf(out, ",\"dodged\":%s,\"dodged_until\":%s", until != UNTIL_NONE ? "true" : "false", until_names[until]);
+    fprintf(out, ",\"descendants_ended\":%d", ended);
     fprintf(out, ",\"exit_ns\":%llu,\"exit_status\":%d,\"minflt\":%ld,\"majflt\":%ld,\"utime_ns\":%lld,"
            "\"stime_ns\":%lld,\"nvcsw\":%ld,\"nivcsw\":%ld,\"maxrss_kb\":%ld}\n",
            (unsigned long long)(t_exit - t0), WIFEXITED(status) ? WEXITSTATUS(status) : -1,
@@ -538,6 +618,7 @@ int main(int argc, char **argv)
      * to read it. A parent that died before the prctl is caught by its pid changing. */
     pid_t parent = getppid();
     prctl(PR_SET_PDEATHSIG, SIGTERM);
+    prctl(PR_SET_CHILD_SUBREAPER, 1);     /* what a launch leaves running becomes ours to end */
     if (getppid() != parent)
         request_stop(SIGTERM);
     rng_state = seed ? seed : 0x9E3779B97F4A7C15ULL;
@@ -578,6 +659,7 @@ int main(int argc, char **argv)
             (unsigned long long)(lt_now_ns() - warm_start));
     for (long r = 0; r < runs && !stop_requested && run_round((int)r, &last, timeout_ms, primers); r++)
         ;
+    fprintf(out, "{\"descendants\":{\"ended\":%lld,\"launches\":%ld}}\n", ended_total, ended_launches);
     flush_now_and_then(1);
     if (out != stdout)
         fclose(out);

@@ -83,7 +83,7 @@ def render(c: Comparison, console: Console) -> None:
                 console.print(f"  geometric mean interval: {e.geomean_method}", style="dim",
                               markup=False, highlight=False)
         else:
-            console.print(f"[bold]{e.name}[/bold]")
+            console.print(e.name, style="bold")
         for line in e.warnings:
             console.print(f"  warning: {line}", style="yellow", markup=False, highlight=False)
         for line in e.not_compared:

@@ -11,9 +11,10 @@ import importlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from layertax import files
 from layertax.console import busy
-from layertax.engine.store import results
 from layertax.errors import LayertaxError
+from layertax.text import printable, printable_data
 
 
 @dataclass(frozen=True)
@@ -32,8 +33,12 @@ class Exporter:
         return f"export_{self.name}"
 
     def to_text(self, doc: dict) -> str:
+        """The export of doc. Every format but the full JSON renders a copy whose text has its
+        control characters escaped (text.py): a case or program name from outside cannot carry
+        a terminal's escape sequence into a Markdown file, a CSV cell or a web page. The JSON
+        keeps the text exact; JSON escapes control characters itself."""
         module, _, function = self.render.partition(":")
-        return getattr(importlib.import_module(module), function)(doc)
+        return getattr(importlib.import_module(module), function)(doc if self.name == "json" else printable_data(doc))
 
 
 # In the order --help lists them.
@@ -56,7 +61,7 @@ EXPORTERS: dict[str, Exporter] = {e.name: e for e in (
 def export_paths(options: dict[str, str | None]) -> dict[str, Path]:
     """{flag: path} of the exports asked for ({"export_csv": "x.csv", ...} as the CLI passes them),
     each checked writable before anything is measured."""
-    return {e.flag: results.check_writable(options[e.option], e.flag)
+    return {e.flag: files.check_writable(options[e.option], e.flag)
             for e in EXPORTERS.values() if options.get(e.option) is not None}
 
 
@@ -71,9 +76,9 @@ def write_exports(doc: dict, targets: dict[str, Path]) -> dict[str, str]:
     for flag, path in targets.items():
         try:
             with busy(f"writing {path.name}"):
-                results.write_text(by_flag(flag).to_text(doc), path)
+                files.write_text(by_flag(flag).to_text(doc), path)
         except OSError as e:
-            failed[flag] = f"{path}: {e.strerror or e}"
+            failed[flag] = f"{printable(path)}: {e.strerror or e}"
         except LayertaxError as e:
             failed[flag] = str(e)
     return failed
@@ -81,7 +86,8 @@ def write_exports(doc: dict, targets: dict[str, Path]) -> dict[str, str]:
 
 def wrote_lines(targets: dict[str, Path], failed: dict[str, str]) -> list[str]:
     """ "wrote: PATH" for every export written to a file (not the failed ones, not `-`)."""
-    return [f"wrote: {path.resolve()}" for flag, path in targets.items() if flag not in failed and str(path) != "-"]
+    return [f"wrote: {printable(path.absolute())}" for flag, path in targets.items()
+            if flag not in failed and str(path) != "-"]
 
 
 def failure(failed: dict[str, str]) -> LayertaxError:

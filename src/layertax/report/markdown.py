@@ -26,14 +26,16 @@ def _instructions(exp: dict) -> list[str]:
     for case in exp["cases"]:
         chain = fmt.chain_lines(case)
         if chain:
-            lines += ["", f"{case['name']}:", "", "```", *("    " * depth + label for depth, label in chain), "```"]
+            # In a code block HTML is not rendered; only a fence in a label could close it early.
+            lines += ["", f"{_escape(case['name'])}:", "", "```",
+                      *("    " * depth + label.replace("`", "'") for depth, label in chain), "```"]
     return lines
 
 
 def to_markdown(doc: dict) -> str:
-    lines = [f"Machine: {fmt.machine_line(doc['machine'])}  "]
+    lines = [f"Machine: {_escape(fmt.machine_line(doc['machine']))}  "]
     if fmt.run_method_applies(doc):
-        lines.append(f"Method: {fmt.settings_line(doc['settings'])}  ")
+        lines.append(f"Method: {_escape(fmt.settings_line(doc['settings']))}  ")
     lines += [f"Command: {_escape(' '.join(doc.get('command', [])))}", ""]
     for exp in doc["experiments"]:
         lines += [f"## {_escape(exp['name'])}: {_escape(exp['title'])}", "", _escape(exp["question"]), ""]
@@ -52,7 +54,7 @@ def to_markdown(doc: dict) -> str:
                              for r in rows])
         if exp.get("classic_now"):
             c = exp["classic"]
-            lines += ["", f"Then: {c['source']} ({c['year']}), {c['machine']}.", ""]
+            lines += ["", _escape(f"Then: {c['source']} ({c['year']}), {c['machine']}."), ""]
             lines += _table(["classic layer", f"then ({c['unit']})", "then ratio", "today", "now ratio"],
                             [[r["label"], f"{r['then_value']:g}", units.ratio(r["then_ratio"]),
                               r["counterpart"] or "-", units.ratio_with_ci(r["now_ratio"])]

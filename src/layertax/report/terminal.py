@@ -5,12 +5,12 @@ import re
 
 from rich import box
 from rich.console import Console, Group
-from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
 from layertax import units
+from layertax.text import printable_data
 from layertax.report import format as fmt
 from layertax.report import widths
 
@@ -113,11 +113,11 @@ def _chain_tree(case: dict) -> Tree | None:
     chain = (case.get("instructions") or {}).get("chain")
     if not chain:
         return None
-    tree = Tree(f"[bold]{escape(case['name'])}[/bold]: {escape(fmt.chain_label(chain, root=True))}")
+    tree = Tree(Text.assemble((case["name"], "bold"), f": {fmt.chain_label(chain, root=True)}"))
 
     def add(branch: Tree, node: dict) -> None:
         for child in fmt.chain_children(node, chain["instructions"]):
-            add(branch.add(escape(fmt.chain_label(child))), child)
+            add(branch.add(Text(fmt.chain_label(child))), child)
     add(tree, chain)
     return tree
 
@@ -233,7 +233,7 @@ def _stacked(table: dict, styles: dict, width: int) -> Group:
 
 def render_experiment(exp: dict, console: Console, verbose: bool = True) -> None:
     console.print()
-    console.print(f"[bold]{exp['question']}[/bold]")
+    console.print(exp["question"], style="bold")
     instructions = exp.get("metric") == "instructions"
     if instructions:
         console.print(_instructions_table(exp))
@@ -271,11 +271,11 @@ def render_experiment(exp: dict, console: Console, verbose: bool = True) -> None
     for r in exp.get("classic_now") or []:
         console.print(f"  {r['label']} -> {r['counterpart'] or 'no counterpart'}: {r['why']}", style="dim")
     if exp.get("method"):
-        console.print(f"  method: {escape(exp['method'])}", style="dim")
+        console.print(f"  method: {exp['method']}", style="dim")
     stopping = fmt.stopping_line(exp)
     if stopping:
         style = "yellow" if "not met" in stopping or "too few" in stopping else "dim"
-        console.print(f"  {escape(stopping)}", style=style)
+        console.print(f"  {stopping}", style=style)
     details = [*exp.get("notes", []), *(exp.get("detail_notes", []) if verbose else [])]
     own = fmt.own_settings_line(exp)
     if own:
@@ -286,18 +286,21 @@ def render_experiment(exp: dict, console: Console, verbose: bool = True) -> None
     for line in details:
         console.print(f"  note: {line}", style="dim")
     for line in fmt.problems(exp):
-        console.print(f"  {escape(line)}", style="yellow" if line.startswith("skipped") else "bold red")
+        console.print(f"  {line}", style="yellow" if line.startswith("skipped") else "bold red")
     noise = fmt.noise_lines(exp)
     if noise:
         console.print("  ~ noisy: absolute figures uncertain beyond a few percent (paired ratios are tighter):",
                       style="yellow")
         for line in noise:
-            console.print(f"    {escape(line)}", style="yellow")
+            console.print(f"    {line}", style="yellow")
     if exp.get("interrupted"):
         console.print("  interrupted: the figures above use only the rounds that finished", style="bold yellow")
 
 
 def render(doc: dict, console: Console, verbose: bool = True) -> None:
+    """Prints a result's tables. What it prints is the result with every control character in
+    its text escaped (text.py): a case or a program named with an escape sequence shows as text."""
+    doc = printable_data(doc)
     console.print(f"machine: {fmt.machine_line(doc['machine'])}", style="dim")
     timed = doc["settings"].get("metric", "time") == "time"
     if fmt.run_method_applies(doc):

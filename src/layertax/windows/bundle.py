@@ -4,15 +4,13 @@ unpacks it, runs run.cmd, and brings back results.json."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
-import tempfile
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from layertax import files
 from layertax.engine.builder import toolchain
 from layertax.errors import LayertaxError, UsageError
 from layertax.experiments.loadtime.generate import Shape
@@ -109,36 +107,30 @@ def assemble(shape: Shape, runs: int, where: Path, zip_path: Path,
     timed = [name for name in report if name not in bad]
     root = where / "pietrek"
     (root / "meta").mkdir(parents=True)
-    shutil.copytree(tree / "out", root / "variants")
+    files.copy_tree(tree / "out", root / "variants")
     build_runner(gcc, root)
     for name, meta in experiments.metas().items():
         if name == "loadtime-pe":
             meta = {**meta, "shape": shape.to_dict(), "tables": [verification_table(report)],
                     "not_timed": sorted(bad),
                     "verification": {name: [c.to_dict() for c in claims] for name, claims in report.items()}}
-        (root / "meta" / f"{name}.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
-    (root / "manifest.txt").write_text(_manifest(shape, runs, timed), encoding="utf-8", newline="")
-    (root / "run.cmd").write_text(RUN_CMD, encoding="ascii", newline="")
+        files.write_text(json.dumps(meta, indent=1) + "\n", root / "meta" / f"{name}.json")
+    files.write_text(_manifest(shape, runs, timed), root / "manifest.txt")
+    files.write_text(RUN_CMD, root / "run.cmd")
     listing = "\n".join(f"  {name}: {'verified' if name not in bad else 'FAILED verification, not timed'}"
                         for name in report)
-    (root / "README.txt").write_text(README.format(version=full_version(), runs=runs, variants=listing)
-                                     .replace("\n", "\r\n"), encoding="utf-8", newline="")
+    files.write_text(README.format(version=full_version(), runs=runs, variants=listing)
+                                     .replace("\n", "\r\n"), root / "README.txt")
     return Bundle(zip_path, shape, report, timed)
 
 
 def zip_tree(root: Path, target: Path) -> None:
-    """root's files under one top folder, written to a temporary sibling and renamed into place."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    os.close(fd)
-    try:
-        with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as z:
-            for path in sorted(root.rglob("*")):
-                if path.is_file():
-                    z.write(path, Path(root.name) / path.relative_to(root))
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """root's files under one top folder, written by the one safe writer (files.py): a file
+    whole or not at all, a device or a FIFO as a stream, never replaced."""
+    with files.atomic_file(target) as out, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+        for path in sorted(root.rglob("*")):
+            if path.is_file():
+                z.write(path, Path(root.name) / path.relative_to(root))
 
 
 def make(shape: Shape, runs: int, target: Path, on_line: Callable[[str], None] | None = None) -> Bundle:

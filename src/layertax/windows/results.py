@@ -14,16 +14,32 @@ from layertax.errors import UsageError
 from layertax.experiments.loadtime.generate import Shape
 from layertax.experiments.loadtime.pe import build
 from layertax.windows.experiments import LINUX_ANALOGUE
+from layertax.text import printable
 
 PRODUCER = "layertax windows runner"
 
 
 def load(path: Path) -> dict:
+    """The runner's results.json, read and checked like any result, and its shape too."""
     doc = results.load(path)
     if doc.get("producer") != PRODUCER:
-        raise UsageError(f"{path} was not written by the Windows runner (run.cmd of `layertax windows bundle`); "
-                         "`layertax report` reads other results")
+        raise UsageError(f"{printable(path)} was not written by the Windows runner (run.cmd of `layertax windows "
+                         "bundle`); `layertax report` reads other results")
+    for exp in doc["experiments"]:
+        if exp.get("shape") is not None:
+            _check_shape(exp["shape"], path)
     return doc
+
+
+def _check_shape(shape, path: Path) -> None:
+    fields = set(Shape.__dataclass_fields__)
+    if (not isinstance(shape, dict) or not set(shape) <= fields
+            or not all(type(v) is int for v in shape.values())):
+        raise UsageError(f"{printable(path)}: its shape is not the bundle's (integers {', '.join(sorted(fields))})")
+    try:
+        Shape(**shape).validate()
+    except UsageError as e:
+        raise UsageError(f"{printable(path)}: its shape is not one the bundle makes: {e}") from None
 
 
 def _wine_note(doc: dict) -> str | None:

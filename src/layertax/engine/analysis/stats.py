@@ -193,7 +193,7 @@ def difference_of_medians(a, b, resamples: int = 2000, seed: int = 0) -> dict | 
     if a.size < 2 or b.size < 2:
         return None
     rng = np.random.default_rng(seed)
-    draws = np.median(rng.choice(a, (resamples, a.size)), axis=1) - np.median(rng.choice(b, (resamples, b.size)), axis=1)
+    draws = resampled_medians(a, rng, resamples) - resampled_medians(b, rng, resamples)
     lo, hi = interval(draws)
     return {"median": float(np.median(a) - np.median(b)), "ci95": [lo, hi], "n": int(min(a.size, b.size))}
 
@@ -258,11 +258,26 @@ class Comparison:
 def bootstrap_median_ratios(a, b, resamples: int = 4000, seed: int = 0) -> np.ndarray:
     """median(b*) / median(a*) for resamples of each side: the ratio's bootstrap distribution."""
     rng = np.random.default_rng(seed)
-    a = np.asarray(a, dtype=float)
-    b = np.asarray(b, dtype=float)
-    ma = np.median(rng.choice(a, size=(resamples, a.size), replace=True), axis=1)
-    mb = np.median(rng.choice(b, size=(resamples, b.size), replace=True), axis=1)
+    ma = resampled_medians(np.asarray(a, dtype=float), rng, resamples)
+    mb = resampled_medians(np.asarray(b, dtype=float), rng, resamples)
     return mb / ma
+
+
+# Values one step of a bootstrap holds at once: its memory stays near 16 MB however many
+# values are resampled (drawing all resamples at once held resamples x values: gigabytes for
+# a result with many thousands of rounds).
+_RESAMPLE_CHUNK_VALUES = 1 << 20
+
+
+def resampled_medians(values: np.ndarray, rng, resamples: int) -> np.ndarray:
+    """The medians of `resamples` resamples (with replacement) of values, drawn a block of rows
+    at a time; the same draws, in the same order, as one call for all of them."""
+    rows = max(1, _RESAMPLE_CHUNK_VALUES // max(1, values.size))
+    out = np.empty(resamples)
+    for start in range(0, resamples, rows):
+        stop = min(resamples, start + rows)
+        out[start:stop] = np.median(rng.choice(values, size=(stop - start, values.size), replace=True), axis=1)
+    return out
 
 
 def interval(draws: np.ndarray, confidence: float = CONFIDENCE) -> tuple[float, float]:
@@ -357,6 +372,11 @@ def _round_clustered_medians(cases: list[dict[int, float]], rounds: list[int], r
     every case keeps that correlation, which resampling each case on its own would hide.
     One case at a time: all at once would hold cases x resamples x rounds values (120 MB
     for encoding's 248 cases)."""
+    if resamples * len(rounds) > _RESAMPLE_CHUNK_VALUES:   # as resampled_medians: bounded memory
+        rows = max(1, _RESAMPLE_CHUNK_VALUES // len(rounds))
+        blocks = [_round_clustered_medians(cases, rounds, rng, min(rows, resamples - start))
+                  for start in range(0, resamples, rows)]
+        return np.concatenate(blocks, axis=1)
     picks = rng.integers(0, len(rounds), size=(resamples, len(rounds)))
     return np.array([np.median(np.array([c[r] for r in rounds], dtype=float)[picks], axis=1) for c in cases])
 

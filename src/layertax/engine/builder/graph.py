@@ -18,6 +18,7 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from layertax import files
 from layertax.engine.builder import ninja
 
 LOG, STATUS = ".layertax-build.log", ".layertax-build.status"
@@ -85,7 +86,7 @@ def build_graph(targets: list[ninja.BuildTarget], trees: list[ninja.BuildTree], 
             tree.write(staging / where)
             placed.append((tree, where))
         lines = ninja.ninja_lines(list(todo.values())) + _tree_lines(placed)
-        (staging / "build.ninja").write_text("\n".join(lines))
+        files.write_text("\n".join(lines), staging / "build.ninja")
         what = f"building {result.built} kernel{'s' if result.built != 1 else ''} (first run only; cached after)"
         with (busy or (lambda m: nullcontext()))(what) as status:
             update = getattr(status, "update", None)

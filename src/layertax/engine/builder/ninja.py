@@ -23,8 +23,9 @@ from pathlib import Path
 
 import ninja as ninja_pkg
 
+from layertax import files
 from layertax import scratch
-from layertax.engine.processes import kill_group
+from layertax.engine.processes import end_session
 from layertax.errors import LayertaxError
 
 NATIVE_DIR = Path(__file__).resolve().parents[2] / "native"
@@ -165,7 +166,7 @@ def run_ninja(directory: Path, targets: tuple[str, ...] = (), jobs: int | None =
                     on_line(line.rstrip("\n"))
             proc.wait()
         except BaseException:
-            kill_group(proc)
+            end_session(proc)        # ninja and every compiler it started, before the directory goes
             raise
     return proc.returncode == 0, "".join(lines)
 
@@ -213,7 +214,7 @@ class BuildTree:
         if not all((built / r).is_file() for r in self.required):
             return False
         # Intermediate files are kept: users study the tree (objects, .ninja_log) by hand.
-        (built / ".complete").write_text(log, encoding="utf-8")
+        files.write_text(log, built / ".complete")
         final = self.final(cache_root)
         final.parent.mkdir(parents=True, exist_ok=True)
         if final.exists() and not (final / ".complete").is_file():

@@ -9,10 +9,10 @@ it (sources, harness, the toolchain's version), so a second run reuses it.
 from __future__ import annotations
 
 import hashlib
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from layertax import files
 from layertax.engine.builder import ninja, toolchain
 from layertax.experiment import Experiment, RuntimeKernel
 
@@ -124,12 +124,12 @@ def plan(exp: Experiment, k: RuntimeKernel) -> Planned:
         dest = tree / "src" if k.kind == "rust" else tree
         dest.mkdir(exist_ok=True)
         for name, path in inputs:
-            shutil.copyfile(path, dest / name)
+            files.copy_file(path, dest / name)
         if k.kind == "go":
-            (tree / "go.mod").write_text("module layertax/kernel\n\ngo 1.21\n")
+            files.write_text("module layertax/kernel\n\ngo 1.21\n", tree / "go.mod")
         elif k.kind == "rust":
-            (tree / "Cargo.toml").write_text(_CARGO_TOML)
-        (tree / "build.ninja").write_text(text)
+            files.write_text(_CARGO_TOML, tree / "Cargo.toml")
+        files.write_text(text, tree / "build.ninja")
 
     tree = ninja.BuildTree(f"kernels-{k.kind}", _key(exp, k, versions), write, required=(out,),
                            label=f"{k.kind.upper()} {exp.name}-{k.name}", pool=POOLS.get(k.kind, ""))

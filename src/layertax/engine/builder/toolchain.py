@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from layertax import files
 from layertax.scratch import private_dir
 
 # name -> (commands to look for, argv that prints the version, Debian package, what it adds)
@@ -89,7 +90,7 @@ def has_library(name: str) -> bool:
     source, flags, _, _ = LIBRARIES[name]
     with private_dir("probe") as d:
         src = Path(d) / "probe.c"
-        src.write_text(source)
+        files.write_text(source, src)
         try:
             p = subprocess.run([cc.path, str(src), "-o", str(Path(d) / "probe"), *flags],
                                capture_output=True, timeout=60, stdin=subprocess.DEVNULL)

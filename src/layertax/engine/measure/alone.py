@@ -1,27 +1,56 @@
 """Is another layertax measuring on this machine? Two at once share the CPUs and the caches,
 and each one's figures then carry the other's load.
 
-Every measuring layertax holds an exclusive flock(2) on its own file in one directory under
-the temporary directory (TMPDIR, /tmp by default). A file whose lock can be taken belongs to
-a process that is gone (flock locks die with their process) and is removed. Each process looks
-when it starts and again whenever asked (after every experiment and at the end), so an
-overlap is seen by at least one of the two, whichever started first."""
+Every measuring layertax holds an exclusive flock(2) on its own file in one directory that
+only its user can write: $XDG_RUNTIME_DIR/layertax-measuring when the runtime directory is
+the user's own (0700, as systemd makes it), else measuring/ under the data directory. Not
+the shared temporary directory: there another user could plant the directory, or a file in
+it, as a symbolic link to a file of ours, and the lock would chmod or truncate its target.
+The directory is made 0700 and refused (one line, exit 2) when it is a link or someone
+else's; every file in it is opened relative to the directory, O_NOFOLLOW and O_EXCL, so
+nothing inside is ever followed either. So the check sees the user's own runs (a CI job's
+two steps, two terminals), not other users'.
+
+A file whose lock can be taken belongs to a process that is gone (flock locks die with
+their process) and is removed. Each process looks when it starts and again whenever asked
+(after every experiment and at the end), so an overlap is seen by at least one of the two,
+whichever started first."""
 from __future__ import annotations
 
 import contextlib
 import fcntl
 import os
-import tempfile
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from layertax import files, paths
 from layertax.errors import UsageError
 
 ALLOW_FLAG = "--allow-concurrent"
 
 
+def _runtime_dir() -> Path | None:
+    """$XDG_RUNTIME_DIR when it is what the XDG spec promises: an absolute path to a directory
+    of this user's that no one else can enter."""
+    value = os.environ.get("XDG_RUNTIME_DIR", "")
+    if not os.path.isabs(value):
+        return None
+    try:
+        st = os.lstat(value)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or stat.S_IMODE(st.st_mode) & 0o077:
+        return None
+    return Path(value)
+
+
 def lock_dir() -> Path:
-    return Path(tempfile.gettempdir()) / "layertax-measuring"
+    runtime = _runtime_dir()
+    return runtime / "layertax-measuring" if runtime else paths.data_dir() / "measuring"
+
+
+_NOFOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 def _command_of(pid: int) -> str:
@@ -40,20 +69,25 @@ def _command_of(pid: int) -> str:
     return " ".join(words)[:120]
 
 
-def _alive(path: Path) -> bool:
-    """Whether the process that made path still holds its lock; a dead one's file is removed."""
+def _alive(directory_fd: int, name: str) -> bool:
+    """Whether the process that made the file still holds its lock; a dead one's file is removed.
+    Opened relative to the directory and without following a link."""
     try:
-        fd = os.open(path, os.O_RDONLY)
+        fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | _NOFOLLOW, dir_fd=directory_fd)
     except OSError:
         return False
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
     except BlockingIOError:
         return True
+    except OSError:
+        return False
     finally:
         os.close(fd)
     with contextlib.suppress(OSError):
-        path.unlink()
+        os.unlink(name, dir_fd=directory_fd)
     return False
 
 
@@ -64,6 +98,7 @@ class Measuring:
     allowed: bool = False        # go on when another is measuring (--allow-concurrent)
     directory: Path = field(default_factory=lock_dir)
     fd: int | None = None
+    directory_fd: int | None = None
     path: Path | None = None
     others: dict[int, str] = field(default_factory=dict)
 
@@ -83,54 +118,54 @@ class Measuring:
     def __exit__(self, *exc) -> bool:
         if self.fd is not None:
             with contextlib.suppress(OSError):
-                self.path.unlink()
+                os.unlink(self.path.name, dir_fd=self.directory_fd)
             os.close(self.fd)
             self.fd = None
-            with contextlib.suppress(OSError):     # the last one out leaves no directory behind
-                self.directory.rmdir()
+        if self.directory_fd is not None:
+            os.close(self.directory_fd)
+            self.directory_fd = None
         return False
 
     def _claim(self) -> None:
-        for _ in range(3):   # the directory may vanish between mkdir and open (the last one out removes it)
-            try:
-                self._try_claim()
-                return
-            except FileNotFoundError:
-                continue
-            except OSError:
-                break
-        # The check is a courtesy: a temporary directory that cannot hold it must not stop a run.
-        if self.fd is not None:
-            os.close(self.fd)
-        self.fd = None
-
-    def _try_claim(self) -> None:
-        if self.fd is not None:
-            os.close(self.fd)
-            self.fd = None
-        self.directory.mkdir(exist_ok=True)
-        # Sticky and open to all, like /tmp: every user's layertax can leave its file here.
-        if self.directory.stat().st_uid == os.getuid():
-            os.chmod(self.directory, 0o1777)
+        """Takes this process's lock file. The directory is checked (files.own_directory: made
+        0700, refused when a link or not the user's); every name in it is opened relative to
+        it, never through a link."""
+        try:
+            files.own_directory(self.directory, "the measuring lock's directory", no_link=True)
+            self.directory_fd = os.open(self.directory, os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW)
+        except files.UnsafePath:
+            raise
+        except (UsageError, OSError):
+            # A directory that cannot be made (a read-only home, with --no-save) must not stop a
+            # run: the check is a courtesy. One that someone else could have planted stops it.
+            return
+        st = os.fstat(self.directory_fd)
+        if st.st_uid != os.geteuid() or files.others_can_write(st):   # swapped since it was checked
+            raise UsageError(f"the measuring lock's directory {self.directory} changed while layertax looked at it")
         # Locked under a hidden name, then renamed: no one ever sees the file unlocked and removes it.
-        hidden = self.directory / f".{os.getpid()}.new"
-        self.fd = os.open(hidden, os.O_CREAT | os.O_RDWR | os.O_TRUNC, 0o644)
+        hidden = f".{os.getpid()}.new"
+        with contextlib.suppress(FileNotFoundError):      # a file of an earlier process with our pid
+            os.unlink(hidden, dir_fd=self.directory_fd)
+        self.fd = os.open(hidden, os.O_CREAT | os.O_EXCL | os.O_RDWR | _NOFOLLOW, 0o600, dir_fd=self.directory_fd)
         fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         self.path = self.directory / f"{os.getpid()}.lock"
-        os.rename(hidden, self.path)
+        os.rename(hidden, self.path.name, src_dir_fd=self.directory_fd, dst_dir_fd=self.directory_fd)
 
     def look(self) -> dict[int, str]:
         """The other measuring layertax processes now ({pid: command}); remembered in others."""
         now = {}
+        if self.directory_fd is None:
+            return now
         try:
-            entries = list(self.directory.glob("*.lock"))
+            names = os.listdir(self.directory_fd)
         except OSError:
-            entries = []
-        for path in entries:
-            if path == self.path or not path.stem.isdigit():
+            names = []
+        for name in names:
+            stem, _, suffix = name.partition(".")
+            if suffix != "lock" or not stem.isdigit() or (self.path is not None and name == self.path.name):
                 continue
-            if _alive(path):
-                now[int(path.stem)] = _command_of(int(path.stem))
+            if _alive(self.directory_fd, name):
+                now[int(stem)] = _command_of(int(stem))
         self.others.update(now)
         return now
 

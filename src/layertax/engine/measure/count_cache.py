@@ -10,8 +10,8 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from layertax import paths
-from layertax.engine.store import results
+from layertax import files, paths
+from layertax.errors import UsageError
 
 FORMAT = "layertax-syscalls/1"   # bump to drop every kept count
 
@@ -43,7 +43,9 @@ def cached(count_key: str, compute: Callable[[], dict]) -> dict:
     counted = compute()
     if "error" not in counted:
         try:
-            results.write_text(json.dumps(counted), path)
-        except OSError:
+            files.own_directory(paths.cache_dir(), "the cache directory")
+            path.parent.mkdir(mode=0o700, exist_ok=True)
+            files.write_text(json.dumps(counted), path)
+        except (OSError, UsageError):
             pass   # a cache that cannot be written costs a recount next time, nothing more
     return counted

@@ -9,33 +9,46 @@ the machine that imports it, and its method line says so.
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from layertax import files
 from layertax.engine.analysis import analyze
 from layertax.engine.store.results import ResultError
+from layertax.errors import UsageError
+from layertax.text import printable
 
 EXPERIMENT = "hyperfine"
 
 
+# A hyperfine run is seconds; a time beyond a day is not one, and times x 1e9 must stay finite.
+MAX_SECONDS = 86400.0
+MAX_RUNS = 100_000
+
+
 def _read(path: Path) -> dict:
+    """The export, read within the input limit and checked whole before anything is made of it."""
+    shown = printable(path)
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ResultError(f"no such file: {path}") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise ResultError(f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from None
-    except json.JSONDecodeError as e:
-        raise ResultError(f"{path} is not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from None
+        data = files.read_json(path, "hyperfine export")
+    except UsageError as e:
+        raise ResultError(str(e)) from None
     results = data.get("results") if isinstance(data, dict) else None
     if not isinstance(results, list) or not results:
-        raise ResultError(f"{path} is not a hyperfine export: no 'results' list (make one with `hyperfine --export-json`)")
+        raise ResultError(f"{shown} is not a hyperfine export: no 'results' list (make one with `hyperfine --export-json`)")
     for r in results:
         if not isinstance(r, dict) or not isinstance(r.get("command"), str) or not isinstance(r.get("times"), list):
-            raise ResultError(f"{path} is not a hyperfine export: a result lacks 'command' or 'times' "
+            raise ResultError(f"{shown} is not a hyperfine export: a result lacks 'command' or 'times' "
                               "(hyperfine 1.10 or newer writes them)")
-        if not all(isinstance(t, (int, float)) and t >= 0 for t in r["times"]):
-            raise ResultError(f"{path}: the times of {r['command']!r} are not all non-negative numbers")
+        command = printable(repr(r["command"]))[:80]
+        if len(r["times"]) > MAX_RUNS:
+            raise ResultError(f"{shown}: {command} has {len(r['times']):,} runs, more than the {MAX_RUNS:,} layertax reads")
+        if not all(type(t) in (int, float) and 0 <= t <= MAX_SECONDS for t in r["times"]):
+            raise ResultError(f"{shown}: the times of {command} are not all seconds from 0 to a day")
+        codes = r.get("exit_codes")
+        if codes is not None and (not isinstance(codes, list) or len(codes) != len(r["times"])
+                                  or not all(c is None or type(c) is int for c in codes)):
+            raise ResultError(f"{shown}: {command} has {len(codes) if isinstance(codes, list) else 'no list of'} exit "
+                              f"codes for {len(r['times'])} times: each run needs its own")
     return data
 
 

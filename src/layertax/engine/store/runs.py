@@ -4,18 +4,28 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from layertax import paths
+from layertax import files, paths
 from layertax.engine.store import history, results
 from layertax.errors import UsageError
 
+
+def runs_directory() -> Path:
+    """The runs directory, made if missing and checked to be the user's own (files.own_directory)."""
+    files.own_directory(paths.data_dir(), "the data directory")
+    return files.own_directory(paths.runs_dir(), "the runs directory")
+
+
 def check_store() -> None:
     """Fails in one line, before anything is measured, if a run could not be kept: the data
-    directory cannot be made (XDG_DATA_HOME names a file), the disk is nearly full, or the
-    history is damaged."""
+    directory cannot be made (XDG_DATA_HOME names a file), is not the user's, the disk is
+    nearly full, or the history is damaged."""
     where = paths.runs_dir()
     try:
-        where.mkdir(parents=True, exist_ok=True)
+        runs_directory()
         free = shutil.disk_usage(where).free
+    except UsageError as e:
+        raise UsageError(f"cannot keep runs: {e} (set XDG_DATA_HOME to a directory of yours, or run with "
+                         "--no-save)") from None
     except OSError as e:
         raise UsageError(f"cannot keep runs in {where}: {e.strerror or e} (set XDG_DATA_HOME to a directory, "
                          "or run with --no-save)") from None
@@ -25,15 +35,17 @@ def check_store() -> None:
     history.check()
 
 
-def new_path(doc: dict) -> Path:
-    """Where a run is saved unless told otherwise: the runs directory, named by time and experiments."""
-    return results.default_path(paths.runs_dir(), doc)
+def save_file(doc: dict, path: Path | None = None) -> Path:
+    """Writes the run's file: to path (an earlier save of the same run), or under a new name in
+    the runs directory. Whole or not at all (files.py); OSError or UsageError if it cannot."""
+    if path is not None:
+        return results.save(doc, path)
+    return results.save_new(doc, runs_directory())
 
 
 def save_run(doc: dict, path: Path | None = None) -> Path:
     """Saves the run (atomically) and records it in the history; returns where it went. The file
     is written first: if the history then fails (HistoryError), the run is still on disk."""
-    path = path or new_path(doc)
-    results.save(doc, path)
+    path = save_file(doc, path)
     history.record(None, doc, path)
     return path

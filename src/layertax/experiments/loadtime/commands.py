@@ -8,14 +8,14 @@ import contextlib
 import json
 import os
 import re
-import shutil
-import tempfile
 import time
 from pathlib import Path
 
 import click
 from rich.console import Console
 
+from layertax.text import printable
+from layertax import files
 from layertax.errors import UsageError
 from layertax.experiment import CommandKit
 
@@ -61,7 +61,7 @@ class _NinjaProgress:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
         self.progress = Progress(TextColumn("[bold]build[/bold]"), BarColumn(), MofNCompleteColumn(),
-                                 TextColumn("{task.description}"), TimeElapsedColumn(), console=console,
+                                 TextColumn("{task.description}", markup=False), TimeElapsedColumn(), console=console,
                                  transient=True, disable=not console.is_terminal)
         self.task = None
 
@@ -84,32 +84,29 @@ class _NinjaProgress:
 
 
 def _check_new_directory(out: Path) -> None:
-    if out.exists():
-        raise UsageError(f"--out {out}: already exists; name a new directory")
+    if os.path.lexists(out):
+        raise UsageError(f"--out {printable(out)}: already exists; name a new directory")
+    files.resolve(out)                           # a foreign link on the way: refused here
     if not out.parent.is_dir():
-        raise UsageError(f"--out {out}: the parent directory does not exist")
+        raise UsageError(f"--out {printable(out)}: the parent directory does not exist")
     if not os.access(out.parent, os.W_OK | os.X_OK):
-        raise UsageError(f"--out {out}: cannot write in {out.parent}")
+        raise UsageError(f"--out {printable(out)}: cannot write in {printable(out.parent)}")
 
 
 @contextlib.contextmanager
 def _staged(out: Path, err: Console):
-    """A temporary sibling of out to write everything into, renamed to out at the end: a failure
-    or Ctrl-C leaves nothing half-written behind."""
+    """A directory to write everything into, made whole at out at the end or not at all
+    (files.new_directory: a private sibling renamed to out, never over anything that appeared
+    there meanwhile): a failure or Ctrl-C leaves nothing half-written behind."""
     try:
-        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
-    except OSError as e:
-        raise UsageError(f"--out {out}: cannot create a directory in {out.parent}: {e.strerror}") from None
-    try:
-        yield staging
-        os.rename(staging, out)
+        with files.new_directory(out) as staging:
+            yield staging
+    except FileExistsError:
+        raise UsageError(f"--out {printable(out)}: appeared while it was being written; nothing kept") from None
     except KeyboardInterrupt:   # Ctrl-C, SIGTERM, SIGHUP
-        shutil.rmtree(staging, ignore_errors=True)
-        err.print(f"interrupted: nothing kept ({out} was never created; the half-written files are removed)")
+        err.print(f"interrupted: nothing kept ({printable(out)} was never created; the half-written files are "
+                  "removed)")
         raise click.exceptions.Exit(130) from None
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
 
 
 def _gen_elf(kit: CommandKit, shape, out: Path, variant_names: str | None, no_build: bool) -> None:
@@ -140,7 +137,7 @@ def _gen_elf(kit: CommandKit, shape, out: Path, variant_names: str | None, no_bu
             t_build = time.perf_counter() - t1
             failed = [v.name for v in [*chosen, variants.EMPTY] if not (staging / v.program()).is_file()]
             if failed:
-                (staging / "build.log").write_text(log)
+                files.write_text(log, staging / "build.log")
     console.print(f"wrote {shape.label()} to {out} in {t_gen:.3f} s")
     if t_build is not None:
         built = len(chosen) + 1 - len(failed)
@@ -175,8 +172,8 @@ def _gen_pe(kit: CommandKit, shape, out: Path, no_build: bool) -> None:
             with _NinjaProgress(err) as bar:
                 build.build(shape, staging, tools[0].path, tools[1].path, on_line=bar.line)
             report = verify.verify(shape, staging)
-            (staging / "verification.json").write_text(json.dumps(
-                {name: [c.to_dict() for c in claims] for name, claims in report.items()}, indent=1) + "\n")
+            files.write_text(json.dumps(
+                {name: [c.to_dict() for c in claims] for name, claims in report.items()}, indent=1) + "\n", staging / "verification.json")
         took = time.perf_counter() - t0
     if no_build:
         console.print(f"wrote {shape.label()} as PE sources and build.ninja to {out} in {took:.2f} s")

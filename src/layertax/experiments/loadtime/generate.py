@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TextIO
 
+from layertax import files
 from layertax.errors import UsageError
 
 GENERATOR_VERSION = "loadtime-gen/1"  # bump when the generated code changes
@@ -152,10 +153,10 @@ def write_sources(shape: Shape, root: Path) -> list[Path]:
     written = []
     for lib in range(shape.libs):
         path = src / f"lib{lib}.c"
-        with open(path, "w") as f:
+        with files.atomic_text(path) as f:
             write_library(shape, lib, f)
         written.append(path)
-    with open(src / "main.c", "w") as f:
+    with files.atomic_text(src / "main.c") as f:
         write_main(shape, f)
-    (src / "empty.c").write_text(empty_source())
+    files.write_text(empty_source(), src / "empty.c")
     return [*written, src / "main.c", src / "empty.c"]

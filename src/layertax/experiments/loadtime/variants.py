@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from layertax import files
 from layertax.engine.builder.ninja import shell_quote
 from layertax.experiments.loadtime.generate import Shape
 
@@ -110,7 +111,7 @@ def write_ninja(shape: Shape, root: Path, variants: list[Variant], cc: str) -> P
         lines += _variant_lines(shape, v)
     lines.append(f"default {' '.join(v.name for v in variants)}")
     path = root / "build.ninja"
-    path.write_text("\n".join(lines) + "\n")
+    files.write_text("\n".join(lines) + "\n", path)
     return path
 
 

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from layertax import files
+
 SEED = 20170914               # the classic's date: the same size gives the same bytes everywhere
 CHUNK = 16 << 20              # generated and counted in pieces this big, so memory stays flat
 LINE_MIN, LINE_MAX = 60, 80   # FASTA-like line lengths
@@ -54,7 +56,7 @@ def generate(path: Path, size: int, progress=lambda done, total: None) -> int:
     """Writes `size` bytes of the deterministic sequence to `path`; returns its C/G/c/g count."""
     rng = np.random.Generator(np.random.PCG64(SEED))
     count, written = 0, 0
-    with open(path, "wb") as f:
+    with files.atomic_file(path) as f:
         pending = np.frombuffer(HEADER, dtype=np.uint8)
         while written < size:
             if pending.size == 0:
@@ -150,8 +152,7 @@ def evict(path: Path) -> tuple[float, str]:
     if left < 0.01:
         return left, "posix_fadvise(POSIX_FADV_DONTNEED)"
     try:
-        with open("/proc/sys/vm/drop_caches", "w") as f:
-            f.write("1\n")
+        files.write_control("/proc/sys/vm/drop_caches", "1\n")
     except OSError as e:
         why = "not permitted (needs root)" if e.errno in (errno.EACCES, errno.EPERM, errno.EROFS) else e.strerror
         return left, f"posix_fadvise(POSIX_FADV_DONTNEED); /proc/sys/vm/drop_caches: {why}"

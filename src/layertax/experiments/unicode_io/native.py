@@ -8,9 +8,9 @@ is marked failed with the compiler's first error.
 from __future__ import annotations
 
 import hashlib
-import shutil
 from pathlib import Path
 
+from layertax import files
 from layertax.engine.builder import ninja, toolchain
 from layertax.experiments.unicode_io import message
 from layertax.experiments.unicode_io import programs
@@ -66,13 +66,13 @@ def _plan(chosen: list[Program]) -> tuple[ninja.BuildTree | None, list[Program],
         src = tree / "src"
         for p in buildable:
             (src / p.source).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(PROGRAM_DIR / p.source, src / p.source)
-        (src / "message.h").write_text(message.c_header())
+            files.copy_file(PROGRAM_DIR / p.source, src / p.source)
+        files.write_text(message.c_header(), src / "message.h")
         lines = ["ninja_required_version = 1.10", "rule build", "  command = $cmd", "  description = BUILD $out", ""]
         for p in buildable:
             cmd = " ".join(ninja.shell_quote(a) for a in command(p, tools[compiler_tool(p)].path))
             lines += [f"build out/{p.name}: build src/{p.source} | src/message.h", f"  cmd = {cmd}", ""]
-        (tree / "build.ninja").write_text("\n".join(lines))
+        files.write_text("\n".join(lines), tree / "build.ninja")
 
     return ninja.BuildTree("unicode-io", _key(buildable, tools), write, label="BUILD unicode-io programs"), buildable, missing
 

@@ -3,14 +3,19 @@ the schema brought up to date on first use, and every database failure turned in
 HistoryError that says which history and what to do."""
 from __future__ import annotations
 
+import os
+import stat
 from contextlib import contextmanager
 from functools import lru_cache
+from pathlib import Path
 
 import sqlalchemy as sa
 from sqlalchemy.engine import URL
 
+from layertax import files
 from layertax.engine.store.history import location, schema
 from layertax.engine.store.history.errors import HistoryError
+from layertax.errors import UsageError
 
 
 def error(url: URL, why: str) -> HistoryError:
@@ -51,12 +56,44 @@ def engine_for(url: URL) -> sa.Engine:
 
 _migrated: set[URL] = set()
 
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def _check_sqlite_file(url: URL, file: Path) -> None:
+    """An SQLite history is a regular file that is an SQLite database, or one that does not
+    exist yet (made on first use). SQLite itself would take any empty file for a new database,
+    and open a FIFO or a device: a file the user named that is not a history is refused, never
+    turned into one; and no link another user could have planted is followed (files.py)."""
+    try:
+        real = files.resolve(file)
+    except UsageError as e:
+        raise error(url, str(e)) from None
+    if real is None:
+        raise error(url, "a descriptor link is not a database file")
+    try:
+        st = os.stat(real)
+    except FileNotFoundError:
+        return
+    except OSError as e:
+        raise error(url, e.strerror or str(e)) from None
+    if not stat.S_ISREG(st.st_mode):
+        raise error(url, "not a regular file")
+    if st.st_size == 0:
+        if location.configured() is None:     # layertax's own default file, left empty by an interrupted start
+            return
+        raise error(url, "an empty file, not a history; remove it, or name a new file, and layertax makes one there")
+    with open(real, "rb") as f:
+        if f.read(len(_SQLITE_MAGIC)) != _SQLITE_MAGIC:
+            raise error(url, "file is not a database")
+
 
 @contextmanager
 def transaction(url: URL):
     """A connection in one transaction (committed at the end, rolled back on any failure), on a
     history whose schema is current. Database failures become HistoryError."""
     file = location.sqlite_file(url)
+    if file is not None and url not in _migrated:
+        _check_sqlite_file(url, file)
     try:
         if file is not None:
             file.parent.mkdir(parents=True, exist_ok=True)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from layertax.errors import LayertaxError
+from layertax.redaction import redact
+from layertax.text import printable
 
 ENV = "LAYERTAX_HISTORY"
 
@@ -16,6 +18,8 @@ class HistoryError(LayertaxError):
     file, when it is one."""
 
     def __init__(self, shown: str, file: Path | None, why: str):
+        why = printable(redact(why))
+        file = printable(file) if file is not None else None
         if file is not None:
             super().__init__(f"the run history {file} cannot be used ({why}): rename it and layertax starts a new "
                              "one (the saved runs stay in runs/), or run with --no-save")

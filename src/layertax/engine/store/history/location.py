@@ -10,6 +10,8 @@ from sqlalchemy.exc import ArgumentError
 
 from layertax import paths
 from layertax.errors import UsageError
+from layertax.redaction import redact
+from layertax.text import printable
 
 from layertax.engine.store.history.errors import ENV
 # postgresql:// is what people write; SQLAlchemy would read it as psycopg2, which layertax does not use.
@@ -48,8 +50,9 @@ def shown(where: str | URL) -> str:
     try:
         url = where if isinstance(where, URL) else make_url(where)
     except ArgumentError:
-        return repr(str(where))
-    return url.set(drivername=url.get_backend_name()).render_as_string(hide_password=True)
+        return printable(redact(repr(str(where))))
+    # hide_password covers user:password@; a password given as a query parameter needs redact.
+    return printable(redact(url.set(drivername=url.get_backend_name()).render_as_string(hide_password=True)))
 
 
 def is_sqlite(url: URL) -> bool:

@@ -90,17 +90,23 @@ def runs(where=None, limit: int | None = None, machine_id: str | None = None) ->
         return [dict(r._mapping) for r in conn.execute(query)]
 
 
+# Run ids are SQL BIGINTs: a larger number names no run (and would overflow the driver).
+MAX_ID = (1 << 63) - 1
+
+
 def document(where, run_id: int) -> dict:
     """The whole result of run run_id: the row's copy, or the saved file it names."""
     url = location.url_of(where)
+    if not 0 < run_id <= MAX_ID:
+        raise UsageError(f"no run #{run_id} in the history: ids are whole numbers from 1 (see `layertax history`)")
     if not database.exists(url):
         raise UsageError(f"no run #{run_id} in the history: it is empty (see `layertax history`)")
     with database.transaction(url) as conn:
         row = conn.execute(sa.select(RUNS.c.path, RUNS.c.document).where(RUNS.c.id == run_id)).first()
     if row is None:
         raise UsageError(f"no run #{run_id} in the history {location.shown(url)} (see `layertax history`)")
-    if row.document is not None:
-        return row.document
+    if row.document is not None:   # a shared history's rows come from anyone: checked like a file
+        return results.validate(row.document, f"history #{run_id}")
     return results.load(row.path)
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import struct
 from pathlib import Path
 
+from layertax import files
 from layertax.errors import LayertaxError
 from layertax.experiments.loadtime.pe import reader
 
@@ -88,5 +89,5 @@ def bind(exe: Path, dll_dir: Path, stale: bool = False) -> list[str]:
     _put(data, entry, "Size", "<I", len(directory))
     checksum = reader.parse(bytes(data), str(exe)).generate_checksum()
     _put(data, pe.OPTIONAL_HEADER, "CheckSum", "<I", checksum)
-    Path(exe).write_bytes(bytes(data))
+    files.write_bytes(bytes(data), Path(exe))
     return [name for name, _ in entries]

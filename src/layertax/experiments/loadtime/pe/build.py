@@ -5,10 +5,10 @@ its DLL set, as Windows looks for DLLs in the EXE's directory first) and the bou
 bound by our binder."""
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+from layertax import files
 from layertax.engine.builder import ninja
 from layertax.engine.builder.ninja import shell_quote
 from layertax.errors import LayertaxError
@@ -66,7 +66,7 @@ def write_ninja(shape: Shape, root: Path, cc: str, dlltool: str) -> Path:
         lines.append(f"build exe/prog-{imports}.exe: exe obj/main.o {libs}")
     lines.append("build exe/empty.exe: exe obj/empty.o")
     path = root / "build.ninja"
-    path.write_text("\n".join(lines) + "\n")
+    files.write_text("\n".join(lines) + "\n", path)
     return path
 
 
@@ -78,11 +78,11 @@ def assemble(shape: Shape, root: Path) -> list[Path]:
         where = root / "out" / v.name
         where.mkdir(parents=True, exist_ok=True)
         if v is variants.EMPTY:
-            shutil.copy2(root / "exe" / "empty.exe", where / "prog.exe")
+            files.copy_file(root / "exe" / "empty.exe", where / "prog.exe")
         else:
-            shutil.copy2(root / "exe" / f"prog-{v.imports}.exe", where / "prog.exe")
+            files.copy_file(root / "exe" / f"prog-{v.imports}.exe", where / "prog.exe")
             for lib in range(shape.libs):
-                shutil.copy2(root / "dlls" / v.dll_set() / generate.dll_file(lib), where / generate.dll_file(lib))
+                files.copy_file(root / "dlls" / v.dll_set() / generate.dll_file(lib), where / generate.dll_file(lib))
             if v.bound:
                 binder.bind(where / "prog.exe", where, stale=v.stale)
         programs.append(where / "prog.exe")
@@ -97,7 +97,7 @@ def build(shape: Shape, root: Path, cc: str, dlltool: str,
     write_ninja(shape, root, cc, dlltool)
     ok, log = ninja.run_ninja(root, on_line=on_line)
     if not ok:
-        (root / "build.log").write_text(log)
+        files.write_text(log, root / "build.log")
         last = (log.strip().splitlines() or ["no output"])[-1]
         raise LayertaxError(f"the PE build failed (see {root / 'build.log'}): {last}")
     return assemble(shape, root)

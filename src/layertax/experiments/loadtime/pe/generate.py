@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from layertax import files
 from layertax.errors import UsageError
 from layertax.experiments.loadtime.generate import Shape
 
@@ -157,8 +158,8 @@ def write_sources(shape: Shape, root: Path) -> None:
     src = root / "src"
     src.mkdir(parents=True, exist_ok=True)
     for lib in range(shape.libs):
-        (src / f"lt{lib}.c").write_text(library_source(shape, lib))
-        (src / f"lt{lib}-name.def").write_text(def_file(shape, lib, False))
-        (src / f"lt{lib}-ordinal.def").write_text(def_file(shape, lib, True))
-    (src / "main.c").write_text(main_source(shape))
-    (src / "empty.c").write_text(empty_source())
+        files.write_text(library_source(shape, lib), src / f"lt{lib}.c")
+        files.write_text(def_file(shape, lib, False), src / f"lt{lib}-name.def")
+        files.write_text(def_file(shape, lib, True), src / f"lt{lib}-ordinal.def")
+    files.write_text(main_source(shape), src / "main.c")
+    files.write_text(empty_source(), src / "empty.c")

@@ -1,0 +1,101 @@
+"""A result document checked where it enters layertax (a file, a history row, an import):
+against the schema, then for what a schema cannot say (a baseline that names a case).
+Refusals are one line naming the file and the first place that is wrong."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+from layertax.errors import UsageError
+from layertax.result import schema
+from layertax.text import printable
+
+
+class ResultError(UsageError):
+    """A file that is missing, unreadable, or not a layertax result."""
+
+
+@lru_cache(maxsize=1)
+def _validator():
+    import jsonschema
+
+    return jsonschema.Draft202012Validator(schema.DOCUMENT)
+
+
+def _where(path) -> str:
+    """A JSON path as people read it: experiments[0].cases[3].stats.median."""
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return printable(out or "the top level")
+
+
+def _first_error(doc):
+    """The most telling error: the deepest of those found first, so that 'a case lacks its
+    name' is said rather than 'the document is not valid under any of the given schemas'."""
+    import jsonschema
+
+    error = next(iter(_validator().iter_errors(doc)), None)
+    if error is None:
+        return None
+    return jsonschema.exceptions.best_match([error, *error.context]) if error.context else error
+
+
+def check(doc, shown: str) -> dict:
+    """doc if it is a layertax/1 result; else ResultError in one line."""
+    if not isinstance(doc, dict):
+        raise ResultError(f"{printable(shown)}: not a layertax result (the top level is not a JSON object)")
+    if doc.get("schema") != schema.SCHEMA_ID:
+        raise ResultError(f"{printable(shown)}: not a layertax result (schema is {printable(repr(doc.get('schema')))[:60]}"
+                          f", expected {schema.SCHEMA_ID!r})")
+    error = _first_error(doc)
+    if error is not None:
+        message = printable(error.message)
+        if len(message) > 160:
+            message = message[:157] + "..."
+        raise ResultError(f"{printable(shown)}: not a valid layertax result: at {_where(error.absolute_path)}: {message}")
+    _check_references(doc, shown)
+    for i, exp in enumerate(doc["experiments"]):
+        for key in ("cases", "controls"):
+            for j, case in enumerate(exp.get(key) or []):
+                problem = check_samples(case["samples"])
+                if problem:
+                    k, why = problem
+                    raise ResultError(f"{printable(shown)}: not a valid layertax result: at "
+                                      f"experiments[{i}].{key}[{j}].samples[{k}]: {why}")
+    return doc
+
+
+def check_samples(samples: list) -> tuple[int, str] | None:
+    """The first sample that breaks schema.SAMPLE's rules, and why; None when all keep them."""
+    low, high = schema.SAMPLE_ROUND
+    limit = schema.MAX_NUMBER
+    for k, sample in enumerate(samples):
+        round_ = sample.get("round")
+        if type(round_) is not int or not low <= round_ <= high:
+            return k, f"round {printable(repr(round_))[:40]} is not a round number"
+        for key, value in sample.items():
+            if value is None or type(value) is bool:
+                continue
+            if type(value) is str:
+                if len(value) > schema.MAX_TEXT:
+                    return k, f"{printable(key)[:40]} is too long"
+                continue
+            if type(value) not in (int, float):
+                return k, f"{printable(key)[:40]} is not a plain value"
+            if not -limit <= value <= limit:
+                return k, f"{printable(key)[:40]} is out of range"
+            if value < 0 and (key.endswith("_ns") or key == "ns" or key in schema.SAMPLE_COUNTS):
+                return k, f"{printable(key)[:40]} is negative"
+        ns, ops = sample.get("ns"), sample.get("ops")
+        if ns is not None and (type(ops) not in (int, float) or ops <= 0):
+            return k, "ns is given without a positive ops"
+    return None
+
+
+def _check_references(doc: dict, shown: str) -> None:
+    for i, exp in enumerate(doc["experiments"]):
+        names = [case["name"] for case in exp["cases"]]
+        if len(set(names)) != len(names):
+            twice = next(n for n in names if names.count(n) > 1)
+            raise ResultError(f"{printable(shown)}: not a valid layertax result: experiments[{i}] has two cases "
+                              f"named {printable(twice)!r}")
