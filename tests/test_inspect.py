@@ -305,6 +305,7 @@ def _synthetic_sweep(path: Path, slopes: dict[str, float]) -> None:
                 points.append({"variant": "default", **counts, "spawn_to_main_ns": y, "page_faults": 50})
     doc = {"schema": "layertax/1", "created": "synthetic", "machine": {}, "settings": {},
            "experiments": [{"name": "loadtime-sweep", "title": "cost model of the loader", "question": "?",
+                            "unit": "spawn->main", "baseline": None,
                             "points": points, "cases": []}]}
     path.write_text(json.dumps(doc))
 
@@ -362,7 +363,8 @@ def test_inspect_of_a_generated_program(tmp_path, tree):
 def test_model_refuses_a_file_that_is_not_a_sweep(tmp_path):
     bogus = tmp_path / "x.json"
     bogus.write_text(json.dumps({"schema": "layertax/1", "created": "synthetic", "machine": {}, "settings": {},
-                                 "experiments": [{"name": "callchain", "title": "t", "question": "q",
+                                 "experiments": [{"name": "callchain", "title": "t", "question": "q", "unit": "ns",
+                                                  "baseline": "a",
                                                   "cases": []}]}))
     with pytest.raises(LayertaxError, match="not a `layertax loadtime sweep` result"):
         model.load_sweep(bogus)

@@ -279,3 +279,22 @@ def test_a_large_result_is_compared_in_bounded_memory(tmp_path):
     rss_kb = int(done.stderr.rsplit("rss", 1)[1].split()[0])
     assert rss_kb < 1_500_000, rss_kb                # 1.5 GB: a generous bound, far from the 9.5 GB it reached
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss > 0
+
+
+def test_inspect_of_a_program_whose_names_carry_escape_sequences(tmp_path):
+    """A program and the library it needs named with terminal escapes (a title, a screen clear,
+    a colour): every table, note and line shows them as text."""
+    library = "libe\x1b]0;pwned\x07\x1b[2Jvil.so"
+    program = tmp_path / "prog\x1b[31mred"
+    (tmp_path / "f.c").write_text("int f(void) { return 0; }\n")
+    (tmp_path / "m.c").write_text("int f(void);\nint main(void) { return f(); }\n")
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", tmp_path / library, f"-Wl,-soname,{library}", tmp_path / "f.c"],
+                   check=True)
+    subprocess.run(["cc", "-o", program, tmp_path / "m.c", tmp_path / library, "-Wl,-rpath,$ORIGIN"], check=True)
+    out = tmp_path / "r.md"
+    done = run_cli("inspect", "--runs", "2", "--no-save", "--no-predict", "--verbose", "--export-markdown", str(out),
+                   str(program))
+    assert done.returncode == 0, done.stderr
+    for text in (done.stdout, done.stderr, out.read_text()):
+        assert "\x1b" not in text and "\x07" not in text
+    assert "libe\\x1b]0;pwned\\x07\\x1b[2Jvil.so" in done.stdout

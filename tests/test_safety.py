@@ -321,7 +321,7 @@ def test_sigterm_during_a_first_build_ends_every_compiler_and_removes_the_stagin
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
     kernels = cache / "layertax" / "kernels"
     deadline = time.monotonic() + 120
-    while not (kernels.is_dir() and any(p.name.startswith("staging-") for p in kernels.iterdir())):
+    while not (kernels.is_dir() and any(p.name.startswith("layertax-staging-") for p in kernels.iterdir())):
         assert time.monotonic() < deadline and proc.poll() is None, "the build never started"
         time.sleep(0.05)
     time.sleep(1.5)                                   # compilers running
@@ -331,5 +331,5 @@ def test_sigterm_during_a_first_build_ends_every_compiler_and_removes_the_stagin
     assert err.strip().splitlines()[-1] == "layertax: error: interrupted" and "Traceback" not in err
     time.sleep(0.3)
     assert _survivors(str(cache)) == []               # no ninja, compiler or go build still at work
-    assert not [p for p in kernels.rglob("staging-*")]
+    assert not [p for p in kernels.rglob("layertax-staging-*")]
     assert not [p for p in tmp.iterdir() if p.name.startswith("layertax-build-")]

@@ -11,10 +11,11 @@ from layertax.errors import UsageError
 def sample_doc() -> dict:
     case = {"name": "a", "kernel": "k", "layer": "l", "language": "c", "status": "ok", "reason": None,
             "descriptor": {"kernel": "k"}, "samples": [{"round": 0, "iters": 10, "ops": 20, "ns": 2000}],
-            "stats": {"n": 1, "median": 100.0, "min": 100.0, "ci95": [100.0, 100.0]}}
+            "stats": {"n": 1, "median": 100.0, "min": 100.0, "max": 100.0, "mean": 100.0, "spread": 0.0,
+                      "ci95": [100.0, 100.0], "warnings": []}}
     return {"schema": results.SCHEMA, "layertax_version": "0", "created": results.now_iso(), "command": ["layertax"],
             "complete": True, "settings": {"runs": 1}, "machine": {"machine_id": "m", "cpu_model": "x"},
-            "experiments": [{"name": "e", "title": "t", "question": "q?", "baseline": "a", "cases": [case],
+            "experiments": [{"name": "e", "title": "t", "question": "q?", "unit": "ns", "baseline": "a", "cases": [case],
                              "classic": None}]}
 
 

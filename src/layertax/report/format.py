@@ -125,21 +125,25 @@ def run_method_applies(doc: dict) -> bool:
     return not doc["experiments"] or any(not e.get("method") for e in doc["experiments"])
 
 
-def settings_line(settings: dict) -> str:
+def settings_line(settings: dict | None) -> str:
+    """The run's method in one line: its own, or made from its settings (what a file lacks, "?")."""
+    settings = settings or {}
     if settings.get("method"):
         return settings["method"]
+    runs = settings.get("runs", "?")
     if settings.get("precision"):
-        rounds = (f"{settings.get('min_rounds', settings['runs'])} to {settings['runs']} rounds (until "
-                  f"±{settings['precision']:.0%})")
+        rounds = f"{settings.get('min_rounds', runs)} to {runs} rounds (until ±{settings['precision']:.0%})"
     else:
-        rounds = f"{settings['runs']} rounds"
+        rounds = f"{runs} rounds"
     budget = ""
     if settings.get("budget_s"):
         used = f", {settings['measured_s'] / 60:.1f} used" if settings.get("measured_s") is not None else ""
         budget = f", a budget of {settings['budget_s'] / 60:.1f} min{used}"
-    return (f"{rounds} x {settings['burst']} samples after {settings['warmup']} warm-up, "
-            f"samples >= {duration(settings['min_sample_ns'])}, interleaved (seed {settings['seed']}), "
-            f"cpu {settings['cpu'] if settings['cpu'] is not None else 'not pinned'}{budget}")
+    min_ns = settings.get("min_sample_ns")
+    cpu = settings.get("cpu", "?")
+    return (f"{rounds} x {settings.get('burst', '?')} samples after {settings.get('warmup', '?')} warm-up, "
+            f"samples >= {duration(min_ns) if min_ns is not None else '?'}, interleaved (seed "
+            f"{settings.get('seed', '?')}), cpu {cpu if cpu is not None else 'not pinned'}{budget}")
 
 
 def own_settings_line(exp: dict) -> str | None:

@@ -211,7 +211,7 @@ def loadtime_split(exp: dict) -> tuple[str, dict | None] | None:
     table of them (its "chart" key names this chart) as the numbers under it; a run saved
     before the split was kept has no chart."""
     split = exp.get("split") or []
-    if not split:
+    if not split or not isinstance(split, list):   # inspect keeps its split per variant, another shape
         return None
     stages = list(split[0]["stages"])
     fig = Figure(figsize=(7.5, _height(len(split))))

@@ -302,7 +302,7 @@ def render(doc: dict, console: Console, verbose: bool = True) -> None:
     its text escaped (text.py): a case or a program named with an escape sequence shows as text."""
     doc = printable_data(doc)
     console.print(f"machine: {fmt.machine_line(doc['machine'])}", style="dim")
-    timed = doc["settings"].get("metric", "time") == "time"
+    timed = (doc["settings"] or {}).get("metric", "time") == "time"
     if fmt.run_method_applies(doc):
         console.print(f"method: {fmt.settings_line(doc['settings'])}"
                       + ("; median and order-statistic 95% CI; ratios paired per round" if timed else ""),

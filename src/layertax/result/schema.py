@@ -67,50 +67,80 @@ STRINGS = array(TEXT)
 TEXT_MAP = {"type": "object", "additionalProperties": TEXT, "maxProperties": MAX_ITEMS}
 NUMBER_MAP = {"type": "object", "additionalProperties": NUMBER, "maxProperties": MAX_ITEMS}
 
-RATIO = nullable(obj({"median": POSITIVE, "ci95": nullable(array(NONNEGATIVE, 2, minItems=2)), "rounds": COUNT,
-                      "ci_coverage": nullable(NONNEGATIVE)}, required=("median",)))
+RATIO = nullable(obj({"median": POSITIVE, "ci95": array(NONNEGATIVE, 2, minItems=2), "rounds": COUNT,
+                      "ci_coverage": nullable(NONNEGATIVE)}, required=("median", "ci95")))
 
 STATS = nullable(obj({
     "n": COUNT, "rounds": COUNT, "median": NONNEGATIVE, "min": NONNEGATIVE, "max": NONNEGATIVE,
     "mean": NONNEGATIVE, "stdev": NONNEGATIVE, "iqr": NONNEGATIVE, "spread": nullable(NONNEGATIVE),
-    "ci95": nullable(TIME_INTERVAL), "ci_coverage": nullable(NONNEGATIVE), "ratio": RATIO,
+    "ci95": TIME_INTERVAL, "ci_coverage": nullable(NONNEGATIVE), "ratio": RATIO,
     "warnings": STRINGS, "disturbed_share": nullable(NONNEGATIVE), "disturbed_slowdown": nullable(NUMBER),
     "level_shift": nullable({"type": "object", "additionalProperties": {"$ref": "#/$defs/value"}}),
-}, required=("n", "median")))
+}, required=("n", "median", "min", "max", "mean", "spread", "ci95", "warnings")))
 
 # One sample: a kernel's burst (ns over ops) or a launch (main_ns, exit_ns, rusage). There can
 # be hundreds of thousands, and jsonschema takes about half a millisecond for each, so the
 # schema only says each is an object; validate.check_samples checks their fields, these rules,
 # in a tight loop: a round number, plain values, every *_ns time and count never negative,
-# every number finite and within MAX_NUMBER, and at least one operation wherever ns is given.
+# every number finite and within MAX_NUMBER, and at least one whole operation wherever ns is given.
 SAMPLE = {"type": "object", "required": ["round"]}
 SAMPLE_ROUND = (-1, 10_000_000)
 SAMPLE_COUNTS = ("csw_vol", "csw_invol", "minflt", "majflt", "maxrss_kb", "iters", "ops")
 
 CASE = obj({
     "name": NAME, "status": {"type": "string", "maxLength": 64}, "samples": array(SAMPLE, MAX_SAMPLES),
-    "kernel": nullable(TEXT), "layer": nullable(TEXT), "language": nullable(TEXT), "reason": nullable(TEXT),
+    "kernel": nullable(TEXT), "layer": TEXT, "language": TEXT, "reason": nullable(TEXT),
     "group": nullable(TEXT), "stats": STATS, "ratio": nullable(NONNEGATIVE),
-    "syscalls": nullable(obj({"per_op": NUMBER_MAP, "total_per_op": nullable(NONNEGATIVE)})),
+    # a count that failed says why ("error"); one that did not has its calls per operation
+    "syscalls": nullable({**obj({"per_op": NUMBER_MAP, "total_per_op": nullable(NONNEGATIVE), "error": TEXT}),
+                          "if": {"not": {"required": ["error"]}}, "then": {"required": ["per_op"]}}),
+    # unicode-io's matrix: each program's output in each environment and channel, classified
+    "cells": array(obj({"column": TEXT, "channel": TEXT, "class": TEXT, "diagnosis": nullable(TEXT),
+                        "stderr": nullable(TEXT), "stdout_b64": nullable(TEXT), "exit_code": nullable(NUMBER),
+                        "timed_out": {"type": "boolean"}, "env": nullable(TEXT_MAP)},
+                       required=("column", "channel", "class"))),
     "instructions": nullable(obj({"per_op": NONNEGATIVE, "floor_gap": nullable(NONNEGATIVE),
                                   "all_totals": array(array(NUMBER))})),
     "callgrind": nullable(obj({"instructions": NONNEGATIVE, "by_object": NUMBER_MAP, "phases": NUMBER_MAP})),
-    "descriptor": nullable({"type": "object", "additionalProperties": {"$ref": "#/$defs/value"}}),
+    # what the kernel said of itself (its first line): text fields, typed where reports read them
+    "descriptor": nullable(obj({"runtime": nullable(TEXT), "language": nullable(TEXT), "compiler": nullable(TEXT),
+                                "clock": nullable(TEXT), "pin": nullable(TEXT), "priority": nullable(TEXT),
+                                "kernel": nullable(TEXT), "case": nullable(TEXT), "description": nullable(TEXT)})),
     "env": nullable(TEXT_MAP), "argv": nullable(STRINGS),
-}, required=("name", "status", "samples"))
+}, required=("name", "status", "samples", "layer", "language"))
 
 CLASSIC_FIGURE = obj({"label": NAME, "value": NUMBER, "counterpart": nullable(TEXT), "why": nullable(TEXT)},
-                     required=("label", "value"))
+                     required=("label", "value", "counterpart", "why"))
 CLASSIC = nullable(obj({
     "source": TEXT, "year": TEXT, "machine": TEXT, "unit": TEXT, "baseline": TEXT, "conclusion": nullable(TEXT),
     "figures": array(CLASSIC_FIGURE, 1000), "ratios": {"type": "object", "additionalProperties": POSITIVE},
 }, required=("source", "year", "machine", "unit", "baseline", "figures", "ratios")))
 CLASSIC_NOW_ROW = obj({"label": NAME, "then_value": NUMBER, "then_ratio": POSITIVE, "counterpart": nullable(TEXT),
                        "why": nullable(TEXT), "now_ratio": RATIO},
-                      required=("label", "then_value", "then_ratio", "now_ratio"))
+                      required=("label", "then_value", "then_ratio", "counterpart", "why", "now_ratio"))
 
 GROUP = obj({"name": TEXT, "title": TEXT, "baseline": TEXT, "show_cases": {"type": "boolean"}},
-            required=("name", "baseline"))
+            required=("name", "title", "baseline"))
+
+# How the rounds were spent: the rule and, per case, whether it met the precision target.
+STOPPING = obj({
+    "rule": nullable(obj({"precision": POSITIVE, "checkpoints": array(COUNT, 1000), "min_rounds": COUNT,
+                          "max_rounds": COUNT}, required=("precision", "checkpoints"))),
+    "cases": {"type": "object", "maxProperties": MAX_CASES,
+              "additionalProperties": {
+                  **obj({"met": {"type": ["boolean", "null"]}, "rounds": COUNT, "precision": nullable(NONNEGATIVE),
+                         "stopped": TEXT}, required=("met", "rounds", "precision", "stopped")),
+                  # a case that missed its target says by how much
+                  "if": {"properties": {"met": {"const": False}}}, "then": {"properties": {"precision": NONNEGATIVE}}}},
+})
+
+# The run's settings: the method line is its own "method", or is made from these (a missing
+# one is shown as "?": they describe the run, the figures do not depend on them).
+SETTINGS = nullable(obj({"method": nullable(TEXT), "runs": COUNT, "burst": COUNT, "warmup": COUNT,
+                         "min_sample_ns": NONNEGATIVE, "seed": nullable({"type": "integer"}), "cpu": nullable(COUNT),
+                         "precision": nullable(POSITIVE), "min_rounds": COUNT, "budget_s": nullable(NONNEGATIVE),
+                         "measured_s": nullable(NONNEGATIVE), "metric": nullable(TEXT),
+                         "timeout": nullable(NONNEGATIVE)}))
 TABLE = obj({"title": TEXT, "columns": array(TEXT, 1000), "rows": array(array(SCALAR, 1000)),
              "align": array(TEXT, 1000), "notes": STRINGS, "detail": {"type": "boolean"},
              "brief": {"type": "boolean"}, "nowrap": nullable(COUNT),
@@ -126,19 +156,55 @@ SWEEP_POINT = obj({"variant": NAME, "spawn_to_main_ns": NONNEGATIVE, "relative_r
                   required=("variant", "spawn_to_main_ns", "relative_relocations", "symbol_lookups", "libraries"),
                   additional=SCALAR)
 
+# The kernel harness's own floor (an empty loop, the clock): reported in full when measured.
+HARNESS = nullable({**obj({"empty_ns_per_iter": NONNEGATIVE, "clock_overhead_ns": NONNEGATIVE,
+                           "clock_res_ns": NONNEGATIVE, "pin": TEXT, "priority": TEXT, "clock": TEXT, "kernel": TEXT}),
+                    "if": {"required": ["empty_ns_per_iter"]},
+                    "then": {"required": ["clock_overhead_ns", "clock_res_ns", "pin", "priority"]}})
+
+# A stage of start-up as a result keeps it (stats.as_time): a time and its interval, never negative.
+STAGE_TIME = nullable(obj({"ns": NONNEGATIVE, "ci95": nullable(TIME_INTERVAL), "n": COUNT,
+                           "median": NUMBER, "within_noise_ns": NONNEGATIVE}))
+# loadtime's split: per variant, spawn->main as stages of the LD_DEBUG launches.
+LOADTIME_SPLIT = array(obj({"variant": TEXT, "stages": {"type": "object", "additionalProperties": STAGE_TIME,
+                                                        "maxProperties": 100}},
+                           required=("variant", "stages")), 1000)
+# inspect's split: per variant ("lazy", "now ..."), its parts with their shares.
+INSPECT_SPLIT = {"type": "object", "maxProperties": 100,
+                 "additionalProperties": obj({"variant": TEXT, "status": TEXT, "parts": array(obj(
+                     {"part": TEXT, "ns": NONNEGATIVE, "share": nullable(NUMBER), "ci95": nullable(TIME_INTERVAL),
+                      "source": nullable(TEXT), "n": COUNT}, required=("part", "ns")), 100)})}
+
 EXPERIMENT = obj({
     "name": EXPERIMENT_NAME, "title": TEXT, "question": TEXT, "unit": nullable(TEXT), "baseline": nullable(TEXT),
     "metric": nullable(TEXT), "method": nullable(TEXT), "cases": array(CASE, MAX_CASES),
     "controls": array(CASE, MAX_CASES), "classic": CLASSIC, "classic_now": array(CLASSIC_NOW_ROW, 1000),
     "groups": array(GROUP, 1000), "tables": array(TABLE, 1000), "notes": STRINGS, "detail_notes": STRINGS,
     "warnings": STRINGS, "interrupted": {"type": "boolean"}, "points": array(SWEEP_POINT),
+    "stopping": nullable(STOPPING), "channels": STRINGS, "harness": HARNESS, "show_cases": {"type": "boolean"},
+    "split": {"anyOf": [LOADTIME_SPLIT, INSPECT_SPLIT]},
+    # the CPUs' time during the experiment: shares of it (busy, stolen by the hypervisor, outside the run)
+    "cpu_activity": nullable({"type": "object", "maxProperties": 100,
+                              "additionalProperties": nullable(NUMBER)}),
+    # an experiment's own settings, where they differ from the run's: any of them, typed
+    "settings": nullable(obj({"runs": COUNT, "burst": COUNT, "warmup": COUNT, "min_sample_ns": NONNEGATIVE})),
     "kernels": {"type": "object", "additionalProperties": {"type": "object",
                                                            "additionalProperties": {"$ref": "#/$defs/value"}}},
-}, required=("name", "title", "question", "cases"))
+}, required=("name", "title", "question", "cases", "baseline", "unit"))
+# A then-vs-now table needs the classic it quotes.
+EXPERIMENT["if"] = {"required": ["classic_now"], "properties": {"classic_now": {"minItems": 1}}}
+EXPERIMENT["then"] = {"required": ["classic"], "properties": {"classic": {"type": "object"}}}
 
-MACHINE = {"type": "object", "additionalProperties": {"$ref": "#/$defs/value"},
-           "properties": {"machine_id": TEXT, "cpu_model": TEXT, "kernel": TEXT, "libc": TEXT, "os": TEXT,
-                          "arch": TEXT, "cores": nullable(COUNT), "memory_gib": nullable(NONNEGATIVE)}}
+# The machine's fingerprint (engine/machine.py): text fields, a few numbers, the tools' versions.
+MACHINE = obj({"machine_id": TEXT, "cpu_model": nullable(TEXT), "kernel": nullable(TEXT), "libc": nullable(TEXT),
+               "os": nullable(TEXT), "arch": nullable(TEXT), "cores": nullable(COUNT),
+               "memory_gib": nullable(NONNEGATIVE), "loadavg": nullable(TEXT), "hostname_hash": nullable(TEXT),
+               "aslr": nullable(TEXT), "clocksource": nullable(TEXT), "isolated_cpus": nullable(TEXT),
+               "nohz_full": nullable(TEXT), "perf_event_paranoid": nullable(TEXT), "python": nullable(TEXT),
+               "turbo": {"type": ["string", "boolean", "null"], "maxLength": MAX_TEXT},
+               "virtualized": {"type": ["boolean", "null"]}, "governors": nullable(STRINGS),
+               "usable_cpus": nullable(array(COUNT, 100_000)), "mitigations": nullable(TEXT_MAP),
+               "tools": nullable(TEXT_MAP), "wine": nullable(TEXT)})
 
 DOCUMENT = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -148,7 +214,7 @@ DOCUMENT = {
     **obj({
         "schema": {"const": SCHEMA_ID}, "layertax_version": TEXT, "created": TEXT, "command": STRINGS,
         "complete": {"type": "boolean"},
-        "settings": nullable({"type": "object", "additionalProperties": {"$ref": "#/$defs/value"}}),
+        "settings": SETTINGS,
         "machine": MACHINE, "experiments": array(EXPERIMENT, MAX_EXPERIMENTS),
         "concurrent": nullable(obj({"allowed": {"type": "boolean"},
                                     "others": array(obj({"pid": COUNT, "command": TEXT}))})),

@@ -40,6 +40,17 @@ def _first_error(doc):
     return jsonschema.exceptions.best_match([error, *error.context]) if error.context else error
 
 
+def _in_words(error) -> str:
+    """jsonschema's message, or for a bound the bound itself (its message would quote the value:
+    a list of a million samples)."""
+    words = {"maxItems": "more than {:,} items, the most layertax reads",
+             "maxLength": "longer than {:,} characters, the most layertax reads",
+             "maxProperties": "more than {:,} entries, the most layertax reads",
+             "maximum": "larger than {:g}", "minimum": "smaller than {:g}", "exclusiveMinimum": "not above {:g}"}
+    form = words.get(error.validator)
+    return form.format(error.validator_value) if form else printable(error.message)
+
+
 def check(doc, shown: str) -> dict:
     """doc if it is a layertax/1 result; else ResultError in one line."""
     if not isinstance(doc, dict):
@@ -49,15 +60,17 @@ def check(doc, shown: str) -> dict:
                           f", expected {schema.SCHEMA_ID!r})")
     error = _first_error(doc)
     if error is not None:
-        message = printable(error.message)
+        message = _in_words(error)
         if len(message) > 160:
             message = message[:157] + "..."
         raise ResultError(f"{printable(shown)}: not a valid layertax result: at {_where(error.absolute_path)}: {message}")
     _check_references(doc, shown)
     for i, exp in enumerate(doc["experiments"]):
+        metric = exp.get("metric")
+        timed_field = None if metric in (None, "time", "instructions") else metric
         for key in ("cases", "controls"):
             for j, case in enumerate(exp.get(key) or []):
-                problem = check_samples(case["samples"])
+                problem = check_samples(case["samples"], needs_ns=metric in (None, "time"), field=timed_field)
                 if problem:
                     k, why = problem
                     raise ResultError(f"{printable(shown)}: not a valid layertax result: at "
@@ -65,8 +78,10 @@ def check(doc, shown: str) -> dict:
     return doc
 
 
-def check_samples(samples: list) -> tuple[int, str] | None:
-    """The first sample that breaks schema.SAMPLE's rules, and why; None when all keep them."""
+def check_samples(samples: list, needs_ns: bool = False, field: str | None = None) -> tuple[int, str] | None:
+    """The first sample that breaks schema.SAMPLE's rules, and why; None when all keep them.
+    needs_ns: a kernel's samples (a timed experiment), each with ns and ops; field: the sample
+    field an experiment's figures are read from (a launch's main_ns), a number or null."""
     low, high = schema.SAMPLE_ROUND
     limit = schema.MAX_NUMBER
     for k, sample in enumerate(samples):
@@ -74,6 +89,9 @@ def check_samples(samples: list) -> tuple[int, str] | None:
         if type(round_) is not int or not low <= round_ <= high:
             return k, f"round {printable(repr(round_))[:40]} is not a round number"
         for key, value in sample.items():
+            numeric = key in ("ns", "ops", "iters") or key in schema.SAMPLE_COUNTS or key.endswith("_ns")
+            if numeric and type(value) not in (int, float, type(None)):
+                return k, f"{printable(key)[:40]} is not a number"
             if value is None or type(value) is bool:
                 continue
             if type(value) is str:
@@ -87,13 +105,43 @@ def check_samples(samples: list) -> tuple[int, str] | None:
             if value < 0 and (key.endswith("_ns") or key == "ns" or key in schema.SAMPLE_COUNTS):
                 return k, f"{printable(key)[:40]} is negative"
         ns, ops = sample.get("ns"), sample.get("ops")
-        if ns is not None and (type(ops) not in (int, float) or ops <= 0):
-            return k, "ns is given without a positive ops"
+        if ns is not None and (type(ops) not in (int, float) or ops < 1):
+            return k, "ns is given without a positive ops (at least one operation)"
+        if needs_ns and ns is None:
+            return k, "a kernel's sample without its ns"
+        if ns is not None and ns <= 0:
+            return k, "ns is not a positive time"
+        if field is not None:
+            figure = sample.get(field)
+            if type(figure) not in (int, float, type(None)) or figure is not None and figure <= 0:
+                return k, f"{printable(field)[:40]} is not a positive time"
+        for key in schema.SAMPLE_COUNTS:
+            if key in sample and sample[key] is None:
+                return k, f"{key} is null"
     return None
 
 
 def _check_references(doc: dict, shown: str) -> None:
+    """What a schema cannot say: case names unique in an experiment; a table's rows as wide as
+    its columns; a classic's ratio for each of its figures."""
     for i, exp in enumerate(doc["experiments"]):
+        classic = exp.get("classic")
+        if classic:
+            missing = [f["label"] for f in classic["figures"] if f["label"] not in classic["ratios"]]
+            if missing:
+                raise ResultError(f"{printable(shown)}: not a valid layertax result: at experiments[{i}].classic: no "
+                                  f"ratio for the figure {printable(missing[0])!r}")
+        for t, table in enumerate(exp.get("tables") or []):
+            width = len(table["columns"])
+            for r, row in enumerate(table["rows"]):
+                if len(row) != width:
+                    raise ResultError(f"{printable(shown)}: not a valid layertax result: at experiments[{i}].tables"
+                                      f"[{t}].rows[{r}]: {len(row)} cells for {width} columns")
+        for j, case in enumerate(exp["cases"]):
+            for where, summary in (("stats", case.get("stats")), ("stats.ratio", (case.get("stats") or {}).get("ratio"))):
+                if summary and not summary["ci95"][0] <= summary["median"] <= summary["ci95"][1]:
+                    raise ResultError(f"{printable(shown)}: not a valid layertax result: at experiments[{i}].cases[{j}]"
+                                      f".{where}: the median is outside its interval")
         names = [case["name"] for case in exp["cases"]]
         if len(set(names)) != len(names):
             twice = next(n for n in names if names.count(n) > 1)

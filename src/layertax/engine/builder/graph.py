@@ -12,13 +12,13 @@ in the cache is not built again.
 from __future__ import annotations
 
 import shutil
-import tempfile
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from layertax import files
+from layertax import scratch
 from layertax.engine.builder import ninja
 
 LOG, STATUS = ".layertax-build.log", ".layertax-build.status"
@@ -77,7 +77,9 @@ def build_graph(targets: list[ninja.BuildTarget], trees: list[ninja.BuildTree], 
     result.built = len(todo) + len(todo_trees)
     if not result.built:
         return result
-    staging = Path(tempfile.mkdtemp(prefix="staging-", dir=kernels))
+    # Named by this process (scratch.py), so one a SIGKILL left behind is removed by a later build.
+    scratch.sweep_abandoned((kernels,))
+    staging = scratch.make_private_dir("staging", parent=kernels)
     try:
         placed = []
         for tree in todo_trees:

@@ -16,7 +16,6 @@ import os
 import shlex
 import shutil
 import subprocess
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -246,7 +245,8 @@ def build_tree(kind: str, key: str, write: Callable[[Path], None], cache_root: P
         return tree_spec.result(cache_root)
     root = cache_root / kind
     root.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix="staging-", dir=root))
+    scratch.sweep_abandoned((root,))
+    staging = scratch.make_private_dir("staging", parent=root)
     try:
         tree = staging / "tree"
         tree.mkdir()
