@@ -35,16 +35,18 @@ import numpy as np
 from bare_loop import bare_times, build_bare_loop   # this folder's
 from launch_vs_hyperfine import build_empty, iqr_over_median, layertax_times
 from layertax import paths
-from layertax.loader import launch
+from layertax.launch import timer
+from layertax.launch import settings as launch_settings
+from layertax.launch import tools as launch_tools
 
 WAYS = ("command", "timer", "loop")
 PAIRS = (("command", "loop"), ("timer", "loop"), ("command", "timer"))
 
 
-def timer_times(program: Path, runs: int, tools: launch.LaunchTools) -> list[float]:
+def timer_times(program: Path, runs: int, tools: launch_tools.LaunchTools) -> list[float]:
     """spawn->exit, µs, of the measured launches of one loader.launch.run() as `launch` makes it."""
-    settings = launch.LaunchSettings.from_options(runs=runs, warmup=5, timeout=10.0, seed=None)
-    run = launch.run([launch.Target(program.name, (str(program),))], settings, tools)
+    settings = launch_settings.LaunchSettings.from_options(runs=runs, warmup=5, timeout=10.0, seed=None)
+    run = timer.run([launch_settings.Target(program.name, (str(program),))], settings, tools)
     return [x["exit_ns"] / 1e3 for x in run.launches if x["status"] == "ok"]
 
 
@@ -89,7 +91,7 @@ def main() -> int:
     if args.turns < 6:
         parser.error("--turns must be at least 6 (one of each order)")
     cpu = sorted(os.sched_getaffinity(0))[-1]
-    tools = launch.tools(paths.cache_dir())
+    tools = launch_tools.tools(paths.cache_dir())
     print(f"spawn->exit, µs; {args.turns} turns of {args.runs} launches per way, orders rotated; loop on cpu {cpu}")
     with tempfile.TemporaryDirectory(prefix="layertax-bench-") as tmp:
         work = Path(tmp)

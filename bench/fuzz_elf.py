@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from layertax.errors import LayertaxError
-from layertax.loader import elfinfo
+from layertax.elf import elfinfo
 
 LEAKS = re.compile(r"Error\(|Exception|Traceback|FieldError|offset-sized|missing terminator|\(\'|Invalid argument")
 SOURCE = "int shared_counter; int exported(int x) { return x + shared_counter; }\nint main(void) { return 0; }\n"

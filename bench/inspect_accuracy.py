@@ -12,9 +12,9 @@ from __future__ import annotations
 import argparse
 
 from layertax import paths
-from layertax.loader import launch
-from layertax.experiments.loadtime import generate, variants
-from layertax.experiments.loadtime.measure import build_variants
+from layertax.launch import settings as launch_settings
+from layertax.programs import generate, variants
+from layertax.programs.build import build_variants
 from layertax.inspect.run import inspect
 from layertax.progress import NoProgress
 
@@ -26,7 +26,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=20)
     args = parser.parse_args()
     tree, _ = build_variants(generate.Shape(), [variants.by_name(n) for n in NAMES], paths.cache_dir())
-    settings = launch.LaunchSettings(runs=args.runs, warmup=1, cpu=None, seed=7)
+    settings = launch_settings.LaunchSettings(runs=args.runs, warmup=1, cpu=None, seed=7)
     print("| variant | predicted loader | measured loader | error | uncalibrated error | calibration | split sum "
           "| spawn->main | split error |")
     print("|---|---|---|---|---|---|---|---|---|")

@@ -23,7 +23,7 @@ import numpy as np
 
 from launch_vs_hyperfine import iqr_over_median   # this folder's
 from layertax.inspect.run import inspect
-from layertax.loader import launch
+from layertax.launch import settings as launch_settings
 from layertax.progress import NoProgress
 
 PROGRAMS = ("python3", "git", "perl")
@@ -38,8 +38,8 @@ def spread(samples: list[dict], key: str = "exit_ns") -> tuple[float, float]:
 
 
 def one_run(program: str, runs: int, primers: int) -> dict:
-    launch.PRIMERS = primers    # what launch.run passes to the timer
-    settings = launch.LaunchSettings.from_options(runs=runs, warmup=1, timeout=10.0, seed=None)
+    launch_settings.PRIMERS = primers    # what timer.run passes to the timer
+    settings = launch_settings.LaunchSettings.from_options(runs=runs, warmup=1, timeout=10.0, seed=None)
     r = inspect(program, [], settings, None, False, NoProgress, lambda message: None, keep_calibration=False)
     empty = next(c for c in r["controls"] if c["name"] == "empty (no preload)")
     lazy = next(c for c in r["cases"] if c["name"] == "lazy")
@@ -63,7 +63,7 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=4, help="inspect runs per program and mode")
     parser.add_argument("--runs", type=int, default=30, help="launches per variant (inspect's default)")
     args = parser.parse_args()
-    modes = (0, launch.PRIMERS)
+    modes = (0, launch_settings.PRIMERS)
     print(f"inspect, {args.runs} launches per variant; empty: the empty control's spawn->exit (median µs, "
           f"IQR/median); prog: the program's spawn->main IQR/median; stamp: the preload's cost, µs [95% CI]; "
           f"then the width of each stage's 95% CI, µs")

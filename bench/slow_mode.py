@@ -33,7 +33,9 @@ import numpy as np
 from launch_vs_hyperfine import build_empty, hyperfine_times, iqr_over_median, slow_share   # this folder's
 from layertax import paths
 from layertax.engine.measure.settings import default_cpu
-from layertax.loader import launch
+from layertax.launch import timer
+from layertax.launch import settings as launch_settings
+from layertax.launch import tools as launch_tools
 
 BUSY = "while True: pass\n"
 HYPERFINE_WARMUP = 0   # as hyperfine runs by default: no warm-up
@@ -90,9 +92,9 @@ def timer_staying(program: Path, runs: int, work: Path, cpu: int, own_session: b
     in the busy task's session its nice -10 (as root) would put it ahead of that task; in
     its own, the two sessions share the CPU half and half, whatever the nice. own_session=False
     runs it in this script's session, the busy task's, to show that difference."""
-    tools = launch.tools(paths.cache_dir())
+    tools = launch_tools.tools(paths.cache_dir())
     spec, out = work / "spec", work / "launches.jsonl"
-    launch.write_spec([launch.Target("empty", (str(program),))], spec)
+    timer.write_spec([launch_settings.Target("empty", (str(program),))], spec)
     subprocess.run([str(tools.timer), "--spec", str(spec), "--runs", str(runs), "--warmup", "1", "--cpu", str(cpu),
                     "--stay", "--raise-priority", "--out", str(out)], check=True, stdout=subprocess.DEVNULL,
                    start_new_session=own_session)   # as layertax starts it: its own session, so its own autogroup

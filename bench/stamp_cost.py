@@ -23,8 +23,9 @@ from pathlib import Path
 from layertax import paths
 from layertax.engine.analysis import analyze, stats
 from layertax.engine.measure.settings import default_cpu
-from layertax.loader import launch
-from layertax.loader.launches import launch_cases
+from layertax.launch import settings as launch_settings
+from layertax.launch import tools as launch_tools
+from layertax.launch.assembly import launch_cases
 
 
 def main() -> int:
@@ -32,7 +33,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    tools = launch.tools(paths.cache_dir())
+    tools = launch_tools.tools(paths.cache_dir())
     with tempfile.TemporaryDirectory(prefix="layertax-bench-") as tmp:
         source = Path(tmp) / "nothing.c"
         source.write_text("/* an object with nothing in it */\n")
@@ -40,15 +41,15 @@ def main() -> int:
         subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-nostdlib", "-o", str(floor_lib), str(source)], check=True)
         subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", str(default_lib), str(source)], check=True)
         empty = (str(tools.empty),)
-        targets = [launch.Target("bare", empty),
-                   launch.Target("empty preload (floor)", empty, (("LD_PRELOAD", str(floor_lib)),)),
-                   launch.Target("empty preload, cc default", empty, (("LD_PRELOAD", str(default_lib)),)),
-                   launch.Target("stamp (launch)", empty, (("LD_PRELOAD", str(tools.stamp_lib)),)),
-                   launch.Target("stamp + phases (inspect)", empty, (("LD_PRELOAD", str(tools.stamp_phases_lib)),))]
+        targets = [launch_settings.Target("bare", empty),
+                   launch_settings.Target("empty preload (floor)", empty, (("LD_PRELOAD", str(floor_lib)),)),
+                   launch_settings.Target("empty preload, cc default", empty, (("LD_PRELOAD", str(default_lib)),)),
+                   launch_settings.Target("stamp (launch)", empty, (("LD_PRELOAD", str(tools.stamp_lib)),)),
+                   launch_settings.Target("stamp + phases (inspect)", empty, (("LD_PRELOAD", str(tools.stamp_phases_lib)),))]
         print(f"{args.runs} launches of each, interleaved; extra spawn->exit over the bare empty program, "
               "paired per round: median [95% CI] in µs")
         for rep in range(1, args.repeat + 1):
-            settings = launch.LaunchSettings(runs=args.runs, warmup=5, seed=rep, cpu=default_cpu(), raise_priority=True)
+            settings = launch_settings.LaunchSettings(runs=args.runs, warmup=5, seed=rep, cpu=default_cpu(), raise_priority=True)
             cases = launch_cases(targets, settings, tools).cases
             values = {name: analyze.round_values(case, "exit_ns") for name, case in cases.items()}
             extra = {}

@@ -54,9 +54,9 @@ def build_test_program(cache_root: Path, name: str, sources: tuple[Path, ...],
 @pytest.fixture(scope="session")
 def tools(cache_root):
     """The launch timer, the stamp libraries and the empty programs, built once a session."""
-    from layertax.loader import launch
+    from layertax.launch import tools as launch_tools
 
-    return launch.tools(cache_root / "layertax")
+    return launch_tools.tools(cache_root / "layertax")
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,7 @@
 """The house rules of the source tree, read from the code itself: imports run one way
-(cli -> commands -> experiments / inspect -> loader / engine -> ground; reports read
-results only), the command line stays thin, and the launch-run assembly exists once."""
+(cli -> commands -> experiments / inspect -> launch / elf / programs / engine -> ground;
+reports read results only), the command line stays thin, the launch-run assembly exists
+once, and every file is written by the one safe writer."""
 from __future__ import annotations
 
 import ast
@@ -67,18 +68,27 @@ def _violations(importers: tuple[str, ...], forbidden: tuple[str, ...]) -> list[
 
 def test_the_graph_is_read():
     # A parser that found nothing would pass every rule below.
-    assert "layertax.engine.session" in GRAPH and "layertax.loader.launches" in GRAPH
+    assert "layertax.engine.session" in GRAPH and "layertax.launch.assembly" in GRAPH
     assert "layertax.engine.measure.scheduler.Scheduler" in GRAPH["layertax.engine.session"]
 
 
-def test_engine_and_loader_import_nothing_above_them():
-    assert _violations(("layertax.engine", "layertax.loader"),
-                       ("layertax.experiments", "layertax.inspect", "layertax.report", "layertax.output",
-                        "layertax.cli", "layertax.commands")) == []
+LOWER_ROOMS = ("layertax.engine", "layertax.launch", "layertax.elf", "layertax.programs")
 
 
-def test_the_engine_knows_nothing_of_the_loader():
-    assert _violations(("layertax.engine",), ("layertax.loader",)) == []
+def test_the_lower_rooms_import_nothing_above_them():
+    """launch/, elf/, programs/ and the engine never import an experiment, inspect, a report,
+    a command or the command line."""
+    assert _violations(LOWER_ROOMS, ("layertax.experiments", "layertax.inspect", "layertax.report",
+                                     "layertax.cli", "layertax.commands", "layertax.windows", "layertax.fleet")) == []
+
+
+def test_the_engine_knows_nothing_of_launches_elf_files_or_programs():
+    assert _violations(("layertax.engine",), ("layertax.launch", "layertax.elf", "layertax.programs")) == []
+
+
+def test_launch_knows_nothing_of_elf_files_or_programs():
+    """elf/ runs launches (the loader's views); the timer needs nothing of elf/ or programs/."""
+    assert _violations(("layertax.launch",), ("layertax.elf", "layertax.programs")) == []
 
 
 def test_experiments_never_import_the_command_line():
@@ -91,10 +101,25 @@ def test_inspect_uses_only_loadtimes_public_functions():
     assert reach and all(_within(dep, "layertax.experiments.loadtime.api") for dep in reach), reach
 
 
+def test_the_generated_programs_are_no_experiments():
+    """loadtime, inspect and windows/ share programs/; no experiment keeps a program another uses."""
+    assert not [p for p in (PACKAGE / "experiments" / "loadtime").rglob("*.py")
+                if p.stem in ("generate", "variants", "estimate", "build") or "pe" in p.parts]
+    users = {mod.split(".")[1] for mod, deps in GRAPH.items() for dep in deps if _within(dep, "layertax.programs")
+             and not _within(mod, "layertax.programs")}
+    assert {"experiments", "inspect", "windows"} <= users, users
+
+
+def test_the_old_rooms_are_gone():
+    assert not (PACKAGE / "loader").exists()
+    assert not [name for name in GRAPH if _within(name, "layertax.loader")]
+
+
 def test_reports_import_nothing_that_measures():
     assert _violations(("layertax.report",), ("layertax.engine.measure", "layertax.engine.builder",
                                               "layertax.engine.session", "layertax.engine.machine",
-                                              "layertax.loader", "layertax.experiments", "layertax.inspect",
+                                              "layertax.launch", "layertax.elf", "layertax.programs",
+                                              "layertax.experiments", "layertax.inspect",
                                               "layertax.commands", "layertax.cli")) == []
 
 
@@ -109,7 +134,7 @@ def test_the_command_line_is_thin():
     assert len(cli.read_text(encoding="utf-8").splitlines()) < 350
     # It declares and calls; the work is in layertax.commands.
     assert not any(_within(dep, "layertax.engine.session", "layertax.engine.measure.scheduler",
-                           "layertax.loader", "layertax.inspect", "layertax.report")
+                           "layertax.launch", "layertax.elf", "layertax.inspect", "layertax.report")
                    for dep in GRAPH["layertax.cli"])
 
 
@@ -132,12 +157,12 @@ def _calls(path: Path, function: str, owner: str) -> int:
 
 def test_the_launch_run_assembly_exists_once():
     """Only the assembly (and glibc's debug views, which run their own launches) call the timer."""
-    callers = sorted(_module_name(p) for p in PACKAGE.rglob("*.py") if _calls(p, "run", "launch"))
-    assert callers == ["layertax.loader.launches", "layertax.loader.loaderview"]
-    users = sorted(_module_name(p) for p in PACKAGE.rglob("*.py") if _calls(p, "launch_cases", "launches")
-                   or "layertax.loader.launches.launch_cases" in GRAPH[_module_name(p)])
+    callers = sorted(_module_name(p) for p in PACKAGE.rglob("*.py") if _calls(p, "run", "timer"))
+    assert callers == ["layertax.elf.loaderview", "layertax.launch.assembly"]
+    users = sorted(_module_name(p) for p in PACKAGE.rglob("*.py") if _calls(p, "launch_cases", "assembly")
+                   or "layertax.launch.assembly.launch_cases" in GRAPH[_module_name(p)])
     assert users == ["layertax.experiments.loadtime.measure", "layertax.inspect.measure",
-                     "layertax.loader.launch_command"]
+                     "layertax.launch.command"]
 
 
 @pytest.mark.parametrize("name", sorted(n for n in GRAPH if n.startswith("layertax.experiments.")
@@ -159,7 +184,7 @@ def test_experiment_hooks_given_as_strings_resolve(name):
 # The one safe writer (files.py): no foreign link followed, a file whole or not at all, a device
 # or a FIFO as a stream. Kernels and harnesses are the measured programs themselves, not layertax.
 SAFE_WRITER = "layertax.files"
-WRITER_EXCEPTIONS = {"layertax.engine.measure.alone"}    # the lock: its own O_EXCL|O_NOFOLLOW files, by dir fd
+WRITER_EXCEPTIONS = {"layertax.engine.measure.lock"}    # the lock: its own O_EXCL|O_NOFOLLOW files, by dir fd
 _WRITE_METHODS = {"write_text", "write_bytes"}
 _COPIES = {"copy", "copy2", "copyfile", "copytree", "move"}
 

@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from layertax import experiments
-from layertax.engine.measure import callgrind_file, instructions, syscalls
+from layertax.engine.measure import callgrind, instructions, syscalls
 from layertax.engine.builder import kernels, toolchain
 from layertax.engine.builder.kernels import PreparedKernel
 from layertax.engine.measure.scheduler import Scheduler
@@ -46,7 +46,7 @@ totals: 204 10 7
 
 
 def test_callgrind_parser_reads_costs_arcs_and_system_calls():
-    p = callgrind_file.parse(CALLGRIND)
+    p = callgrind.parse(CALLGRIND)
     loop, rename, main = ("prog", "loop"), ("libc.so.6", "rename"), ("prog", "main")
     assert p.total == 204
     assert p.self_cost[loop] == 100 and p.self_cost[main] == 4 and p.self_cost[rename] == 40
@@ -58,7 +58,7 @@ def test_callgrind_parser_reads_costs_arcs_and_system_calls():
 
 
 def test_difference_cancels_what_is_done_once_and_finds_the_loop():
-    small, large = callgrind_file.parse(CALLGRIND), callgrind_file.parse(CALLGRIND)
+    small, large = callgrind.parse(CALLGRIND), callgrind.parse(CALLGRIND)
     for prof, n in ((small, 10), (large, 30)):          # start-up 1000, loop 10/iter, rename 5/iter
         prof.self_cost[("prog", "start")] = 1000
         prof.self_cost[("prog", "loop")] = 10 * n
@@ -249,7 +249,7 @@ def test_python_counts_do_not_follow_the_callers_environment(tmp_path, cache_roo
 
 
 def test_a_count_that_shrinks_with_more_iterations_is_an_error(monkeypatch, tmp_path):
-    profiles = iter([callgrind_file.parse(CALLGRIND.replace("5 100", "5 9000")), callgrind_file.parse(CALLGRIND)])
+    profiles = iter([callgrind.parse(CALLGRIND.replace("5 100", "5 9000")), callgrind.parse(CALLGRIND)])
     monkeypatch.setattr(instructions, "fixed_run", lambda *a, **k: contextlib.nullcontext((None, {})))
     monkeypatch.setattr(instructions, "_callgrind_run", lambda *a, **k: (next(profiles), {}))
     with pytest.raises(RuntimeError, match="something done once fell into one run only"):

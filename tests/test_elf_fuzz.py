@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from layertax.errors import LayertaxError
-from layertax.loader import elfinfo
+from layertax.elf import elfinfo
 
 # Python's exception texts and names that must never reach a user.
 LEAKS = re.compile(r"Error\(|Exception|Traceback|FieldError|offset-sized|missing terminator|\(\'|Invalid argument")

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from layertax.loader import elfinfo, ldstats, libpath
+from layertax.elf import elfinfo, ldstats, libpath
 from layertax.errors import LayertaxError
-from layertax.experiments.loadtime import generate, variants
-from layertax.experiments.loadtime.measure import build_variants
+from layertax.programs import generate, variants
+from layertax.programs.build import build_variants
 from layertax.inspect import model, static
 from conftest import run_cli
 
@@ -453,9 +453,9 @@ def test_inspect_progress_takes_every_step_it_promised(tree, tools):
     """One step per timed launch and per LD_DEBUG launch (as many as the timed ones, at least 9),
     so the ETA of a slow program's LD_DEBUG phase is not a single silent step."""
     from layertax.inspect import measure
-    from layertax.loader import launch
+    from layertax.launch import settings as launch_settings
     progress = _CountingProgress()
-    settings = launch.LaunchSettings(runs=3, warmup=1, warmup_time=0, seed=5)   # a warm-up of one round exactly
+    settings = launch_settings.LaunchSettings(runs=3, warmup=1, warmup_time=0, seed=5)   # a warm-up of one round exactly
     result = measure.measure([str(tree / "out/default/prog")], True, settings, tools, progress)
     assert result["cases"][0]["loader"] and len(result["cases"][0]["loader"]) == measure.MIN_STATS_LAUNCHES
     assert progress.totals == [progress.steps]

@@ -10,7 +10,7 @@ import pytest
 from layertax import units
 from layertax.engine.analysis import stats
 from layertax.inspect import split
-from layertax.loader.stamp import EMPTY, EMPTY_STAMPED, preload_cost
+from layertax.launch.stamp import EMPTY, EMPTY_STAMPED, preload_cost
 from tests.result_numbers import numbers_in
 
 US = 1000.0

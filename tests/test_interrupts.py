@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from layertax.engine.interrupts import SafeInterrupts
+from layertax.engine.signals import SafeInterrupts
 
 
 def test_a_ctrl_c_is_raised_at_the_check_not_where_it_arrived():

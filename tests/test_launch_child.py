@@ -11,7 +11,9 @@ import subprocess
 
 import pytest
 
-from layertax.loader import launch
+from layertax.launch import timer
+
+from layertax.launch import settings as launch_settings
 from tests.conftest import TESTS, build_test_program
 
 
@@ -22,7 +24,7 @@ def child_state(cache_root):
 
 def _timer(tools, tmp_path, targets, **popen) -> list[dict]:
     spec, out = tmp_path / "spec", tmp_path / "lines.jsonl"
-    launch.write_spec(targets, spec)
+    timer.write_spec(targets, spec)
     done = subprocess.run([str(tools.timer), "--spec", str(spec), "--runs", "3", "--warmup", "1", "--out", str(out)],
                           capture_output=True, text=True, timeout=60, **popen)
     assert done.returncode == 0, done.stderr
@@ -51,7 +53,7 @@ def _ignore_hangup_and_glibcs_own_block_usr1():
 def test_a_program_starts_with_default_signals_its_own_group_and_only_its_descriptors(tools, tmp_path, child_state,
                                                                                       inherited):
     report = tmp_path / "report"
-    state = launch.Target("state", (str(child_state),), env=(("CHILD_STATE_REPORT", str(report)),))
+    state = launch_settings.Target("state", (str(child_state),), env=(("CHILD_STATE_REPORT", str(report)),))
     lines = _timer(tools, tmp_path, [state], preexec_fn=inherited)
     said = report.read_text() if report.exists() else ""
     assert len(lines) == 4, (lines, said)   # a failed launch is its variant's last
@@ -64,9 +66,9 @@ def test_a_program_starts_with_default_signals_its_own_group_and_only_its_descri
 def test_a_program_that_cannot_start_is_one_failure_and_the_others_go_on(tools, tmp_path):
     not_executable = tmp_path / "data.txt"
     not_executable.write_text("not a program\n")
-    lines = _timer(tools, tmp_path, [launch.Target("missing", (str(tmp_path / "nope"),)),
-                                     launch.Target("data", (str(not_executable),)),
-                                     launch.Target("true", ("/bin/true",))])
+    lines = _timer(tools, tmp_path, [launch_settings.Target("missing", (str(tmp_path / "nope"),)),
+                                     launch_settings.Target("data", (str(not_executable),)),
+                                     launch_settings.Target("true", ("/bin/true",))])
     failed = {x["variant"]: x["status"] for x in lines if x["status"] != "ok"}
     assert failed == {"missing": f"cannot start {tmp_path / 'nope'}: No such file or directory",
                       "data": f"cannot start {not_executable}: Permission denied"}

@@ -13,10 +13,10 @@ import pytest
 import layertax
 from layertax.engine.builder import ninja
 from layertax.engine.processes import ParentAwayFrom
-from layertax.loader import contention
+from layertax.launch import contention
 from tests.conftest import TESTS, build_test_program
 
-NATIVE = Path(layertax.__file__).parent / "native"
+NATIVE = Path(layertax.__file__).parent / "launch" / "native"
 MS, US = 1_000_000, 1_000
 ALLOWED = sorted(os.sched_getaffinity(0))
 LAST, FIRST = ALLOWED[-1], ALLOWED[0]

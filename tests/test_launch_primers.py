@@ -9,7 +9,9 @@ import subprocess
 
 import pytest
 
-from layertax.loader import launch
+from layertax.launch import timer
+
+from layertax.launch import settings as launch_settings
 from tests.conftest import TESTS, build_test_program, run_cli
 
 
@@ -18,19 +20,19 @@ def launch_log(cache_root):
     return build_test_program(cache_root, "launch-log", (TESTS / "kernels" / "launch_log.c",))
 
 
-def _run(tools, tmp_path, targets: list[launch.Target], *extra: str) -> list[dict]:
+def _run(tools, tmp_path, targets: list[launch_settings.Target], *extra: str) -> list[dict]:
     """The timer's lines (descriptor first) for targets, 5 rounds after 1 warm-up (its
     "warmed" line and its last, "descendants", left out)."""
     spec, out = tmp_path / "spec", tmp_path / "lines.jsonl"
-    launch.write_spec(targets, spec)
+    timer.write_spec(targets, spec)
     p = subprocess.run([str(tools.timer), "--spec", str(spec), "--runs", "5", "--warmup", "1", "--seed", "7",
                         "--out", str(out), *extra], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
     return [x for x in map(json.loads, out.read_text().splitlines()) if "warmed" not in x and "descendants" not in x]
 
 
-def _target(launch_log, log, tag: str, status: int = 0, ignore_status: bool = False) -> launch.Target:
-    return launch.Target(tag, (str(launch_log), str(log), tag, str(status)), ignore_status=ignore_status)
+def _target(launch_log, log, tag: str, status: int = 0, ignore_status: bool = False) -> launch_settings.Target:
+    return launch_settings.Target(tag, (str(launch_log), str(log), tag, str(status)), ignore_status=ignore_status)
 
 
 def _expected_log(timed: list[str], primers: int) -> str:
@@ -63,16 +65,16 @@ def test_one_target_alone_is_never_primed_but_once_at_the_start(tools, tmp_path,
 
 
 def test_the_default_is_two_primers_and_layertax_asks_for_its_own(tools, tmp_path, launch_log):
-    """The count is written in three places (launch.PRIMERS, the timer's default, `launch
+    """The count is written in three places (launch_settings.PRIMERS, the timer's default, `launch
     --help`); they must agree."""
     log = tmp_path / "log"
-    assert launch.PRIMERS == 2
-    assert _run(tools, tmp_path, [_target(launch_log, log, "a")])[0]["primers"] == launch.PRIMERS
+    assert launch_settings.PRIMERS == 2
+    assert _run(tools, tmp_path, [_target(launch_log, log, "a")])[0]["primers"] == launch_settings.PRIMERS
     assert "follows two untimed ones" in " ".join(run_cli("launch", "--help").stdout.split())
-    run = launch.run([_target(launch_log, log, "a"), _target(launch_log, log, "b")],
-                     launch.LaunchSettings(runs=3, warmup=0), tools)
-    assert run.descriptor["primers"] == launch.PRIMERS
-    assert f"primed by {launch.PRIMERS} untimed launches" in launch.LaunchSettings().method("command")["method"]
+    run = timer.run([_target(launch_log, log, "a"), _target(launch_log, log, "b")],
+                     launch_settings.LaunchSettings(runs=3, warmup=0), tools)
+    assert run.descriptor["primers"] == launch_settings.PRIMERS
+    assert f"primed by {launch_settings.PRIMERS} untimed launches" in launch_settings.LaunchSettings().method("command")["method"]
 
 
 def test_a_primer_that_fails_is_reported_once_and_its_target_not_launched_again(tools, tmp_path, launch_log):

@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 
 from layertax.engine.builder import ninja
-from layertax.loader import interruptions, launch
+from layertax.launch import ticks, timer
+from layertax.launch import tools as launch_tools
 from tests.conftest import TESTS, build_test_program
 
-NATIVE = launch.NATIVE
+NATIVE = launch_tools.NATIVE
 MS = 1_000_000
 START = 10 * MS     # the time spun: 100 ms, as the timer spins
 END = START + 100 * MS
@@ -124,17 +125,17 @@ def test_the_note_counts_the_launches_an_interruption_landed_in():
     tick = [{"period_ns": 4 * MS, "hit": 25, "points": 25}]
     # Started at once: 2 of 8 took longer than the time they had, and ran 10% slower.
     samples = [{"exit_ns": 500_000, "clear_ns": 3 * MS}] * 6 + [{"exit_ns": 550_000, "clear_ns": 200_000}] * 2
-    text = interruptions.note(_result(False, tick, samples))
+    text = ticks.note(_result(False, tick, samples))
     assert "every 4.00 ms" in text and "17.0 µs each" in text and "2 of 8 met one" in text and "+10%" in text
     dodged = [{"exit_ns": 500_000, "clear_ns": 3 * MS, "dodged": True}] * 8
-    assert "8 of 8 launches started clear of them and 0 met one" in interruptions.note(_result(True, tick, dodged))
+    assert "8 of 8 launches started clear of them and 0 met one" in ticks.note(_result(True, tick, dodged))
     # The controls' launches are counted too, and the note says so.
     with_control = {**_result(True, tick, dodged), "controls": [{"name": "c", "samples": dodged[:3]}]}
-    assert "11 of 11 launches (3 of them the controls') started clear" in interruptions.note(with_control)
-    assert "none in step" in interruptions.note(_result(True, [], [{"exit_ns": 1, "clear_ns": None}]))
+    assert "11 of 11 launches (3 of them the controls') started clear" in ticks.note(with_control)
+    assert "none in step" in ticks.note(_result(True, [], [{"exit_ns": 1, "clear_ns": None}]))
     # A result of a timer that did not learn them, or an unpinned run: no note.
-    assert interruptions.note({"launch": {"descriptor": {"pinned": True}}}) is None
-    assert interruptions.note({**_result(True, tick, dodged), "launch": {"descriptor": {"pinned": False}}}) is None
+    assert ticks.note({"launch": {"descriptor": {"pinned": True}}}) is None
+    assert ticks.note({**_result(True, tick, dodged), "launch": {"descriptor": {"pinned": False}}}) is None
 
 
 def test_a_stamped_program_that_runs_on_past_the_period_is_started_clear_until_main(tools, tmp_path):
@@ -161,9 +162,9 @@ def test_a_stamped_program_that_runs_on_past_the_period_is_started_clear_until_m
         assert not any(x["dodged"] for x in unstamped)
     # The note judges a launch started clear until main by its spawn->main.
     result = {"launch": {"descriptor": lines[0] | {"pinned": True}},
-              "cases": [{"name": "s", "samples": [launch.sample(x) for x in stamped]}], "controls": []}
+              "cases": [{"name": "s", "samples": [timer.sample(x) for x in stamped]}], "controls": []}
     if periods and min(periods) < 6 * MS:
-        assert " until main only: they run on past the period)" in interruptions.note(result)
+        assert " until main only: they run on past the period)" in ticks.note(result)
 
 
 def test_a_launch_started_clear_until_main_met_one_only_if_its_main_came_late():
@@ -171,11 +172,11 @@ def test_a_launch_started_clear_until_main_met_one_only_if_its_main_came_late():
     # Both exit long after the time they had; only the second reached main after it.
     samples = [{"main_ns": 600_000, "exit_ns": 7 * MS, "clear_ns": 900_000, "dodged": True, "dodged_until": "main"},
                {"main_ns": 950_000, "exit_ns": 7 * MS, "clear_ns": 900_000, "dodged": True, "dodged_until": "main"}]
-    text = interruptions.note(_result(True, tick, samples))
+    text = ticks.note(_result(True, tick, samples))
     assert "2 of 2 launches started clear of them (2 until main only" in text and "and 1 met one" in text
     assert "started at once" not in text.split("(--no-dodge")[0]
     # One that found no room soon enough started at once: counted apart, by its spawn->exit.
     late = {"main_ns": 600_000, "exit_ns": 7 * MS, "clear_ns": 900_000, "dodged": False, "dodged_until": None}
-    text = interruptions.note(_result(True, tick, samples + [late]))
+    text = ticks.note(_result(True, tick, samples + [late]))
     assert "2 of 3 launches started clear" in text and "and 1 met one all the same" in text
     assert "1 started at once (no room soon enough), 1 of them met one" in text

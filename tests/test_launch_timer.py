@@ -16,14 +16,15 @@ from rich.console import Console
 
 from layertax import units
 from layertax.engine.analysis import analyze
-from layertax.loader import launch
+from layertax.launch import timer
+from layertax.launch import settings as launch_settings
 from layertax.report import markdown, terminal
 from tests.conftest import run_cli
 
 
 def _spec(tmp_path, name: str, argv: list[str]):
     spec = tmp_path / "spec"
-    launch.write_spec([launch.Target(name, tuple(argv))], spec)
+    timer.write_spec([launch_settings.Target(name, tuple(argv))], spec)
     return spec
 
 
@@ -73,9 +74,9 @@ def test_a_negative_warm_up_time_is_refused(tools, tmp_path):
 
 
 def test_the_method_line_says_what_the_warm_up_was():
-    method = lambda **warm: launch.LaunchSettings(**warm).method("command")["method"]
+    method = lambda **warm: launch_settings.LaunchSettings(**warm).method("command")["method"]
     assert "after a warm-up of at least 1 round and 0.25 s," in method()
-    assert launch.LaunchSettings().method("command")["warmup_time"] == 0.25
+    assert launch_settings.LaunchSettings().method("command")["warmup_time"] == 0.25
     assert "after a warm-up of at least 5 rounds and 0.5 s," in method(warmup=5, warmup_time=0.5)
     assert "after a warm-up of 2 rounds," in method(warmup=2, warmup_time=0)
     assert "after no warm-up," in method(warmup=0, warmup_time=0)
@@ -86,7 +87,7 @@ def test_the_progress_total_is_unknown_until_a_timed_warm_up_ends(tools):
     with no total ("n/?") and gets one at the first measured launch, the warm-up's launches
     plus the measured ones; at the end the steps taken are that total. Without a time, the
     total is known from the start."""
-    from layertax.loader.launches import launch_cases
+    from layertax.launch.assembly import launch_cases
 
     class Counting:
         def __init__(self):
@@ -96,15 +97,15 @@ def test_the_progress_total_is_unknown_until_a_timed_warm_up_ends(tools):
         def retotal(self, total): self.totals.append(total)
         def finish(self, stopped=False): pass
 
-    nap = [launch.Target("nap", ("/bin/sleep", "0.05"))]
+    nap = [launch_settings.Target("nap", ("/bin/sleep", "0.05"))]
     progress = Counting()
-    launched = launch_cases(nap, launch.LaunchSettings(runs=2, warmup=1, warmup_time=0.2), tools, progress)
+    launched = launch_cases(nap, launch_settings.LaunchSettings(runs=2, warmup=1, warmup_time=0.2), tools, progress)
     warmed = launched.run.warmed["rounds"]   # 50 ms naps and the first round's two primers: at least two rounds
     assert warmed >= 2 and launched.run.warmed["ns"] >= 200_000_000
     assert progress.totals == [None, warmed + 2] and progress.steps == warmed + 2
     assert [s["round"] for s in launched.cases["nap"]["samples"]] == [0, 1]
     progress = Counting()
-    launch_cases(nap, launch.LaunchSettings(runs=2, warmup=1, warmup_time=0), tools, progress)
+    launch_cases(nap, launch_settings.LaunchSettings(runs=2, warmup=1, warmup_time=0), tools, progress)
     assert progress.totals == [3] and progress.steps == 3
 
 
@@ -129,7 +130,7 @@ def test_sigterm_ends_the_run_after_the_launch_under_way_and_keeps_the_rest(tool
 def test_the_driver_reads_the_lines_as_the_timer_writes_them(tools):
     """Progress comes from the file: every launch is reported once, in order."""
     seen = []
-    run = launch.run([launch.Target("true", ("/bin/true",))], launch.LaunchSettings(runs=5, warmup=1, warmup_time=0),
+    run = timer.run([launch_settings.Target("true", ("/bin/true",))], launch_settings.LaunchSettings(runs=5, warmup=1, warmup_time=0),
                      tools, on_launch=lambda line: seen.append(line["round"]))
     assert seen == [-1, 0, 1, 2, 3, 4]
     assert run.warmed["rounds"] == 1 and run.record()["warmed"] == run.warmed
@@ -141,13 +142,13 @@ def test_the_driver_reads_the_lines_as_the_timer_writes_them(tools):
     assert all("runq_wait_ns" in s and isinstance(s["preempted"], bool) for s in samples)
     floor = run.descriptor["placement"]["min_wait_ns"]
     assert all(s["preempted"] == (s["runq_wait_ns"] > max(floor, s["exit_ns"] / 10)) for s in samples)
-    assert launch.sample(run.of("true")[0])["preempted"] is None   # no rule given: unknown
+    assert timer.sample(run.of("true")[0])["preempted"] is None   # no rule given: unknown
 
 
 def test_ctrl_c_in_glibcs_views_stops_the_command_instead_of_returning_fewer_readings(tools):
     """launch.run takes Ctrl-C to stop the timer and keeps what finished; a view built on it
     (LD_DEBUG=statistics) must pass it on, or inspect carries on and calls its result complete."""
-    from layertax.loader import loaderview
+    from layertax.elf import loaderview
 
     pressed = []
 
@@ -157,9 +158,9 @@ def test_ctrl_c_in_glibcs_views_stops_the_command_instead_of_returning_fewer_rea
             raise KeyboardInterrupt
 
     # Slow enough (30 x 20 ms) that the driver reads lines while the timer still runs.
-    target = launch.Target("sleep", ("/bin/sleep", "0.02"))
+    target = launch_settings.Target("sleep", ("/bin/sleep", "0.02"))
     with pytest.raises(KeyboardInterrupt):
-        loaderview.statistics([target], tools, launch.LaunchSettings(runs=1), None, None, launches=30,
+        loaderview.statistics([target], tools, launch_settings.LaunchSettings(runs=1), None, None, launches=30,
                               on_launch=ctrl_c)
 
 
@@ -167,7 +168,7 @@ def test_glibcs_debug_output_goes_to_a_memory_filesystem_unless_tmpdir_says_othe
     """ld.so opens LD_DEBUG_OUTPUT inside the time it reports; a disk-backed /tmp made that
     cost grow run after run (docs/inspect.md). The directory is private and removed after."""
     from layertax.engine import machine
-    from layertax.loader import loaderview
+    from layertax.elf import loaderview
 
     assert loaderview.output_root() is None            # TMPDIR is set (conftest): it is honoured
     memory = tmp_path / "memory"
@@ -176,7 +177,7 @@ def test_glibcs_debug_output_goes_to_a_memory_filesystem_unless_tmpdir_says_othe
     monkeypatch.setattr(loaderview, "MEMORY_DIRS", (str(tmp_path / "absent"), str(memory)))
     monkeypatch.setattr(machine, "filesystem_of", lambda path: "tmpfs" if str(path).startswith(str(memory)) else "ext4")
     assert loaderview.output_root() == str(memory)
-    readings = loaderview.statistics([launch.Target("true", ("/bin/true",))], tools, launch.LaunchSettings(runs=1),
+    readings = loaderview.statistics([launch_settings.Target("true", ("/bin/true",))], tools, launch_settings.LaunchSettings(runs=1),
                                      None, None, launches=2)["true"]
     assert len(readings) == 2 and all(r["status"] == "ok" and r["output_fs"] == "tmpfs" for r in readings)
     assert list(memory.iterdir()) == []                # its private directory is gone

@@ -1,7 +1,7 @@
 """The cost model recovers known slopes from synthetic points, and says when it cannot."""
 import numpy as np
 
-from layertax.loader import costmodel
+from layertax.elf import costmodel
 
 
 def _points(n=40, noise=0.0, seed=1):

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from layertax.loader import ldstats
+from layertax.elf import ldstats
 
 DATA = Path(__file__).parent / "data"
 

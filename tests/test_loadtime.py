@@ -7,10 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from layertax.loader import elfinfo, launch, ldstats
+from layertax.elf import elfinfo, ldstats
+from layertax.launch import timer
+from layertax.launch import settings as launch_settings
 from layertax.errors import UsageError
-from layertax.experiments.loadtime import generate, measure, variants
-from layertax.experiments.loadtime.measure import build_variants
+from layertax.programs import generate, variants
+from layertax.experiments.loadtime import measure
+from layertax.programs.build import build_variants
 from tests.conftest import run_cli
 
 NAMES = ["default", "symbolic", "hidden", "relr", "now", "static"]
@@ -154,12 +157,12 @@ def test_gen_command_writes_sources_and_ninja_and_refuses_bad_input(tmp_path):
 
 def test_launch_timer_records_every_round_and_reports_failures(small, tools):
     _, tree = small
-    targets = [launch.Target("default", (str(tree / "out/default/prog"),)),
-               launch.Target("missing", ("/nonexistent/prog",)),
-               launch.Target("hang", ("/bin/sleep", "5")),
-               launch.Target("fails", ("/bin/false",)),
-               launch.Target("true-stamped", ("/bin/true",), (("LD_PRELOAD", str(tools.stamp_lib)),))]
-    run = launch.run(targets, launch.LaunchSettings(runs=4, warmup=1, timeout=0.5), tools)
+    targets = [launch_settings.Target("default", (str(tree / "out/default/prog"),)),
+               launch_settings.Target("missing", ("/nonexistent/prog",)),
+               launch_settings.Target("hang", ("/bin/sleep", "5")),
+               launch_settings.Target("fails", ("/bin/false",)),
+               launch_settings.Target("true-stamped", ("/bin/true",), (("LD_PRELOAD", str(tools.stamp_lib)),))]
+    run = timer.run(targets, launch_settings.LaunchSettings(runs=4, warmup=1, timeout=0.5), tools)
     assert [x["round"] for x in run.of("default")] == [0, 1, 2, 3]
     assert all(x["main_ns"] is not None and x["main_ns"] <= x["exit_ns"] for x in run.of("default"))
     assert all(x["main_ns"] is not None for x in run.of("true-stamped"))
@@ -173,7 +176,7 @@ def test_launch_timer_reports_a_crash(tools, tmp_path):
     src = tmp_path / "crash.c"
     src.write_text("#include <signal.h>\nint main(void){raise(SIGSEGV);return 0;}\n")
     subprocess.run(["cc", str(src), "-o", str(tmp_path / "crash")], check=True)
-    run = launch.run([launch.Target("crash", (str(tmp_path / "crash"),))], launch.LaunchSettings(runs=2), tools)
+    run = timer.run([launch_settings.Target("crash", (str(tmp_path / "crash"),))], launch_settings.LaunchSettings(runs=2), tools)
     assert run.failures["crash"] == "killed by signal 11"
 
 

@@ -153,7 +153,7 @@ def test_two_runs_at_once_keep_two_results_and_two_history_rows(tmp_path):
 
 
 def test_a_second_measuring_layertax_is_refused_unless_allowed(tmp_path):
-    from layertax.engine.measure.alone import Measuring, lock_dir
+    from layertax.engine.measure.lock import Measuring, lock_dir
 
     with Measuring() as claim:                      # this test process measuring, as far as layertax can tell
         refused = run_cli("launch", "--runs", "2", "--", "/bin/true")

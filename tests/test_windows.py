@@ -16,8 +16,8 @@ import pytest
 from conftest import run_cli
 from layertax.engine.builder import toolchain
 from layertax.errors import LayertaxError, UsageError
-from layertax.experiments.loadtime.generate import Shape
-from layertax.experiments.loadtime.pe import binder, build, generate, reader, variants, verify
+from layertax.programs.generate import Shape
+from layertax.programs.pe import binder, build, generate, reader, variants, verify
 
 SHAPE = Shape(3, 20, 2)
 needs_mingw = pytest.mark.skipif(toolchain.find("mingw-gcc") is None or toolchain.find("mingw-dlltool") is None,

@@ -5,19 +5,19 @@ from pathlib import Path
 
 from layertax import console as consoles
 from layertax.commands import keeping
-from layertax.engine.measure.alone import Measuring
+from layertax.engine.measure.lock import Measuring
 from layertax.commands.launch import MAX_RUNS
 from layertax.errors import UsageError
 from layertax.inspect import model
 from layertax.inspect.measure import stats_launches
 from layertax.inspect.run import inspect as inspect_program
-from layertax.loader import launch
+from layertax.launch import settings as launch_settings
 from layertax.progress import for_console
 
 
 def run(binary: str, args: list[str], timer_options: dict, model_file: Path | None, predict: bool,
         save: bool, allow_concurrent: bool, export_options: dict, verbose: bool = False) -> int:
-    settings = launch.LaunchSettings.from_options(**timer_options)
+    settings = launch_settings.LaunchSettings.from_options(**timer_options)
     if settings.runs > MAX_RUNS:
         raise UsageError(f"--runs {settings.runs:,}: at most {MAX_RUNS:,} launches per variant")
     if model_file is not None and predict:

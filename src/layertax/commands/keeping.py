@@ -16,7 +16,7 @@ from rich.console import Console
 from layertax import console as consoles
 from layertax import files
 from layertax.engine import machine
-from layertax.engine.measure.alone import Measuring
+from layertax.engine.measure.lock import Measuring
 from layertax.engine.store import history, results, runs
 from layertax.errors import LayertaxError
 from layertax.report import exporters, terminal

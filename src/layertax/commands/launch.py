@@ -4,9 +4,11 @@ from __future__ import annotations
 from layertax import console as consoles
 from layertax import paths
 from layertax.commands import keeping
-from layertax.engine.measure.alone import Measuring
+from layertax.engine.measure.lock import Measuring
 from layertax.errors import UsageError
-from layertax.loader import launch, launch_command
+from layertax.launch import command
+from layertax.launch import settings as launch_settings
+from layertax.launch import tools as launch_tools
 from layertax.progress import for_console
 
 
@@ -31,15 +33,15 @@ def split_vs(argv: list[str]) -> list[list[str]]:
 
 def run(argv: list[str], timer_options: dict, ignore_failure: bool, stamp: bool, save: bool,
         allow_concurrent: bool, export_options: dict) -> int:
-    settings = launch.LaunchSettings.from_options(**timer_options)
+    settings = launch_settings.LaunchSettings.from_options(**timer_options)
     if settings.runs > MAX_RUNS:
         raise UsageError(f"--runs {settings.runs:,}: at most {MAX_RUNS:,} launches per command (an hour even for a "
                          "program that takes a third of a second); run several times and compare them instead")
-    commands = [launch_command.resolve(g, "COMMAND" if i == 0 else "--vs", stamp)
+    commands = [command.resolve(g, "COMMAND" if i == 0 else "--vs", stamp)
                 for i, g in enumerate(split_vs(argv))]
     exports = keeping.targets(export_options, save)
-    tools = launch.tools(paths.cache_dir())
+    tools = launch_tools.tools(paths.cache_dir())
     with Measuring(allow_concurrent) as claim:
-        result = launch_command.measure(commands, settings, tools, ignore_failure, stamp,
+        result = command.measure(commands, settings, tools, ignore_failure, stamp,
                                         for_console(consoles.console(stderr=True)))
         return keeping.finish_launch_command(result, settings.method("command"), save, exports, claim=claim)

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import click
 
-from layertax.engine.measure.settings import LAUNCH_WARMUP_S
+from layertax.launch.settings import LAUNCH_WARMUP_S
 from layertax.report.exporters import EXPORTERS
 from layertax.version import full_version
 

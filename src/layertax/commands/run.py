@@ -5,7 +5,7 @@ from __future__ import annotations
 from layertax import console as consoles
 from layertax import experiments
 from layertax.commands import keeping
-from layertax.engine.measure.alone import Measuring
+from layertax.engine.measure.lock import Measuring
 from layertax.engine.measure.settings import Settings
 from layertax.errors import UsageError
 from layertax.progress import for_console

@@ -28,8 +28,8 @@ def _shape_options(f):
 
 
 def _shape(libs: int, exports: int, relocs: int):
-    from layertax.experiments.loadtime.generate import Shape
-    from layertax.experiments.loadtime.pe import generate
+    from layertax.programs.generate import Shape
+    from layertax.programs.pe import generate
 
     shape = Shape(libs, exports, relocs)
     generate.check(shape)
@@ -78,7 +78,7 @@ def run_command(runs: int, libs: int, exports: int, relocs: int, no_save: bool, 
     variant's correctness and Wine's timings, labelled as Wine's: Wine proves correctness, never
     Windows timing."""
     from layertax.commands import keeping
-    from layertax.engine.measure.alone import Measuring
+    from layertax.engine.measure.lock import Measuring
     from layertax.windows import bundle, results, wine
 
     shape = _shape(libs, exports, relocs)

@@ -16,7 +16,7 @@ from layertax import paths
 from layertax.engine import machine
 from layertax.engine.builder import kernels
 from layertax.engine.measure import instructions
-from layertax.engine.measure.alone import Measuring
+from layertax.engine.measure.lock import Measuring
 from layertax.engine.measure.budget import Budget, saved_round_costs
 from layertax.engine.measure.scheduler import Scheduler
 from layertax.engine.measure.settings import Settings

@@ -22,9 +22,12 @@ import statistics
 
 from layertax.engine import machine
 from layertax.engine.analysis import analyze
-from layertax.loader import launch, loaderview
-from layertax.loader.launches import launch_cases
-from layertax.loader.stamp import EMPTY, EMPTY_STAMPED, preload_cost, preload_env
+from layertax.launch import timer
+from layertax.launch import settings as launch_settings
+from layertax.launch import tools as launch_tools
+from layertax.elf import loaderview
+from layertax.launch.assembly import launch_cases
+from layertax.launch.stamp import EMPTY, EMPTY_STAMPED, preload_cost, preload_env
 
 LAZY = "lazy"
 NOW = "now (LD_BIND_NOW=1)"
@@ -38,20 +41,20 @@ CONTROLS = (EMPTY, EMPTY_STAMPED, EMPTY_STATIC, REFERENCE)
 MIN_STATS_LAUNCHES = 9
 
 
-def stats_launches(settings: launch.LaunchSettings) -> int:
+def stats_launches(settings: launch_settings.LaunchSettings) -> int:
     return max(MIN_STATS_LAUNCHES, settings.runs)
 
 
-def targets(argv: list[str], dynamic: bool, tools: launch.LaunchTools, reference: str | None = None) -> list[launch.Target]:
+def targets(argv: list[str], dynamic: bool, tools: launch_tools.LaunchTools, reference: str | None = None) -> list[launch_settings.Target]:
     if not dynamic:  # LD_PRELOAD and LD_BIND_NOW mean nothing to a static program
-        return [launch.Target(LAZY, tuple(argv), (), True)]
+        return [launch_settings.Target(LAZY, tuple(argv), (), True)]
     env = preload_env(tools, phases=True)
-    return [launch.Target(LAZY, tuple(argv), env, True),
-            launch.Target(NOW, tuple(argv), (*env, ("LD_BIND_NOW", "1")), True),
-            launch.Target(EMPTY_STAMPED, (str(tools.empty),), env),
-            launch.Target(EMPTY, (str(tools.empty),))] + (
-            [launch.Target(EMPTY_STATIC, (str(tools.empty_static),))] if tools.empty_static else []) + (
-            [launch.Target(REFERENCE, (reference,), env)] if reference else [])
+    return [launch_settings.Target(LAZY, tuple(argv), env, True),
+            launch_settings.Target(NOW, tuple(argv), (*env, ("LD_BIND_NOW", "1")), True),
+            launch_settings.Target(EMPTY_STAMPED, (str(tools.empty),), env),
+            launch_settings.Target(EMPTY, (str(tools.empty),))] + (
+            [launch_settings.Target(EMPTY_STATIC, (str(tools.empty_static),))] if tools.empty_static else []) + (
+            [launch_settings.Target(REFERENCE, (reference,), env)] if reference else [])
 
 
 def describe_failure(status: str) -> str:
@@ -68,18 +71,18 @@ def describe_failure(status: str) -> str:
     return status
 
 
-def measure(argv: list[str], dynamic: bool, settings: launch.LaunchSettings, tools: launch.LaunchTools,
+def measure(argv: list[str], dynamic: bool, settings: launch_settings.LaunchSettings, tools: launch_tools.LaunchTools,
             progress=None, reference: str | None = None) -> dict:
     chosen = targets(argv, dynamic, tools, reference)
     stats_targets = [t for t in chosen if t.name not in (EMPTY, EMPTY_STATIC, REFERENCE)] if dynamic else []
     debugged = stats_launches(settings)
     views: dict = {"statistics": {}, "order": {"status": "none", "order": []}}
 
-    def glibc_views(run: launch.LaunchRun) -> None:
+    def glibc_views(run: timer.LaunchRun) -> None:
         live = [t for t in stats_targets if t.name not in run.failures]
         if not live:
             return
-        tsc = launch.tsc_per_ns(tools)
+        tsc = timer.tsc_per_ns(tools)
         # One progress step per debugged launch: with 30 of python3's three variants, and more
         # for a slower program, this phase is seconds long.
         on_launch = (lambda line: progress.step(f"LD_DEBUG=statistics {line['variant']} round {line['round'] + 1}")

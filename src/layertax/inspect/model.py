@@ -21,9 +21,9 @@ import math
 from pathlib import Path
 
 from layertax.errors import LayertaxError, UsageError
-from layertax.experiments.loadtime import api as loadtime
+from layertax.programs import build
 from layertax.experiments.loadtime.api import SWEEP_NAME
-from layertax.loader import costmodel
+from layertax.elf import costmodel
 
 CORE_REGRESSORS = ("relative_relocations", "symbol_lookups", "libraries")
 # Priced only when the sweep had a SysV-hash variant (older saved sweeps did not);
@@ -93,7 +93,7 @@ def reference_program(cache_root: Path, linker: str = "GNU ld") -> tuple[Path, s
     """Builds (or finds in the cache) the reference program: (path, its variant). Built by the
     same linker when that linker is installed, else by GNU ld. Raises LayertaxError."""
     for name in dict.fromkeys((REFERENCE_VARIANT.get(linker, "default"), "default")):
-        program = loadtime.build_program(REFERENCE_SHAPE, name, cache_root)
+        program = build.build_program(REFERENCE_SHAPE, name, cache_root)
         if program is not None:
             return program, name
     raise LayertaxError("the reference program could not be built")

@@ -11,8 +11,10 @@ from layertax.engine.analysis import analyze
 from layertax.engine.store import runs
 from layertax.errors import LayertaxError, UsageError
 from layertax.inspect import measure, model, split, static, tables
-from layertax.loader import launch, startable
-from layertax.loader.stamp import EMPTY, EMPTY_STAMPED, stamp_library
+from layertax.launch import startable
+from layertax.launch import settings as launch_settings
+from layertax.launch import tools as launch_tools
+from layertax.launch.stamp import EMPTY, EMPTY_STAMPED, stamp_library
 
 
 def resolve_binary(name: str) -> Path:
@@ -97,7 +99,7 @@ def lookup_check(result: dict, pic, empty_pic) -> list[dict]:
     return rows
 
 
-def inspect(binary: str, args: list[str], lsettings: launch.LaunchSettings, model_file: Path | None,
+def inspect(binary: str, args: list[str], lsettings: launch_settings.LaunchSettings, model_file: Path | None,
             predict: bool, progress_factory, say, keep_calibration: bool = True) -> dict:
     """keep_calibration: save a calibration sweep this run had to make, for the next inspect (not with --no-save)."""
     path = resolve_binary(binary)
@@ -107,7 +109,7 @@ def inspect(binary: str, args: list[str], lsettings: launch.LaunchSettings, mode
         raise UsageError(str(e)) from None
     why_not = refuse_what_cannot_start(program, path, binary)   # a foreign ELF file: described, not measured
     dynamic = program.interp is not None
-    tools = launch.tools(paths.cache_dir()) if why_not is None else None
+    tools = launch_tools.tools(paths.cache_dir()) if why_not is None else None
     preload = [str(stamp_library(tools, phases=True)), *_user_preload()] if tools and dynamic else None
     pic = static.picture(path, preload=preload, program=program)
     stamp_paths = (str(stamp_library(tools, phases=True)), str(tools.first_lib)) if tools else ()

@@ -25,8 +25,8 @@ from __future__ import annotations
 import statistics
 
 from layertax.engine.analysis import analyze, stats
-from layertax.loader.loaderview import unnamed_ns
-from layertax.loader.stamp import EMPTY_STAMPED
+from layertax.elf.loaderview import unnamed_ns
+from layertax.launch.stamp import EMPTY_STAMPED
 
 
 def _paired(case: dict, later: str, earlier: str) -> float | None:

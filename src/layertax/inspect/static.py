@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from layertax.loader import elfinfo, libpath
+from layertax.elf import elfinfo, libpath
 from layertax.errors import LayertaxError
 
 

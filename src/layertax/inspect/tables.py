@@ -5,7 +5,7 @@ from pathlib import Path
 
 from layertax.engine.analysis import analyze
 from layertax.inspect import measure, split as split_mod
-from layertax.loader import contention, descendants, interruptions
+from layertax.launch import contention, descendants, ticks
 from layertax import units
 from layertax.units import duration
 
@@ -236,7 +236,7 @@ def notes(result: dict) -> list[str]:
     if result.get("cases") and result.get("unit") == "spawn->exit":
         out.append("no main stamp: the program does not start through glibc's __libc_start_main (static, or "
                    "another runtime), or ignores LD_PRELOAD (setuid): figures are spawn->exit")
-    return out + interruptions.notes(result) + contention.notes(result) + descendants.notes(result)
+    return out + ticks.notes(result) + contention.notes(result) + descendants.notes(result)
 
 
 def detail_notes(result: dict) -> list[str]:

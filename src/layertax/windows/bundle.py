@@ -13,9 +13,9 @@ from pathlib import Path
 from layertax import files
 from layertax.engine.builder import toolchain
 from layertax.errors import LayertaxError, UsageError
-from layertax.experiments.loadtime.generate import Shape
-from layertax.experiments.loadtime.pe import build, verify
-from layertax.experiments.loadtime.pe.verify import Claim
+from layertax.programs.generate import Shape
+from layertax.programs.pe import build, verify
+from layertax.programs.pe.verify import Claim
 from layertax.scratch import private_dir
 from layertax.version import full_version
 from layertax.windows import experiments

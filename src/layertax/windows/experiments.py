@@ -9,7 +9,7 @@ from layertax.experiment import Classic
 from layertax.experiments.callchain import CLASSIC as RENAME_2008
 from layertax.experiments.encoding import CLASSIC as SHIMS_1997
 from layertax.experiments.loadtime import CLASSIC as LOADER_2000
-from layertax.experiments.loadtime.pe import variants
+from layertax.programs.pe import variants
 
 # Which Linux experiment each one is the original of (then-vs-now prints them side by side).
 LINUX_ANALOGUE = {"loadtime-pe": "loadtime", "encoding-pe": "encoding", "callchain-pe": "callchain"}

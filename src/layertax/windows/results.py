@@ -11,8 +11,8 @@ from layertax.engine import machine
 from layertax.engine.analysis import analyze
 from layertax.engine.store import history, results
 from layertax.errors import UsageError
-from layertax.experiments.loadtime.generate import Shape
-from layertax.experiments.loadtime.pe import build
+from layertax.programs.generate import Shape
+from layertax.programs.pe import build
 from layertax.windows.experiments import LINUX_ANALOGUE
 from layertax.text import printable
 

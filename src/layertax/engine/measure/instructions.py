@@ -37,7 +37,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 from pathlib import Path
 
-from layertax.engine.measure import aslr, callgrind_file
+from layertax.engine.measure import aslr, callgrind
 from layertax.engine.builder import toolchain
 from layertax.engine.measure.fixed_run import fixed_run
 from layertax.scratch import make_private_dir
@@ -84,7 +84,7 @@ def counting_environment(inherited: Mapping[str, str], extra: Mapping[str, str])
 
 
 def _callgrind_run(argv: list[str], env: dict, iters: int, workroot: Path, timeout: float,
-                   fixed_layout: bool = False, collect_in: str | None = None) -> tuple[callgrind_file.Profile, dict]:
+                   fixed_layout: bool = False, collect_in: str | None = None) -> tuple[callgrind.Profile, dict]:
     """(the profile of the thread that ran the loop, the kernel's descriptor) of one run.
 
     Threads are recorded apart (--separate-threads) because a runtime's background
@@ -101,7 +101,7 @@ def _callgrind_run(argv: list[str], env: dict, iters: int, workroot: Path, timeo
         files = sorted(workdir.glob("callgrind.out*"))
         if not files:
             raise RuntimeError("callgrind wrote no profile")
-        profiles = [callgrind_file.parse(f.read_text(errors="replace")) for f in files]
+        profiles = [callgrind.parse(f.read_text(errors="replace")) for f in files]
         busiest = max(profiles, key=lambda p: p.total)
         if busiest.total <= 0:
             # e.g. the function to count in was renamed or inlined: say so rather than report 0
@@ -112,7 +112,7 @@ def _callgrind_run(argv: list[str], env: dict, iters: int, workroot: Path, timeo
 class Difference:
     """What N2 - N1 iterations cost, per operation: per function, per arc, per object."""
 
-    def __init__(self, small: callgrind_file.Profile, large: callgrind_file.Profile, span_ops: int):
+    def __init__(self, small: callgrind.Profile, large: callgrind.Profile, span_ops: int):
         self.span = span_ops
         self.total = (large.total - small.total) / span_ops
         self.self_cost = {f: (large.self_cost.get(f, 0) - small.self_cost.get(f, 0)) / span_ops
@@ -120,7 +120,7 @@ class Difference:
         self.self_syscalls = {f: (large.self_syscalls.get(f, 0) - small.self_syscalls.get(f, 0)) / span_ops
                               for f in set(large.self_syscalls) | set(small.self_syscalls)}
         # caller -> callee -> (inclusive instructions, calls, inclusive system calls), per operation
-        self.out: dict[callgrind_file.Func, dict[callgrind_file.Func, tuple[float, float, float]]] = defaultdict(dict)
+        self.out: dict[callgrind.Func, dict[callgrind.Func, tuple[float, float, float]]] = defaultdict(dict)
         for arc in set(large.calls) | set(small.calls):
             cost = (large.calls.get(arc, 0) - small.calls.get(arc, 0)) / span_ops
             count = (large.call_counts.get(arc, 0) - small.call_counts.get(arc, 0)) / span_ops
@@ -209,7 +209,7 @@ def count(argv: list[str], env: dict, workroot: Path, timeout: float = 600, with
     # must not fall into the first counted run only.
     with fixed_run(lambda d: [], argv, env, iters[0], workroot, timeout, cwd=COUNTING_CWD):
         pass
-    runs: dict[int, list[callgrind_file.Profile]] = {n: [] for n in iters}
+    runs: dict[int, list[callgrind.Profile]] = {n: [] for n in iters}
     for _ in range(max(1, repeats)):
         for n in iters:
             profile, descriptor = _callgrind_run(argv, env, n, workroot, timeout, fixed_layout, collect_in)

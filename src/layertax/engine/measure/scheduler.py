@@ -27,7 +27,7 @@ import numpy as np
 from layertax.engine.analysis import analyze
 from layertax.engine import machine
 from layertax.engine.measure import protocol, syscalls
-from layertax.engine.interrupts import SafeInterrupts
+from layertax.engine.signals import SafeInterrupts
 from layertax.engine.processes import ParentAwayFrom, kill_group
 from layertax.engine.builder.kernels import PreparedKernel
 from layertax.errors import UsageError

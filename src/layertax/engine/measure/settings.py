@@ -127,12 +127,6 @@ def default_cpu() -> int | None:
     return cpus[-1] if len(cpus) > 1 else None
 
 
-# The least time the launch timer warms up for, whatever --warmup's count: an empty
-# program's launches ran about 2% slower over the first ~150 ms of a timer's run than
-# after, and the slope went by time rather than by launches (docs/launch.md §2, "The
-# first 150 ms of a run").
-LAUNCH_WARMUP_S = 0.25
-
 # --quick: a first answer in about a minute. Six rounds is the fewest for which [min, max] of
 # the round medians is a 95% interval; cases stop there once within +-5%, and go on to 12.
 QUICK = {"runs": 24, "min_rounds": 6, "warmup": 1, "burst": 2, "min_sample_ns": 2_000_000, "precision": 0.05,

@@ -10,7 +10,7 @@ static-pie, four linkers), timed from the spawn (clone, execve) to the top of ma
 from pathlib import Path
 
 from layertax.experiment import Case, Classic, ClassicFigure, Experiment
-from layertax.experiments.loadtime import variants
+from layertax.programs import variants
 
 CLASSIC = Classic(
     source='Matt Pietrek, "Under the Hood", MSDN Magazine',

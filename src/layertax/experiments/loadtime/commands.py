@@ -31,7 +31,7 @@ def _shape_options(f):
 
 
 def _variant_list(text: str | None) -> list[str] | None:
-    from layertax.experiments.loadtime import variants
+    from layertax.programs import variants
 
     if not text:
         return None
@@ -111,8 +111,8 @@ def _staged(out: Path, err: Console):
 
 def _gen_elf(kit: CommandKit, shape, out: Path, variant_names: str | None, no_build: bool) -> None:
     from layertax.engine.builder import ninja, toolchain
-    from layertax.experiments.loadtime import estimate, generate, variants
-    from layertax.experiments.loadtime.measure import split_available
+    from layertax.programs import estimate, generate, variants
+    from layertax.programs.build import split_available
 
     names = _variant_list(variant_names)
     cc = toolchain.find("cc")
@@ -155,7 +155,7 @@ def _gen_elf(kit: CommandKit, shape, out: Path, variant_names: str | None, no_bu
 
 def _gen_pe(kit: CommandKit, shape, out: Path, no_build: bool) -> None:
     from layertax.engine.builder import toolchain
-    from layertax.experiments.loadtime.pe import build, generate, verify
+    from layertax.programs.pe import build, generate, verify
 
     generate.check(shape)
     tools = [toolchain.find("mingw-gcc"), toolchain.find("mingw-dlltool")]
@@ -203,7 +203,7 @@ def _gen_command(kit: CommandKit) -> click.Command:
     def gen(libs, exports, relocs, name_len, out, variant_names, no_build, target) -> None:
         """Write N libraries x M exports x K relocations, a main that references every export,
         and a build.ninja that builds every variant (`ninja -C DIR VARIANT` rebuilds one)."""
-        from layertax.experiments.loadtime import generate
+        from layertax.programs import generate
 
         shape = generate.Shape(libs, exports, relocs, name_len)
         shape.validate()

@@ -8,7 +8,6 @@ Plus the static picture of every variant's files (relocations by kind, symbols).
 """
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 from layertax.engine import machine
@@ -16,12 +15,15 @@ from layertax.engine.analysis import analyze
 from layertax.engine.builder import ninja, toolchain
 from layertax.engine.measure.scheduler import select_cases
 from layertax.engine.measure.settings import Settings
-from layertax.errors import LayertaxError
-from layertax.experiments.loadtime import generate, variants
+from layertax.programs import generate, variants
+from layertax.programs.build import build_variants, split_available, variants_tree
 from layertax.experiments.loadtime.split import stage_split
 from layertax.experiments.loadtime.tables import loader_table, split_table, views_table
-from layertax.loader import callgrind, elfinfo, launch, loaderview
-from layertax.loader.launches import launch_cases
+from layertax.elf import phases, elfinfo, loaderview
+from layertax.launch import timer
+from layertax.launch import settings as launch_settings
+from layertax.launch import tools as launch_tools
+from layertax.launch.assembly import launch_cases
 from layertax.progress import NoProgress
 
 LAUNCH_TIMEOUT_S = 10.0
@@ -38,53 +40,7 @@ QUICK_LAUNCH_ROUNDS = 30
 LOADER_READINGS = 15
 
 
-def tree_key(shape: generate.Shape, chosen: list[variants.Variant], cc: toolchain.Tool) -> str:
-    h = hashlib.sha256()
-    parts = [generate.GENERATOR_VERSION, repr(shape), cc.path, cc.version]
-    for v in chosen:
-        parts.append(repr(v))
-        if v.linker:
-            parts.append(toolchain.find(v.linker).version)
-    for p in parts:
-        h.update(p.encode() + b"\0")
-    h.update((Path(variants.__file__).read_bytes()))
-    h.update((Path(generate.__file__).read_bytes()))
-    return h.hexdigest()[:24]
-
-
-def split_available(names: list[str] | None) -> tuple[list[variants.Variant], dict[str, str]]:
-    """The variants this machine can build, and a hint for each it cannot."""
-    wanted = [variants.by_name(n) for n in names] if names else list(variants.VARIANTS)
-    ok, skipped = [], {}
-    for v in wanted:
-        if v.linker and not toolchain.available(v.linker):
-            skipped[v.name] = toolchain.hint(v.linker)
-        else:
-            ok.append(v)
-    return ok, skipped
-
-
-def variants_tree(shape: generate.Shape, chosen: list[variants.Variant], cc: toolchain.Tool) -> ninja.BuildTree:
-    """The generated tree of one shape: its sources, and every chosen variant plus the empty control."""
-    all_variants = [*chosen, variants.EMPTY]
-
-    def write(root: Path) -> None:
-        generate.write_sources(shape, root)
-        variants.write_ninja(shape, root, all_variants, cc.path)
-
-    return ninja.BuildTree("loadtime", tree_key(shape, all_variants, cc), write, label="BUILD loadtime variants")
-
-
-def build_variants(shape: generate.Shape, chosen: list[variants.Variant], cache_root: Path,
-                   on_line=None) -> tuple[Path, str]:
-    cc = toolchain.find("cc")
-    if cc is None:
-        raise LayertaxError(toolchain.hint("cc"))
-    tree = variants_tree(shape, chosen, cc)
-    return ninja.build_tree(tree.kind, tree.key, tree.write, cache_root, on_line=on_line)
-
-
-def loader_statistics(targets: list[launch.Target], tools: launch.LaunchTools, lsettings: launch.LaunchSettings,
+def loader_statistics(targets: list[launch_settings.Target], tools: launch_tools.LaunchTools, lsettings: launch_settings.LaunchSettings,
                       tsc: float | None, glibc: str | None) -> dict[str, dict]:
     """LOADER_READINGS LD_DEBUG=statistics launches per target, each timed too so that its tick
     scale can be checked. Per target: the reading with the median loader time (the counts are
@@ -120,12 +76,12 @@ def measure_shape(shape: generate.Shape, names: list[str] | None, settings: Sett
     progress.start("loadtime build", 1)
     tree, log = build_variants(shape, chosen, cache_root)
     progress.finish()
-    tools = launch.tools(cache_root)
+    tools = launch_tools.tools(cache_root)
     # Only glibc's view needs the TSC rate (a 100 ms measurement): not measured for a sweep point.
-    tsc = launch.tsc_per_ns(tools) if views else None
+    tsc = timer.tsc_per_ns(tools) if views else None
 
     cases: list[dict] = []
-    targets: list[launch.Target] = []
+    targets: list[launch_settings.Target] = []
     for v in [*chosen, variants.EMPTY]:
         program = tree / v.program()
         case = {"name": v.name, "kernel": "launch", "layer": v.what, "language": "c", "status": "ok",
@@ -134,30 +90,30 @@ def measure_shape(shape: generate.Shape, names: list[str] | None, settings: Sett
             case["status"], case["reason"] = "failed", f"the build failed: {ninja.first_error(log)}"
         else:
             case["elf"] = elfinfo.describe_tree(program)
-            targets.append(launch.Target(v.name, (str(program),)))
+            targets.append(launch_settings.Target(v.name, (str(program),)))
         cases.append(case)
     for name, hint in skipped.items():
         cases.append({"name": name, "kernel": "launch", "layer": variants.by_name(name).what, "language": "c",
                       "status": "skipped", "reason": hint, "descriptor": None, "samples": []})
 
     runs = settings.runs if settings.runs_given or not settings.quick else QUICK_LAUNCH_ROUNDS
-    lsettings = launch.LaunchSettings(runs=runs, warmup=settings.warmup, seed=settings.seed or 1,
+    lsettings = launch_settings.LaunchSettings(runs=runs, warmup=settings.warmup, seed=settings.seed or 1,
                                       timeout=min(settings.timeout, LAUNCH_TIMEOUT_S), cpu=settings.cpu,
                                       raise_priority=settings.raise_priority)
     by_name = {c["name"]: c for c in cases}
 
-    def loader_views(run: launch.LaunchRun) -> None:
+    def loader_views(run: timer.LaunchRun) -> None:
         """glibc's statistics and callgrind's phases of every variant that launched."""
         live = [t for t in targets if t.name not in run.failures]
         progress.step("LD_DEBUG=statistics")
         for name, stats in loader_statistics(live, tools, lsettings, tsc, machine.libc_version()).items():
             by_name[name]["loader"] = stats
-        if callgrind.available():
+        if phases.available():
             for t in live:
                 if callgrind_for is None or t.name in callgrind_for:
                     progress.step(f"callgrind {t.name}")
                     try:
-                        by_name[t.name]["callgrind"] = callgrind.count(list(t.argv), {})
+                        by_name[t.name]["callgrind"] = phases.count(list(t.argv), {})
                     except Exception as e:  # a view that fails is reported, the run goes on
                         by_name[t.name]["callgrind"] = {"error": str(e)}
 
@@ -173,7 +129,7 @@ def measure_shape(shape: generate.Shape, names: list[str] | None, settings: Sett
               "launch": {**launched.run.record(), "tsc_per_ns": tsc,
                          "stamp": "the generated main() writes CLOCK_MONOTONIC to a pipe as its first act"},
               "cpu_activity": launched.cpu_activity, "interrupted": interrupted,
-              "callgrind": "valgrind --tool=callgrind" if callgrind.available() else toolchain.hint("valgrind")}
+              "callgrind": "valgrind --tool=callgrind" if phases.available() else toolchain.hint("valgrind")}
     return result, interrupted
 
 
@@ -191,7 +147,7 @@ def builds(exp, cache_root: Path, case_globs: tuple[str, ...] = ()) -> list:
     if cc is None:
         return []
     chosen, _ = split_available(_variant_names(exp, case_globs))
-    return [*launch.tool_targets(cc), variants_tree(generate.Shape(), chosen, cc)]
+    return [*launch_tools.tool_targets(cc), variants_tree(generate.Shape(), chosen, cc)]
 
 
 def measure(exp, settings: Settings, progress, cache_root: Path, case_globs: tuple[str, ...] = ()

@@ -17,7 +17,7 @@ it lands.
 from __future__ import annotations
 
 from layertax.engine.analysis import stats
-from layertax.loader.loaderview import unnamed_ns
+from layertax.elf.loaderview import unnamed_ns
 
 STAGES = ("exec, kernel, libc start-up", "loading objects", "relocation + lookups", "other loader work")
 

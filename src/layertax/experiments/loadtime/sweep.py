@@ -8,13 +8,13 @@ from __future__ import annotations
 import itertools
 import random
 
-from layertax.loader import costmodel
-from layertax.loader.launch import LaunchSettings
+from layertax.elf import costmodel
+from layertax.launch.settings import LaunchSettings
 from layertax.engine import machine
 from layertax.engine.store import results
 from layertax.engine.analysis.analyze import field_median
 from layertax.engine.measure.settings import Settings, default_cpu
-from layertax.experiments.loadtime import generate
+from layertax.programs import generate
 from layertax.experiments.loadtime.measure import measure_shape
 from layertax.experiments.loadtime.tables import sweep_model_table, sweep_points_table
 from layertax import paths
@@ -61,8 +61,8 @@ def shapes_of(dims: dict[str, list[int]]) -> list[generate.Shape]:
 def check_points(shapes: list[generate.Shape], names: list[str] | None, err=None) -> None:
     """Refuses (one line, with the estimate) a point this machine cannot build; says how long
     the builds may take when it is more than a minute."""
-    from layertax.experiments.loadtime import estimate, variants
-    from layertax.experiments.loadtime.measure import split_available
+    from layertax.programs import estimate, variants
+    from layertax.programs.build import split_available
 
     chosen, _ = split_available(names)
     builds = variants.builds([*chosen, variants.EMPTY])

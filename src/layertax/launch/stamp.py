@@ -11,19 +11,19 @@ import os
 from pathlib import Path
 
 from layertax.engine.analysis import analyze, stats
-from layertax.loader import launch
+from layertax.launch import tools as launch_tools
 
 EMPTY = "empty (no preload)"
 EMPTY_STAMPED = "empty + stamp preload"
 
 
-def stamp_library(tools: launch.LaunchTools, phases: bool = False) -> Path:
+def stamp_library(tools: launch_tools.LaunchTools, phases: bool = False) -> Path:
     """The main-only stamp (launch: the cheapest), or the one that also stamps the stages before
     main and brings the first-constructor library with it (inspect's split)."""
     return tools.stamp_phases_lib if phases else tools.stamp_lib
 
 
-def preload_env(tools: launch.LaunchTools, phases: bool = False) -> tuple[tuple[str, str], ...]:
+def preload_env(tools: launch_tools.LaunchTools, phases: bool = False) -> tuple[tuple[str, str], ...]:
     """LD_PRELOAD with the stamp library first, and the user's own preloads kept after it."""
     existing = os.environ.get("LD_PRELOAD")
     lib = stamp_library(tools, phases)

@@ -9,13 +9,15 @@ from dataclasses import dataclass
 
 from layertax.engine import machine
 from layertax.experiment import ProgressSink
-from layertax.loader import launch
+from layertax.launch import timer
+from layertax.launch import settings as launch_settings
+from layertax.launch import tools as launch_tools
 from layertax.progress import NoProgress
 
 
 @dataclass
 class Launched:
-    run: launch.LaunchRun
+    run: timer.LaunchRun
     cases: dict[str, dict]    # target name -> its case, in the targets' order
     cpu_activity: dict        # what the whole machine did meanwhile (machine.cpu_activity)
 
@@ -24,9 +26,9 @@ class Launched:
         return self.run.interrupted
 
 
-def launch_cases(targets: list[launch.Target], settings: launch.LaunchSettings, tools: launch.LaunchTools,
+def launch_cases(targets: list[launch_settings.Target], settings: launch_settings.LaunchSettings, tools: launch_tools.LaunchTools,
                  progress: ProgressSink | None = None, title: str = "launch", extra_steps: int = 0,
-                 then: Callable[[launch.LaunchRun], None] | None = None,
+                 then: Callable[[timer.LaunchRun], None] | None = None,
                  describe_failure: Callable[[str], str] = lambda status: status) -> Launched:
     """Launches every target round by round; then(run), if given and not interrupted, adds
     views of its own (it may step the progress extra_steps times). Ctrl-C keeps every
@@ -48,9 +50,9 @@ def launch_cases(targets: list[launch.Target], settings: launch.LaunchSettings, 
         progress.step(f"{line['variant']} " + (f"round {line['round'] + 1}" if measuring else "warm-up"))
 
     cpu_before = machine.cpu_times()
-    run = launch.LaunchRun()
+    run = timer.LaunchRun()
     try:
-        run = launch.run(targets, settings, tools, on_launch=on_launch)
+        run = timer.run(targets, settings, tools, on_launch=on_launch)
         if then is not None and not run.interrupted:
             then(run)
     except KeyboardInterrupt:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from layertax import files
 from layertax.engine.builder.ninja import shell_quote
-from layertax.experiments.loadtime.generate import Shape
+from layertax.programs.generate import Shape
 
 LAZY = ("-Wl,-z,lazy",)  # explicit: some distributions default to -z now
 

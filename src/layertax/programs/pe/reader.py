@@ -9,7 +9,7 @@ from pathlib import Path
 import pefile
 
 from layertax.errors import LayertaxError
-from layertax.experiments.loadtime.pe.generate import MAX_PE_FUNCTIONS
+from layertax.programs.pe.generate import MAX_PE_FUNCTIONS
 
 BOUND_IMPORT = pefile.DIRECTORY_ENTRY["IMAGE_DIRECTORY_ENTRY_BOUND_IMPORT"]
 BASERELOC = pefile.DIRECTORY_ENTRY["IMAGE_DIRECTORY_ENTRY_BASERELOC"]

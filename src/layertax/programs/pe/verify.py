@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from layertax.experiments.loadtime.generate import Shape
-from layertax.experiments.loadtime.pe import generate, reader, variants
-from layertax.experiments.loadtime.pe.variants import PeVariant
+from layertax.programs.generate import Shape
+from layertax.programs.pe import generate, reader, variants
+from layertax.programs.pe.variants import PeVariant
 
 
 @dataclass(frozen=True)

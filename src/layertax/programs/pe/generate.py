@@ -18,7 +18,7 @@ from pathlib import Path
 
 from layertax import files
 from layertax.errors import UsageError
-from layertax.experiments.loadtime.generate import Shape
+from layertax.programs.generate import Shape
 
 GENERATOR_VERSION = "loadtime-pe/1"   # bump when the generated code changes
 EXIT_OK, EXIT_WRONG_SUM = 0, 3

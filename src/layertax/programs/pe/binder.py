@@ -19,7 +19,7 @@ from pathlib import Path
 
 from layertax import files
 from layertax.errors import LayertaxError
-from layertax.experiments.loadtime.pe import reader
+from layertax.programs.pe import reader
 
 DESCRIPTOR = struct.Struct("<IHH")   # IMAGE_BOUND_IMPORT_DESCRIPTOR
 

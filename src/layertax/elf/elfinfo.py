@@ -25,7 +25,7 @@ from elftools.elf.gnuversions import GNUVerNeedSection
 from elftools.elf.relocation import RelocationSection, RelrRelocationSection
 
 from layertax.errors import LayertaxError
-from layertax.loader import elfcheck
+from layertax.elf import elfcheck
 
 # Relocation kinds, by the suffix of the type name (R_X86_64_GLOB_DAT, R_AARCH64_GLOB_DAT...).
 # _IRELATIVE before _RELATIVE: the first suffix that matches wins.

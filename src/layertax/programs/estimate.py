@@ -19,7 +19,7 @@ from pathlib import Path
 
 from layertax.engine import machine
 from layertax.errors import UsageError
-from layertax.experiments.loadtime import generate
+from layertax.programs import generate
 
 SECONDS_PER_SOURCE_BYTE = 1.7e-6
 COMPILER_BASE_BYTES = 60 << 20

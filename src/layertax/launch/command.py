@@ -14,9 +14,11 @@ from pathlib import Path
 
 from layertax.engine.analysis import analyze, stats
 from layertax.errors import LayertaxError, UsageError
-from layertax.loader import contention, descendants, interruptions, launch, startable
-from layertax.loader.launches import launch_cases
-from layertax.loader.stamp import EMPTY, EMPTY_STAMPED, preload_cost, preload_env
+from layertax.launch import contention, descendants, ticks, startable
+from layertax.launch import settings as launch_settings
+from layertax.launch import tools as launch_tools
+from layertax.launch.assembly import launch_cases
+from layertax.launch.stamp import EMPTY, EMPTY_STAMPED, preload_cost, preload_env
 from layertax.units import count, duration, part
 
 
@@ -74,7 +76,7 @@ def _describe_failure(status: str) -> str:
     return status
 
 
-def measure(commands: list[list[str]], settings: launch.LaunchSettings, tools: launch.LaunchTools,
+def measure(commands: list[list[str]], settings: launch_settings.LaunchSettings, tools: launch_tools.LaunchTools,
             ignore_failure: bool, stamp: bool, progress=None) -> dict:
     """Launches the commands (the first is the baseline) and the preload controls; returns an analyzed result."""
     names = []
@@ -84,9 +86,9 @@ def measure(commands: list[list[str]], settings: launch.LaunchSettings, tools: l
             name += "'"
         names.append(name)
     env = preload_env(tools) if stamp else ()
-    targets = [launch.Target(n, tuple(a), env, ignore_failure) for n, a in zip(names, commands)]
+    targets = [launch_settings.Target(n, tuple(a), env, ignore_failure) for n, a in zip(names, commands)]
     if stamp:
-        targets += [launch.Target(EMPTY, (str(tools.empty),)), launch.Target(EMPTY_STAMPED, (str(tools.empty),), env)]
+        targets += [launch_settings.Target(EMPTY, (str(tools.empty),)), launch_settings.Target(EMPTY_STAMPED, (str(tools.empty),), env)]
     launched = launch_cases(targets, settings, tools, progress, "launch", describe_failure=_describe_failure)
     cases, controls = [], []
     for t in targets:
@@ -145,4 +147,4 @@ def _notes(result: dict, stamp: bool, stamped: bool) -> list[str]:
     if not stamped and any(c["status"] == "ok" and c["samples"] for c in result["cases"]):
         notes.append("not every command stamped (a static binary ignores LD_PRELOAD; or --no-stamp): "
                      "figures are spawn->exit")
-    return notes + interruptions.notes(result) + contention.notes(result) + descendants.notes(result)
+    return notes + ticks.notes(result) + contention.notes(result) + descendants.notes(result)

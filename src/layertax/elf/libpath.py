@@ -88,7 +88,7 @@ def expand(entry: str, origin: Path, f: LoaderFacts) -> str:
 
 def _matches(path: Path, elf_class: int, machine: str) -> bool:
     """The loader's check: a candidate of another class or machine is skipped."""
-    from layertax.loader import elfinfo
+    from layertax.elf import elfinfo
 
     try:
         with open(path, "rb") as fh:

@@ -12,8 +12,8 @@ from layertax import files
 from layertax.engine.builder import ninja
 from layertax.engine.builder.ninja import shell_quote
 from layertax.errors import LayertaxError
-from layertax.experiments.loadtime.generate import Shape
-from layertax.experiments.loadtime.pe import binder, generate, variants
+from layertax.programs.generate import Shape
+from layertax.programs.pe import binder, generate, variants
 
 CFLAGS = ("-O1", "-g0", "-ffreestanding", "-fno-asynchronous-unwind-tables")
 # Pietrek's images: no ASLR (DYNAMIC_BASE off), so the preferred base is used when it is free;

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import select
 import signal
 import subprocess
@@ -21,143 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from layertax import files
-from layertax.engine.builder import graph, ninja, toolchain
-from layertax.engine.measure.settings import LAUNCH_WARMUP_S, default_cpu
 from layertax.engine.processes import ParentAwayFrom, kill_group
 from layertax.errors import LayertaxError, UsageError
-from layertax.loader import contention
+from layertax.launch import contention
+from layertax.launch.settings import PRIMERS, LaunchSettings, Target
+from layertax.launch.tools import LaunchTools
 from layertax.scratch import private_dir
-
-NATIVE = ninja.NATIVE_DIR
-
-
-@dataclass(frozen=True)
-class LaunchTools:
-    timer: Path        # native/launch.c
-    stamp_lib: Path    # native/stamp.c as a shared library, for LD_PRELOAD: the main stamp only, as cheap as it can be
-    empty: Path        # native/empty.c: does nothing, stamps nothing
-    first_lib: Path    # native/first.c: the phases stamp's dependency, initialised first
-    stamp_phases_lib: Path  # native/stamp.c -DLAYERTAX_PHASES, needing first_lib: main and the stages before it
-    empty_static: Path | None = None  # native/empty.c linked -static (None: no static libc here)
-
-
-# The preloaded libraries link no start files (nothing of crtbegin's to relocate or
-# look up), and the first-constructor library not even libc (first.c says why).
-FREESTANDING = ("-nostdlib", "-ffreestanding", "-fno-stack-protector", "-fno-builtin")
-# Two LOAD segments (code and read-only data in one, data in the other) and no RELRO:
-# ld.so maps each segment with its own mmap, and a RELRO that ends inside the data
-# segment splits that mapping with an mprotect. The layout, not the stamp's code, was
-# most of what the preload cost (docs/launch.md, section 4: 27 µs with binutils'
-# default layout, 13 µs with this one, an empty object 11-13 µs). The price: the
-# stamp's own GOT stays writable, which matters to nothing but the stamp.
-COMPACT_LAYOUT = ("-Wl,-z,noseparate-code", "-Wl,-z,norelro")
-# dlsym is in libc since glibc 2.34; --as-needed drops libdl there and keeps it before.
-STAMP_LINKS = ("-nostartfiles", *COMPACT_LAYOUT, "-Wl,--as-needed", "-ldl")
-
-
-def _cc() -> toolchain.Tool:
-    cc = toolchain.find("cc")
-    if cc is None:
-        raise LayertaxError(toolchain.hint("cc"))
-    return cc
-
-
-def tool_targets(cc: toolchain.Tool) -> list[ninja.BuildTarget]:
-    """The timer, the stamp libraries and the empty programs, as build targets. The phases
-    stamp is not among them: it links against the first library where the cache keeps it,
-    so it is built once that one is published (tools() does it)."""
-    common = ninja.COMMON_SOURCES
-    return [
-        ninja.BuildTarget("launch", (NATIVE / "launch.c", NATIVE / "placement.c", NATIVE / "child.c", NATIVE / "ticks.c",
-                                     *common),
-                          (NATIVE,), (), (), cc.path, cc.version, kind="program"),
-        ninja.BuildTarget("liblayertax-first.so", (NATIVE / "first.c",), (), FREESTANDING,
-                          ("-nostdlib", *COMPACT_LAYOUT), cc.path, cc.version, kind="shared"),
-        ninja.BuildTarget("empty", (NATIVE / "empty.c",), (), (), (), cc.path, cc.version, kind="program"),
-        ninja.BuildTarget("liblayertax-stamp.so", (NATIVE / "stamp.c",), (), ("-fno-stack-protector",),
-                          STAMP_LINKS, cc.path, cc.version, kind="shared"),
-        # The static empty program: what start-up costs with no loader at all. Optional
-        # (it needs libc.a); without it, inspect does not price static linking.
-        ninja.BuildTarget("empty-static", (NATIVE / "empty.c",), (), (), ("-static",), cc.path, cc.version,
-                          kind="program"),
-    ]
-
-
-def tools(cache_root: Path) -> LaunchTools:
-    cc = _cc()
-    built = graph.build(tool_targets(cc), cache_root)
-    for name, result in built.items():
-        if isinstance(result, Exception) and name != "empty-static":
-            raise LayertaxError(str(result))
-    static = built["empty-static"]
-    # The phases stamp names the first one by its absolute path (DT_NEEDED with a
-    # slash: loaded from there, no search), so it needs no RPATH and no LD_LIBRARY_PATH.
-    first = built["liblayertax-first.so"]
-    phases = _build_all([ninja.BuildTarget("liblayertax-stamp-phases.so", (NATIVE / "stamp.c",), (),
-                                           ("-DLAYERTAX_PHASES", "-fno-stack-protector"),
-                                           ("-Wl,--no-as-needed", str(first), *STAMP_LINKS), cc.path, cc.version,
-                                           kind="shared")], cache_root)
-    return LaunchTools(built["launch"], built["liblayertax-stamp.so"], built["empty"], first,
-                       phases["liblayertax-stamp-phases.so"], static if isinstance(static, Path) else None)
-
-
-def _build_all(targets: list[ninja.BuildTarget], cache_root: Path) -> dict[str, Path]:
-    built = graph.build(targets, cache_root)
-    for result in built.values():
-        if isinstance(result, Exception):
-            raise LayertaxError(str(result))
-    return built
-
-
-@dataclass(frozen=True)
-class Target:
-    name: str
-    argv: tuple[str, ...]
-    env: tuple[tuple[str, str], ...] = ()
-    ignore_status: bool = False
-
-
-@dataclass
-class LaunchSettings:
-    runs: int = 30
-    warmup: int = 1
-    warmup_time: float = LAUNCH_WARMUP_S   # seconds: warm-up rounds go on until this has passed
-    seed: int = 1
-    timeout: float = 10.0          # seconds per launch
-    cpu: int | None = None
-    raise_priority: bool = True
-    dodge: bool = True             # start launches clear of the pinned CPU's periodic interruptions (native/ticks.h)
-
-    @classmethod
-    def from_options(cls, runs: int, warmup: int, timeout: float, seed: int | None, pin: bool = True,
-                     raise_priority: bool = True, warmup_time: float = LAUNCH_WARMUP_S,
-                     dodge: bool = True) -> LaunchSettings:
-        """The settings of a command built on the launch timer (`launch`, `inspect`); a seed is
-        drawn (and recorded) when none is given."""
-        return cls(runs=runs, warmup=warmup, warmup_time=warmup_time, timeout=timeout,
-                   cpu=default_cpu() if pin else None, dodge=dodge,
-                   raise_priority=raise_priority, seed=seed or random.SystemRandom().randrange(1, 2**32))
-
-    def warm_up(self) -> str:
-        """The warm-up in words: "a warm-up of at least 1 round and 0.25 s"."""
-        rounds = f"{self.warmup} round{'s' if self.warmup != 1 else ''}"
-        if not self.warmup_time:
-            return f"a warm-up of {rounds}" if self.warmup else "no warm-up"
-        return f"a warm-up of at least {rounds} and {self.warmup_time:g} s"
-
-    def method(self, what: str, extra: str = "") -> dict:
-        """The run's settings record, with the sentence that says how it was measured."""
-        cpu = self.cpu if self.cpu is not None else "not pinned"
-        if self.cpu is not None and self.dodge:
-            extra = (", each started between two of the CPU's periodic interruptions (the kernel's tick) where it "
-                     "fits within a wait of 0.5 ms, or at least its spawn->main does") + extra
-        return {"runs": self.runs, "warmup": self.warmup, "warmup_time": self.warmup_time, "burst": 1,
-                "min_sample_ns": 0, "seed": self.seed, "cpu": self.cpu, "timeout": self.timeout,
-                "dodge": self.dodge and self.cpu is not None,
-                "method": f"{self.runs} launches per {what} after {self.warm_up()}, {what}s alternating in "
-                          f"shuffled rounds (seed {self.seed}), each after another {what}'s primed by {PRIMERS} "
-                          f"untimed launches of its own, clone(CLONE_VFORK) + execve, cpu {cpu}" + extra}
-
 
 @dataclass
 class LaunchRun:
@@ -220,11 +88,6 @@ def write_spec(targets: list[Target], path: Path) -> None:
     files.write_text("\n".join(lines) + "\n", path)
 
 
-# Untimed launches of a target before each timed one that follows another target's: an
-# empty program starts 9-20% slower right after perl or python3 than right after itself;
-# after two primers 0-5%, and four or eight leave no less (bench/carry_over.py,
-# docs/launch.md).
-PRIMERS = 2
 # How often the parent looks at the timer's file while launches run: it sleeps otherwise,
 # so it never runs between two launches on the timer's CPU (docs/launch.md).
 POLL_S = 0.25

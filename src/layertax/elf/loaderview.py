@@ -13,7 +13,10 @@ from pathlib import Path
 from typing import Callable
 
 from layertax.engine import machine
-from layertax.loader import launch, ldstats
+from layertax.launch import timer
+from layertax.launch import settings as launch_settings
+from layertax.launch import tools as launch_tools
+from layertax.elf import ldstats
 from layertax.scratch import MEMORY_DIRS, private_dir
 
 # ld.so opens its LD_DEBUG_OUTPUT file while it starts, inside the time it reports. In this
@@ -33,17 +36,17 @@ def output_root() -> str | None:
     return None
 
 
-def _debug_run(targets: list[launch.Target], what: str, tools: launch.LaunchTools,
-               lsettings: launch.LaunchSettings, launches: int, tmp: Path,
-               on_launch: Callable[[dict], None] | None = None) -> launch.LaunchRun:
-    debug_targets = [launch.Target(t.name, t.argv, (*t.env, ("LD_DEBUG", what),
+def _debug_run(targets: list[launch_settings.Target], what: str, tools: launch_tools.LaunchTools,
+               lsettings: launch_settings.LaunchSettings, launches: int, tmp: Path,
+               on_launch: Callable[[dict], None] | None = None) -> timer.LaunchRun:
+    debug_targets = [launch_settings.Target(t.name, t.argv, (*t.env, ("LD_DEBUG", what),
                                                     ("LD_DEBUG_OUTPUT", f"{tmp}/{i}")), t.ignore_status)
                      for i, t in enumerate(targets)]
-    settings = launch.LaunchSettings(runs=launches, warmup=0, warmup_time=0.0, seed=lsettings.seed, timeout=lsettings.timeout,
+    settings = launch_settings.LaunchSettings(runs=launches, warmup=0, warmup_time=0.0, seed=lsettings.seed, timeout=lsettings.timeout,
                                      cpu=lsettings.cpu, raise_priority=lsettings.raise_priority)
-    run = launch.run(debug_targets, settings, tools, on_launch=on_launch)
+    run = timer.run(debug_targets, settings, tools, on_launch=on_launch)
     if run.interrupted:
-        # launch.run takes Ctrl-C (and SIGTERM) to stop the timer; here it must stop the command
+        # timer.run takes Ctrl-C (and SIGTERM) to stop the timer; here it must stop the command
         # too, not hand back fewer readings as if the views were complete.
         raise KeyboardInterrupt
     return run
@@ -54,7 +57,7 @@ def _output_of(tmp: Path, index: int, line: dict) -> str | None:
     return path.read_text(errors="replace") if path.is_file() else None
 
 
-def statistics(targets: list[launch.Target], tools: launch.LaunchTools, lsettings: launch.LaunchSettings,
+def statistics(targets: list[launch_settings.Target], tools: launch_tools.LaunchTools, lsettings: launch_settings.LaunchSettings,
                tsc: float | None, glibc: str | None, launches: int = 1, wall_key: str = "main_ns",
                on_launch: Callable[[dict], None] | None = None) -> dict[str, list[dict]]:
     """LD_DEBUG=statistics readings, `launches` per target, in ns where the TSC rate is known;
@@ -106,7 +109,7 @@ _INIT = re.compile(r"^\s*\d+:\s+calling init: (.+?)\s*$", re.M)
 _PROGRAM_INIT = re.compile(r"^\s*\d+:\s+initialize program: (.+?)\s*$", re.M)
 
 
-def init_order(target: launch.Target, tools: launch.LaunchTools, lsettings: launch.LaunchSettings) -> dict:
+def init_order(target: launch_settings.Target, tools: launch_tools.LaunchTools, lsettings: launch_settings.LaunchSettings) -> dict:
     """The order glibc runs the initialisers in (LD_DEBUG=files), one launch."""
     with private_dir("ldfiles", output_root()) as tmp:
         run = _debug_run([target], "files", tools, lsettings, 1, tmp)
