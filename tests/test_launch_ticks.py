@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from layertax.engine.builder import ninja
-from layertax.launch import ticks, timer
+from layertax.launch import protocol, ticks
 from layertax.launch import tools as launch_tools
 from tests.conftest import TESTS, build_test_program
 
@@ -162,7 +162,8 @@ def test_a_stamped_program_that_runs_on_past_the_period_is_started_clear_until_m
         assert not any(x["dodged"] for x in unstamped)
     # The note judges a launch started clear until main by its spawn->main.
     result = {"launch": {"descriptor": lines[0] | {"pinned": True}},
-              "cases": [{"name": "s", "samples": [timer.sample(x) for x in stamped]}], "controls": []}
+              "cases": [{"name": "s", "samples": [protocol.parse_line(json.dumps(x)).sample(None) for x in stamped]}],
+              "controls": []}
     if periods and min(periods) < 6 * MS:
         assert " until main only: they run on past the period)" in ticks.note(result)
 

@@ -15,6 +15,7 @@ import pytest
 from rich.console import Console
 
 from layertax import units
+from layertax.report import format as fmt
 from layertax.engine.analysis import analyze
 from layertax.launch import timer
 from layertax.launch import settings as launch_settings
@@ -103,7 +104,7 @@ def test_the_progress_total_is_unknown_until_a_timed_warm_up_ends(tools):
     warmed = launched.run.warmed["rounds"]   # 50 ms naps and the first round's two primers: at least two rounds
     assert warmed >= 2 and launched.run.warmed["ns"] >= 200_000_000
     assert progress.totals == [None, warmed + 2] and progress.steps == warmed + 2
-    assert [s["round"] for s in launched.cases["nap"]["samples"]] == [0, 1]
+    assert [s["round"] for s in launched.cases["nap"].samples] == [0, 1]
     progress = Counting()
     launch_cases(nap, launch_settings.LaunchSettings(runs=2, warmup=1, warmup_time=0), tools, progress)
     assert progress.totals == [3] and progress.steps == 3
@@ -131,10 +132,10 @@ def test_the_driver_reads_the_lines_as_the_timer_writes_them(tools):
     """Progress comes from the file: every launch is reported once, in order."""
     seen = []
     run = timer.run([launch_settings.Target("true", ("/bin/true",))], launch_settings.LaunchSettings(runs=5, warmup=1, warmup_time=0),
-                     tools, on_launch=lambda line: seen.append(line["round"]))
+                     tools, on_launch=lambda launch: seen.append(launch.round))
     assert seen == [-1, 0, 1, 2, 3, 4]
     assert run.warmed["rounds"] == 1 and run.record()["warmed"] == run.warmed
-    assert [x["round"] for x in run.of("true")] == [0, 1, 2, 3, 4] and not run.interrupted
+    assert [x.round for x in run.of("true")] == [0, 1, 2, 3, 4] and not run.interrupted
     assert run.record()["descriptor"]["timer"] == "layertax-launch" and isinstance(run.record()["moves"], list)
     # Whether each launch waited for its CPU is said by the run-queue wait, not by the child's
     # involuntary switches, of which nearly every launch has one (the timer's vfork wake-up).
@@ -142,7 +143,7 @@ def test_the_driver_reads_the_lines_as_the_timer_writes_them(tools):
     assert all("runq_wait_ns" in s and isinstance(s["preempted"], bool) for s in samples)
     floor = run.descriptor["placement"]["min_wait_ns"]
     assert all(s["preempted"] == (s["runq_wait_ns"] > max(floor, s["exit_ns"] / 10)) for s in samples)
-    assert timer.sample(run.of("true")[0])["preempted"] is None   # no rule given: unknown
+    assert run.of("true")[0].sample(None)["preempted"] is None   # no rule given: unknown
 
 
 def test_ctrl_c_in_glibcs_views_stops_the_command_instead_of_returning_fewer_readings(tools):
@@ -269,12 +270,14 @@ def test_the_per_launch_table_gives_cpu_time_as_one_sum_of_the_samples_rusage(tm
     assert table["columns"][-1] == "CPU time" and "user" not in table["columns"] and "system" not in table["columns"]
     samples = exp["cases"][0]["samples"]
     assert all(s["utime_ns"] >= 0 and s["stime_ns"] >= 0 for s in samples)
-    expected = units.duration(statistics.median(s["utime_ns"] + s["stime_ns"] for s in samples))
-    assert table["rows"][0][0] == "true" and table["rows"][0][-1] == expected
+    # The table carries the number and its unit; report/ writes it.
+    expected = statistics.median(s["utime_ns"] + s["stime_ns"] for s in samples)
+    assert table["rows"][0][0] == "true" and table["rows"][0][-1] == expected and table["units"][-1] == "ns"
+    assert fmt.written(table)["rows"][0][-1] == units.duration(expected)
     assert "CPU time" in p.stdout
     # Faults are counts: the median of seven is one of them, written without a decimal point.
     faults = units.count(statistics.median(s["minflt"] for s in samples))
-    assert table["rows"][0][4] == faults and "." not in faults
+    assert fmt.written(table)["rows"][0][4] == faults and "." not in faults
 
 
 def test_counts_are_written_whole_and_a_median_between_two_keeps_its_half():

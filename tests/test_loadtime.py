@@ -163,9 +163,9 @@ def test_launch_timer_records_every_round_and_reports_failures(small, tools):
                launch_settings.Target("fails", ("/bin/false",)),
                launch_settings.Target("true-stamped", ("/bin/true",), (("LD_PRELOAD", str(tools.stamp_lib)),))]
     run = timer.run(targets, launch_settings.LaunchSettings(runs=4, warmup=1, timeout=0.5), tools)
-    assert [x["round"] for x in run.of("default")] == [0, 1, 2, 3]
-    assert all(x["main_ns"] is not None and x["main_ns"] <= x["exit_ns"] for x in run.of("default"))
-    assert all(x["main_ns"] is not None for x in run.of("true-stamped"))
+    assert [x.round for x in run.of("default")] == [0, 1, 2, 3]
+    assert all(x.main_ns is not None and x.main_ns <= x.exit_ns for x in run.of("default"))
+    assert all(x.main_ns is not None for x in run.of("true-stamped"))
     assert "No such file" in run.failures["missing"]
     assert "timed out" in run.failures["hang"]
     assert run.failures["fails"] == "exit status 1"

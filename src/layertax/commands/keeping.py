@@ -15,10 +15,10 @@ from rich.console import Console
 
 from layertax import console as consoles
 from layertax import files
-from layertax.engine import machine
 from layertax.engine.measure.lock import Measuring
 from layertax.engine.store import history, results, runs
 from layertax.errors import LayertaxError
+from layertax.launch import finish
 from layertax.report import exporters, terminal
 from layertax.text import printable
 
@@ -114,12 +114,6 @@ def keep(doc: dict, out: Console, save: bool, exports: dict[str, Path], path: Pa
 
 def finish_launch_command(result: dict, method: dict, save: bool, exports: dict[str, Path],
                           verbose: bool = True, claim: Measuring | None = None) -> int:
-    """Prints, saves and exports a launch-timer result; 130 if interrupted, 1 if a case failed."""
-    out = consoles.console()
-    doc = results.new_document(method, machine.fingerprint(), [result], complete=not result["interrupted"])
-    keep(doc, out, save, exports, verbose=verbose, claim=claim)
-    if result["interrupted"]:
-        return 130
-    if any(c["status"] == "failed" for c in result["cases"]):
-        return 1
-    return 0
+    """Prints, saves and exports a launch-timer result; its exit code (launch/finish.py)."""
+    keep(finish.document(result, method).to_json(), consoles.console(), save, exports, verbose=verbose, claim=claim)
+    return finish.exit_code(result)

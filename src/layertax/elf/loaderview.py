@@ -14,6 +14,7 @@ from typing import Callable
 
 from layertax.engine import machine
 from layertax.launch import timer
+from layertax.launch.protocol import Launch
 from layertax.launch import settings as launch_settings
 from layertax.launch import tools as launch_tools
 from layertax.elf import ldstats
@@ -38,7 +39,7 @@ def output_root() -> str | None:
 
 def _debug_run(targets: list[launch_settings.Target], what: str, tools: launch_tools.LaunchTools,
                lsettings: launch_settings.LaunchSettings, launches: int, tmp: Path,
-               on_launch: Callable[[dict], None] | None = None) -> timer.LaunchRun:
+               on_launch: Callable[[Launch], None] | None = None) -> timer.LaunchRun:
     debug_targets = [launch_settings.Target(t.name, t.argv, (*t.env, ("LD_DEBUG", what),
                                                     ("LD_DEBUG_OUTPUT", f"{tmp}/{i}")), t.ignore_status)
                      for i, t in enumerate(targets)]
@@ -52,14 +53,14 @@ def _debug_run(targets: list[launch_settings.Target], what: str, tools: launch_t
     return run
 
 
-def _output_of(tmp: Path, index: int, line: dict) -> str | None:
-    path = tmp / f"{index}.{line.get('pid')}"
+def _output_of(tmp: Path, index: int, launch: Launch) -> str | None:
+    path = tmp / f"{index}.{launch.pid}"
     return path.read_text(errors="replace") if path.is_file() else None
 
 
 def statistics(targets: list[launch_settings.Target], tools: launch_tools.LaunchTools, lsettings: launch_settings.LaunchSettings,
                tsc: float | None, glibc: str | None, launches: int = 1, wall_key: str = "main_ns",
-               on_launch: Callable[[dict], None] | None = None) -> dict[str, list[dict]]:
+               on_launch: Callable[[Launch], None] | None = None) -> dict[str, list[dict]]:
     """LD_DEBUG=statistics readings, `launches` per target, in ns where the TSC rate is known;
     on_launch sees the timer's line of each launch as it lands (for a progress bar).
 
@@ -81,11 +82,11 @@ def statistics(targets: list[launch_settings.Target], tools: launch_tools.Launch
                 except ldstats.ParseError as e:
                     out[t.name].append({"status": "failed", "reason": str(e)})
                     continue
-                wall = line.get(wall_key)
+                wall = getattr(line, wall_key)
                 scale, why = ldstats.tick_scale(parsed, glibc, tsc, wall)
                 ns = (lambda ticks: None if ticks is None or not tsc else ticks * scale / tsc)
                 out[t.name].append({
-                    "status": "ok", "round": line["round"], "printed": parsed.to_dict(), "tick_scale": scale, "tick_scale_why": why,
+                    "status": "ok", "round": line.round, "printed": parsed.to_dict(), "tick_scale": scale, "tick_scale_why": why,
                     "tsc_per_ns": tsc, "wall_ns_same_run": wall, "wall_key": wall_key,
                     "total_ns": ns(parsed.total_ticks), "relocation_ns": ns(parsed.relocation_ticks),
                     "load_ns": ns(parsed.load_ticks), "lookups": parsed.lookups,

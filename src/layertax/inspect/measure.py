@@ -85,7 +85,7 @@ def measure(argv: list[str], dynamic: bool, settings: launch_settings.LaunchSett
         tsc = timer.tsc_per_ns(tools)
         # One progress step per debugged launch: with 30 of python3's three variants, and more
         # for a slower program, this phase is seconds long.
-        on_launch = (lambda line: progress.step(f"LD_DEBUG=statistics {line['variant']} round {line['round'] + 1}")
+        on_launch = (lambda launch: progress.step(f"LD_DEBUG=statistics {launch.variant} round {launch.round + 1}")
                      ) if progress else None
         views["statistics"] = loaderview.statistics(live, tools, settings, tsc, machine.libc_version(),
                                                     launches=debugged, wall_key="first_init_ns",
@@ -101,7 +101,7 @@ def measure(argv: list[str], dynamic: bool, settings: launch_settings.LaunchSett
                             describe_failure=describe_failure)
     cases, controls = [], []
     for t in chosen:
-        case = launched.cases[t.name]
+        case = launched.cases[t.name].to_json()
         case["loader"] = views["statistics"].get(t.name, [])
         if t.name in CONTROLS:
             case["layer"] = "control"

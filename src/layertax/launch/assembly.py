@@ -13,12 +13,13 @@ from layertax.launch import timer
 from layertax.launch import settings as launch_settings
 from layertax.launch import tools as launch_tools
 from layertax.progress import NoProgress
+from layertax.result.model import Case
 
 
 @dataclass
 class Launched:
     run: timer.LaunchRun
-    cases: dict[str, dict]    # target name -> its case, in the targets' order
+    cases: dict[str, Case]    # target name -> its case, in the targets' order (layer still to be said)
     cpu_activity: dict        # what the whole machine did meanwhile (machine.cpu_activity)
 
     @property
@@ -40,14 +41,14 @@ def launch_cases(targets: list[launch_settings.Target], settings: launch_setting
     progress.start(title, None if settings.warmup_time else settings.warmup * len(targets) + after_warm_up)
     done, measuring = 0, False
 
-    def on_launch(line: dict) -> None:
+    def on_launch(launch) -> None:
         nonlocal done, measuring
-        if line["round"] >= 0 and not measuring:
+        if launch.round >= 0 and not measuring:
             measuring = True
             if settings.warmup_time:
                 progress.retotal(done + after_warm_up)
         done += 1
-        progress.step(f"{line['variant']} " + (f"round {line['round'] + 1}" if measuring else "warm-up"))
+        progress.step(f"{launch.variant} " + (f"round {launch.round + 1}" if measuring else "warm-up"))
 
     cpu_before = machine.cpu_times()
     run = timer.LaunchRun()
@@ -62,8 +63,8 @@ def launch_cases(targets: list[launch_settings.Target], settings: launch_setting
     cases = {}
     for t in targets:
         failed = run.failures.get(t.name)
-        cases[t.name] = {"name": t.name, "kernel": "launch", "language": "-", "descriptor": None,
-                         "argv": list(t.argv), "env": dict(t.env), "status": "failed" if failed else "ok",
-                         "reason": describe_failure(failed) if failed else None,
-                         "samples": run.samples(t.name)}
+        cases[t.name] = Case(name=t.name, kernel="launch", layer="", language="-",
+                             status="failed" if failed else "ok", reason=describe_failure(failed) if failed else None,
+                             samples=run.samples(t.name),
+                             extra={"descriptor": None, "argv": list(t.argv), "env": dict(t.env)})
     return Launched(run, cases, machine.cpu_activity(cpu_before, machine.cpu_times()))

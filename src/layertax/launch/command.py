@@ -1,6 +1,6 @@
 """`layertax launch`: the launch timer turned on any command, alone or against another.
 
-A command that does not stamp itself gets the stamp library preloaded (loader/stamp.py),
+A command that does not stamp itself gets the stamp library preloaded (launch/stamp.py),
 with the empty-program controls that price the preload. A static binary ignores
 LD_PRELOAD: then only spawn->exit is known and the comparison uses it.
 """
@@ -19,7 +19,8 @@ from layertax.launch import settings as launch_settings
 from layertax.launch import tools as launch_tools
 from layertax.launch.assembly import launch_cases
 from layertax.launch.stamp import EMPTY, EMPTY_STAMPED, preload_cost, preload_env
-from layertax.units import count, duration, part
+from layertax.result.model import Case, ExperimentResult
+from layertax.units import part
 
 
 def resolve(argv: list[str], flag: str, stamp: bool = True) -> list[str]:
@@ -49,25 +50,25 @@ def _label(argv: list[str]) -> str:
 
 
 # A command is called slower or faster than the first only when the interval of its paired
-# ratio excludes 1 and the ratio lies outside 1 +- this band (docs/launch.md measures what
-# this finds, and how often it cries wolf on two copies of one program).
+# ratio excludes 1 and the ratio lies outside 1 +- this band (docs/method/launch-timer.md says
+# how often it cries wolf on two copies of one program).
 NOISE_BAND = 0.01
 
 
-def verdicts(result: dict) -> list[str]:
-    """One line per compared command: slower, faster or no different from the first, and by how much."""
-    lines = []
-    for case in result["cases"][1:]:
-        ratio = (case.get("stats") or {}).get("ratio")
+def verdicts(cases: list[Case], baseline: str) -> dict[str, tuple[str, str]]:
+    """Each compared command's verdict against the first (slower, faster or no different) and
+    the line that says it, by case name."""
+    out = {}
+    for case in cases[1:]:
+        ratio = (case.stats or {}).get("ratio")
         if not ratio:
             continue
         word = stats.verdict(ratio["median"], tuple(ratio["ci95"]), True, NOISE_BAND)
-        case["verdict"] = word
         lo, hi = ratio["ci95"]
-        how = f"{ratio['median']:.3f}x [{lo:.3f}, {hi:.3f}] of {result['baseline']}, paired per round"
-        lines.append(f"{case['name']}: {word} ({how}; 'no difference' unless the interval excludes 1 "
-                     f"and the ratio is outside 1 ± {NOISE_BAND:.0%})")
-    return lines
+        how = f"{ratio['median']:.3f}x [{lo:.3f}, {hi:.3f}] of {baseline}, paired per round"
+        out[case.name] = (word, f"{case.name}: {word} ({how}; 'no difference' unless the interval excludes 1 "
+                                f"and the ratio is outside 1 ± {NOISE_BAND:.0%})")
+    return out
 
 
 def _describe_failure(status: str) -> str:
@@ -76,52 +77,69 @@ def _describe_failure(status: str) -> str:
     return status
 
 
-def measure(commands: list[list[str]], settings: launch_settings.LaunchSettings, tools: launch_tools.LaunchTools,
-            ignore_failure: bool, stamp: bool, progress=None) -> dict:
-    """Launches the commands (the first is the baseline) and the preload controls; returns an analyzed result."""
-    names = []
+def _names(commands: list[list[str]]) -> list[str]:
+    names: list[str] = []
     for argv in commands:
         name = _label(argv)
         while name in names:
             name += "'"
         names.append(name)
+    return names
+
+
+def measure(commands: list[list[str]], settings: launch_settings.LaunchSettings, tools: launch_tools.LaunchTools,
+            ignore_failure: bool, stamp: bool, progress=None) -> ExperimentResult:
+    """Launches the commands (the first is the baseline) and the preload controls; returns the
+    analysed result: one typed object from the timer's lines to the table."""
+    names = _names(commands)
     env = preload_env(tools) if stamp else ()
     targets = [launch_settings.Target(n, tuple(a), env, ignore_failure) for n, a in zip(names, commands)]
     if stamp:
-        targets += [launch_settings.Target(EMPTY, (str(tools.empty),)), launch_settings.Target(EMPTY_STAMPED, (str(tools.empty),), env)]
+        targets += [launch_settings.Target(EMPTY, (str(tools.empty),)),
+                    launch_settings.Target(EMPTY_STAMPED, (str(tools.empty),), env)]
     launched = launch_cases(targets, settings, tools, progress, "launch", describe_failure=_describe_failure)
     cases, controls = [], []
     for t in targets:
         case = launched.cases[t.name]
         is_control = t.name in (EMPTY, EMPTY_STAMPED)
-        case["layer"] = "control" if is_control else (
+        case.layer = "control" if is_control else (
             "compared" if cases else ("baseline" if len(commands) > 1 else "the command"))
         (controls if is_control else cases).append(case)
-    measured = [c for c in cases if c["samples"] and c["status"] == "ok"]
-    stamped = bool(measured) and all(all(s["main_ns"] is not None for s in c["samples"]) for c in measured)
+    measured = [c for c in cases if c.measured]
+    stamped = bool(measured) and all(s["main_ns"] is not None for c in measured for s in c.samples)
     metric = "main_ns" if stamped else "exit_ns"
-    result = {"name": "launch", "title": "process start-up", "metric": metric,
-              "question": "How long do these commands take to start?",
-              "unit": "spawn->main" if stamped else "spawn->exit", "baseline": names[0], "classic": None,
-              "summary": "hyperfine",   # users of hyperfine expect mean +- sd, min ... max and runs
-              "cases": cases, "controls": controls, "interrupted": launched.interrupted,
-              "launch": launched.run.record(), "cpu_activity": launched.cpu_activity, "notes": []}
-    analyze.analyze(result)
-    result["notes"] = verdicts(result) + _notes(result, stamp, stamped)
-    result["tables"] = [_detail_table(result)]
+    for case, summary in zip(cases, analyze.summaries(cases, names[0], metric).values()):
+        case.stats = summary
+    said = verdicts(cases, names[0])
+    for name, (word, _) in said.items():
+        cases[names.index(name)].extra["verdict"] = word
+    result = ExperimentResult(
+        name="launch", title="process start-up", question="How long do these commands take to start?",
+        unit="spawn->main" if stamped else "spawn->exit", baseline=names[0], cases=cases,
+        extra={"metric": metric, "classic": None,
+               "summary": "hyperfine",   # users of hyperfine expect mean +- sd, min ... max and runs
+               "controls": [c.to_json() for c in controls], "interrupted": launched.interrupted,
+               "launch": launched.run.record(), "cpu_activity": launched.cpu_activity, "classic_now": [],
+               "warnings": stats.experiment_warnings(launched.cpu_activity)})
+    cost = preload_cost(result.extra) if stamp else None
+    if stamp:
+        result.extra["preload_cost"] = cost
+    result.extra["notes"] = [line for _, line in said.values()] + _notes(result, cost, stamp, stamped)
+    result.extra["tables"] = [detail_table(cases)]
     return result
 
 
-def _detail_table(result: dict) -> dict:
+def detail_table(cases: list[Case]) -> dict:
+    """Per launch, in numbers with their units (report/ writes them)."""
     rows = []
-    for c in result["cases"]:
-        if not c["samples"]:
+    for c in cases:
+        if not c.samples:
             continue
-        mins = [s["main_ns"] for s in c["samples"] if s["main_ns"] is not None]
-        cpu = [s["utime_ns"] + s["stime_ns"] for s in c["samples"]]
-        rows.append([c["name"], duration(min(mins) if mins else None), duration(analyze.field_median(c, "main_ns")),
-                     duration(analyze.field_median(c, "exit_ns")), count(analyze.field_median(c, "minflt")), count(analyze.field_median(c, "majflt")),
-                     duration(statistics.median(cpu))])
+        mains = c.values("main_ns")
+        cpu = [s["utime_ns"] + s["stime_ns"] for s in c.samples]
+        rows.append([c.name, min(mains) if mains else None, analyze.field_median(c, "main_ns"),
+                     analyze.field_median(c, "exit_ns"), analyze.field_median(c, "minflt"),
+                     analyze.field_median(c, "majflt"), statistics.median(cpu)])
     # Only the sum: the kernel keeps a process's CPU time to the ns but splits it between user
     # and system by the timer ticks that landed in each, and a launch that no tick landed in
     # is put all in user (kernel/sched/cputime.c, cputime_adjust: "If either stime or utime
@@ -130,21 +148,21 @@ def _detail_table(result: dict) -> dict:
     return {"title": "per launch (medians; CPU time: user + system from rusage, not split: the kernel splits "
                      "it by timer ticks, which a short launch may never meet)",
             "columns": ["command", "min spawn->main", "spawn->main", "spawn->exit", "minor faults", "major faults",
-                        "CPU time"], "rows": rows}
+                        "CPU time"],
+            "units": [None, "ns", "ns", "ns", "count", "count", "ns"], "rows": rows}
 
 
-def _notes(result: dict, stamp: bool, stamped: bool) -> list[str]:
+def _notes(result: ExperimentResult, cost: dict | None, stamp: bool, stamped: bool) -> list[str]:
     notes = []
     if stamp:
-        cost = preload_cost(result)
-        result["preload_cost"] = cost
         if cost:
             notes.append(f"the stamp preload adds {part(cost)} to an "
                          "empty program's spawn->exit (paired per round); spawn->main of the commands includes it")
         notes.append("spawn->main: from the clone that starts it until main is called (the preloaded stamp "
                      "library interposes __libc_start_main; every constructor included)")
     # Only when something was measured: a run interrupted before its first launch has no figures to qualify.
-    if not stamped and any(c["status"] == "ok" and c["samples"] for c in result["cases"]):
+    if not stamped and any(c.measured for c in result.cases):
         notes.append("not every command stamped (a static binary ignores LD_PRELOAD; or --no-stamp): "
                      "figures are spawn->exit")
-    return notes + ticks.notes(result) + contention.notes(result) + descendants.notes(result)
+    view = result.to_json()     # the timer's record and every sample, as the note writers read a saved result
+    return notes + ticks.notes(view) + contention.notes(view) + descendants.notes(view)

@@ -4,8 +4,9 @@ The timer launches every target once per round, in a shuffled order (each launch
 that follows another target's primed by PRIMERS untimed ones of its own), and
 writes one JSON line per launch to a file, in batches; this module writes its spec,
 reads the lines a few times a second (for the progress bar; Ctrl-C asks the timer
-to stop and keeps every finished launch) and hands back the raw launches. The stamp library and an empty program are
-built beside it, so a binary that does not stamp itself can be timed too.
+to stop and keeps every finished launch), checks each into its record (protocol.py) and
+hands back the launches. The stamp libraries and the empty programs (tools.py) let a
+binary that does not stamp itself be timed too.
 """
 from __future__ import annotations
 
@@ -22,15 +23,17 @@ from pathlib import Path
 from layertax import files
 from layertax.engine.processes import ParentAwayFrom, kill_group
 from layertax.errors import LayertaxError, UsageError
-from layertax.launch import contention
+from layertax.launch import protocol
+from layertax.launch.protocol import Launch
 from layertax.launch.settings import PRIMERS, LaunchSettings, Target
 from layertax.launch.tools import LaunchTools
+from layertax.result.model import Sample
 from layertax.scratch import private_dir
 
 @dataclass
 class LaunchRun:
     descriptor: dict | None = None
-    launches: list[dict] = field(default_factory=list)      # measured rounds only
+    launches: list[Launch] = field(default_factory=list)    # measured rounds only
     failures: dict[str, str] = field(default_factory=dict)  # target -> what went wrong
     interrupted: bool = False
     warmed: dict | None = None   # the warm-up the timer ran: {"rounds", "ns"}
@@ -46,32 +49,13 @@ class LaunchRun:
         return {"descriptor": self.descriptor, "warmed": self.warmed, "moves": self.moves,
                 "descendants": self.descendants}
 
-    def of(self, name: str) -> list[dict]:
-        return [x for x in self.launches if x["variant"] == name]
+    def of(self, name: str) -> list[Launch]:
+        return [x for x in self.launches if x.variant == name]
 
-    def samples(self, name: str) -> list[dict]:
-        """The measured launches of one target as result samples."""
+    def samples(self, name: str) -> list[Sample]:
+        """The measured launches of one target as result samples (Launch.sample)."""
         rule = (self.descriptor or {}).get("placement") or {}
-        return [sample(x, rule.get("min_wait_ns")) for x in self.of(name)]
-
-
-def sample(line: dict, min_wait_ns: int | None = None) -> dict:
-    """One launch as a result sample: the timer's line with the context switches named as the
-    analysis expects, and whether another task held the launch's CPU ("preempted", by the
-    timer's rule with its floor min_wait_ns; None where the kernel gave no run-queue wait).
-    The child's involuntary switches cannot say that: nearly every launch has one, the timer
-    woken when the child's execve releases the vfork (docs/launch.md §1), so by them every
-    launch of a run would count as preempted."""
-    out = {"round": line["round"], "main_ns": line["main_ns"], "exit_ns": line["exit_ns"],
-           "first_init_ns": line.get("first_init_ns"), "preload_init_ns": line.get("preload_init_ns"),
-           "libc_start_main_ns": line.get("libc_start_main_ns"), "minflt": line["minflt"], "majflt": line["majflt"],
-           "utime_ns": line["utime_ns"], "stime_ns": line["stime_ns"], "csw_vol": line["nvcsw"],
-           "csw_invol": line["nivcsw"], "maxrss_kb": line["maxrss_kb"], "exit_status": line["exit_status"],
-           "runq_wait_ns": line.get("runq_wait_ns"), "clear_ns": line.get("clear_ns"), "dodged": line.get("dodged"),
-           "dodged_until": line.get("dodged_until"), "descendants_ended": line.get("descendants_ended")}
-    known = min_wait_ns is not None and out["runq_wait_ns"] is not None
-    out["preempted"] = contention.waited(out, min_wait_ns) if known else None
-    return out
+        return [x.sample(rule.get("min_wait_ns")) for x in self.of(name)]
 
 
 def write_spec(targets: list[Target], path: Path) -> None:
@@ -89,14 +73,14 @@ def write_spec(targets: list[Target], path: Path) -> None:
 
 
 # How often the parent looks at the timer's file while launches run: it sleeps otherwise,
-# so it never runs between two launches on the timer's CPU (docs/launch.md).
+# so it never runs between two launches on the timer's CPU (docs/method/launch-timer.md).
 POLL_S = 0.25
 # How long a timer told to stop (SIGTERM) may take to finish its launch and write its lines.
 STOP_GRACE_S = 5.0
 
 
 def run(targets: list[Target], settings: LaunchSettings, launch_tools: LaunchTools,
-        on_launch: Callable[[dict], None] | None = None) -> LaunchRun:
+        on_launch: Callable[[Launch | protocol.Failure], None] | None = None) -> LaunchRun:
     """Runs the timer over targets; Ctrl-C stops it and keeps the launches that finished.
 
     The timer writes its lines to a file in batches; this parent sleeps meanwhile, off the
@@ -134,11 +118,16 @@ def run(targets: list[Target], settings: LaunchSettings, launch_tools: LaunchToo
             except KeyboardInterrupt:
                 result.interrupted = True
                 _stop(proc)
+            except protocol.ProtocolError as e:
+                raise LayertaxError(f"the launch timer wrote what layertax cannot read ({e})") from None
             finally:
                 if proc.poll() is None:
                     kill_group(proc)
-        for line in reader.new_lines():   # what the timer wrote last, or before it was stopped
-            _absorb(result, line, on_launch)
+        try:
+            for line in reader.new_lines():   # what the timer wrote last, or before it was stopped
+                _absorb(result, line, on_launch)
+        except protocol.ProtocolError as e:
+            raise LayertaxError(f"the launch timer wrote what layertax cannot read ({e})") from None
         err = proc.stderr.read().strip()
         if proc.returncode != 0 and not result.interrupted:
             raise LayertaxError(f"the launch timer failed: {err or f'exit status {proc.returncode}'}")
@@ -175,9 +164,10 @@ class _LineReader:
     """The complete lines a file has gained since the last call (a line still being written waits)."""
 
     def __init__(self, path: Path):
-        self.path, self.offset, self.partial = path, 0, b""
+        self.path, self.offset, self.partial, self.lineno = path, 0, b"", 0
 
-    def new_lines(self) -> list[dict]:
+    def new_lines(self) -> list[protocol.Record]:
+        """The new lines, each checked into its record (protocol.ProtocolError if one is not)."""
         try:
             with open(self.path, "rb") as f:
                 f.seek(self.offset)
@@ -186,28 +176,28 @@ class _LineReader:
             return []
         self.offset += len(data)
         *complete, self.partial = (self.partial + data).split(b"\n")
-        return [json.loads(line) for line in complete if line.strip()]
+        self.lineno += len(complete)
+        first = self.lineno - len(complete) + 1
+        return [protocol.parse_line(line.decode("utf-8", "replace"), first + i)
+                for i, line in enumerate(complete) if line.strip()]
 
 
-def _absorb(result: LaunchRun, line: dict, on_launch) -> None:
-    if "timer" in line:
-        result.descriptor = line
-        return
-    if "placement" in line:
-        result.moves.append(line["placement"])
-        return
-    if "warmed" in line:
-        result.warmed = line["warmed"]
-        return
-    if "descendants" in line:
-        result.descendants = line["descendants"]
-        return
-    if line["status"] != "ok":
-        result.failures[line["variant"]] = line["status"]
-    elif line["round"] >= 0:
-        result.launches.append(line)
-    if on_launch:
-        on_launch(line)
+def _absorb(result: LaunchRun, record: protocol.Record, on_launch) -> None:
+    if isinstance(record, protocol.Descriptor):
+        result.descriptor = record.fields
+    elif isinstance(record, protocol.Placement):
+        result.moves.append(record.fields)
+    elif isinstance(record, protocol.Warmed):
+        result.warmed = {"rounds": record.rounds, "ns": record.ns}
+    elif isinstance(record, protocol.Descendants):
+        result.descendants = {"ended": record.ended, "launches": record.launches}
+    else:
+        if record.status != "ok":          # a Failure, or a launch whose exit counts as one
+            result.failures[record.variant] = record.status
+        elif record.round >= 0:
+            result.launches.append(record)
+        if on_launch:
+            on_launch(record)
 
 
 def tsc_per_ns(launch_tools: LaunchTools) -> float | None:

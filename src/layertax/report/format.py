@@ -190,16 +190,15 @@ def instruction_rows(exp: dict) -> list[dict]:
     for case in exp["cases"]:
         ins = case.get("instructions")
         status = case["status"]
-        objects = ""
-        if ins:
-            top = list(ins["by_object"].items())[:3]
-            objects = ", ".join(f"{name} {n:,.0f}" for name, n in top)
+        top = list(ins["by_object"].items())[:3] if ins else []
+        objects = ", ".join(f"{name} {n:,.0f}" for name, n in top)
         rows.append({
             "case": case["name"] + (" (base)" if case["name"] in _baseline_names(exp) else ""),
             "layer": case["layer"],
             "per_op": f"{ins['per_op']:,.1f}" if ins else {"skipped": "skipped", "failed": "FAILED"}.get(status, "-"),
             "ratio": ratio(case.get("ratio")),
             "objects": objects,
+            "by_object": [(name, f"{n:,.0f}") for name, n in top],   # the same, a pair an object
             "status": status,
         })
     return rows
@@ -274,3 +273,25 @@ def concurrent_line(doc: dict) -> str | None:
         return None
     who = ", ".join(f"pid {o['pid']} ({o['command']})" for o in others[:2]) + (" ..." if len(others) > 2 else "")
     return f"measured while another layertax was measuring on this machine: {who}; its load is in these figures"
+
+
+# How a table's cell is written, by its column's unit (a table may carry numbers with their
+# units rather than text: "ns" a time, "count" a count or a median of counts, "ratio" a ratio).
+CELL_WRITERS = {"ns": units.duration, "count": units.count, "ratio": units.ratio, "share": units.percent}
+
+
+def _cell(value, unit: str | None):
+    writer = CELL_WRITERS.get(unit or "")
+    if writer is None or not (value is None or isinstance(value, (int, float)) and not isinstance(value, bool)):
+        return value
+    return writer(value)
+
+
+def written(table: dict) -> dict:
+    """The table with every number of a column that names its unit written in it (a table of
+    text, as older results hold, as it is)."""
+    kinds = table.get("units")
+    if not kinds:
+        return table
+    rows = [[_cell(c, kinds[i] if i < len(kinds) else None) for i, c in enumerate(row)] for row in table["rows"]]
+    return {**table, "rows": rows}

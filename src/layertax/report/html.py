@@ -45,6 +45,7 @@ def _cell_class(text: str, styles: dict[str, str]) -> str:
 
 
 def _extra_table(table: dict) -> dict:
+    table = fmt.written(table)
     styles = table.get("styles") or {}
     align = table.get("align") or ["left"] + ["right"] * (len(table["columns"]) - 1)
     return {"title": table["title"], "columns": table["columns"], "notes": table.get("notes", []), "align": align,

@@ -62,7 +62,7 @@ def to_markdown(doc: dict) -> str:
         for table in exp.get("tables", []):
             # A "brief" table is the terminal's short stand-in for "detail" ones, shown here in full.
             if table["rows"] and not table.get("brief"):
-                lines += ["", f"{_escape(table['title'])}:", ""] + _table(table["columns"], table["rows"])
+                lines += ["", f"{_escape(table['title'])}:", ""] + _table(table["columns"], fmt.written(table)["rows"])
                 lines += [f"- {_escape(n)}" for n in table.get("notes", [])]
         extra = fmt.problems(exp) + [f"noisy: {n}" for n in fmt.noise_lines(exp)]
         stopping = fmt.stopping_line(exp)

@@ -142,7 +142,7 @@ SETTINGS = nullable(obj({"method": nullable(TEXT), "runs": COUNT, "burst": COUNT
                          "measured_s": nullable(NONNEGATIVE), "metric": nullable(TEXT),
                          "timeout": nullable(NONNEGATIVE)}))
 TABLE = obj({"title": TEXT, "columns": array(TEXT, 1000), "rows": array(array(SCALAR, 1000)),
-             "align": array(TEXT, 1000), "notes": STRINGS, "detail": {"type": "boolean"},
+             "align": array(TEXT, 1000), "notes": STRINGS, "units": array(nullable(TEXT), 1000), "detail": {"type": "boolean"},
              "brief": {"type": "boolean"}, "nowrap": nullable(COUNT),
              "styles": {"type": "object", "additionalProperties": TEXT}},
             required=("title", "columns", "rows"))

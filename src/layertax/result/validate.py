@@ -133,6 +133,9 @@ def _check_references(doc: dict, shown: str) -> None:
                                   f"ratio for the figure {printable(missing[0])!r}")
         for t, table in enumerate(exp.get("tables") or []):
             width = len(table["columns"])
+            if len(table.get("units") or [None] * width) != width:
+                raise ResultError(f"{printable(shown)}: not a valid layertax result: at experiments[{i}].tables"
+                                  f"[{t}].units: {len(table['units'])} units for {width} columns")
             for r, row in enumerate(table["rows"]):
                 if len(row) != width:
                     raise ResultError(f"{printable(shown)}: not a valid layertax result: at experiments[{i}].tables"

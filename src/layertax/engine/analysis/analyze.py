@@ -1,6 +1,8 @@
 """Turns an experiment's raw samples into the statistics a report prints.
 
-Works on the plain result data, so it can be re-run on any saved result.
+Works on a case as saved (a dict) or as typed (result/model.Case) alike, so it can be re-run
+on any saved result; summaries() returns the statistics, analyze() writes them into a
+saved result's dicts for the measuring paths that still build one.
 """
 from __future__ import annotations
 
@@ -9,6 +11,11 @@ from collections import defaultdict
 import numpy as np
 
 from layertax.engine.analysis import level_shift, stats
+from layertax.result.model import Case
+
+
+def samples_of(case: dict | Case) -> list:
+    return case.samples if isinstance(case, Case) else case["samples"]
 
 
 def ns_per_op(sample: dict) -> float:
@@ -29,13 +36,13 @@ def sample_metric(exp: dict) -> str | None:
 
 def field_median(case: dict, key: str) -> float | None:
     """The median of one field over a case's samples (e.g. a launch's minflt), None if it has none."""
-    values = [s[key] for s in case["samples"] if s.get(key) is not None]
+    values = [s[key] for s in samples_of(case) if s.get(key) is not None]
     return float(np.median(values)) if values else None
 
 
 def round_samples(case: dict, metric: str | None = None) -> dict[int, list[float]]:
     by_round: dict[int, list[float]] = defaultdict(list)
-    for s in case["samples"]:
+    for s in samples_of(case):
         v = value(s, metric)
         if v is not None:
             by_round[s["round"]].append(v)
@@ -68,7 +75,7 @@ def case_stats(case: dict, base_values: dict[int, float] | None, metric: str | N
     order = sorted(rounds)                     # the rounds in the order they ran
     medians = _medians(rounds)
     summary = stats.summarize_rounds([rounds[r] for r in order])
-    known = [(value(s, metric), flag) for s in case["samples"]
+    known = [(value(s, metric), flag) for s in samples_of(case)
              if (flag := preempted(s)) is not None and value(s, metric) is not None]
     share, slowdown = stats.disturbance([v for v, _ in known], [flag for _, flag in known])
     summary["disturbed_share"] = share
@@ -110,6 +117,12 @@ def baseline_of(exp: dict, case: dict) -> str:
     """The case a case's ratio is taken to: its group's baseline, or the experiment's."""
     group = case.get("group") or ""
     return next((g["baseline"] for g in exp.get("groups") or [] if g["name"] == group), exp["baseline"])
+
+
+def summaries(cases: list[Case], baseline: str, metric: str | None) -> dict[str, dict | None]:
+    """Each case's statistics, its ratio paired per round to the baseline's (None: no samples)."""
+    values = {c.name: round_values(c, metric) for c in cases}
+    return {c.name: case_stats(c, values.get(baseline), metric) for c in cases}
 
 
 def analyze(exp: dict) -> None:

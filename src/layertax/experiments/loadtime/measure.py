@@ -120,8 +120,8 @@ def measure_shape(shape: generate.Shape, names: list[str] | None, settings: Sett
     launched = launch_cases(targets, lsettings, tools, progress, "loadtime",
                             extra_steps=(len(targets) if views else 0) * 2, then=loader_views if views else None)
     for name, launched_case in launched.cases.items():
-        by_name[name].update(samples=launched_case["samples"], status=launched_case["status"],
-                             reason=launched_case["reason"])
+        by_name[name].update(samples=[s.to_json() for s in launched_case.samples], status=launched_case.status,
+                             reason=launched_case.reason)
     interrupted = launched.interrupted
     # Its own method line: the run's ("rounds x samples >= 5 ms") describes the kernels' rounds.
     result = {"shape": shape.to_dict(), "tree": str(tree), "metric": "main_ns", "cases": cases,

@@ -16,16 +16,14 @@
  * so drift in the machine hits all variants alike.
  *
  * Warm-up rounds (round -1, not measured) come first: at least W of them, and more
- * until M ms have passed since the first began. An empty program's launches ran ~2%
- * slower in the first ~150 ms of a timer's run than later, whatever their number
- * (docs/launch.md §2), so a count of rounds alone leaves a short program's first
- * measured ones in that slope. A "warmed" line says how many rounds it took.
+ * until M ms have passed since the first began. A run's first launches start slower
+ * than later ones for a time rather than a count (docs/method/launch-timer.md), so a
+ * count of rounds alone leaves a short program's first measured ones in that slope. A "warmed" line says how many rounds it took.
  *
  * A launch that follows another variant's is primed: the same variant is launched
  * PRIMERS times first, untimed (only a failure is reported). A program starts slower
- * right after a larger one than right after itself (an empty program after perl or python3: +9-20%; after
- * two primers 0-5%, and more primers leave no less: bench/carry_over.py,
- * docs/launch.md), so unprimed, alternation would time each variant in the wake of
+ * right after a larger one than right after itself (the caches and pages the other left;
+ * docs/method/launch-timer.md), so unprimed, alternation would time each variant in the wake of
  * the others, a state hyperfine's runs, one command at a time, never see.
  * --primers 0 shows it.
  *
@@ -56,7 +54,7 @@
  *
  * The lines go to --out FILE (default stdout) in batches, at most every FLUSH_NS:
  * a reader woken by every launch (a pipe to the Python parent, as it was) ran
- * between launches, and one launch in two or three paid for it (docs/launch.md).
+ * between launches on the timer's CPU, and the launches paid for it.
  * SIGTERM or SIGINT ends the run after the launch under way; every line written
  * so far is flushed, so an interrupted run keeps the launches that finished. The
  * death of the parent sends SIGTERM (PR_SET_PDEATHSIG).
@@ -234,7 +232,7 @@ static long long tv_ns(struct timeval tv)
 
 static int self_schedstat = -1;   /* the timer's own, opened once */
 static lt_placement placement;    /* which CPU the timer runs on, and moving off a busy one */
-static int stay;                  /* --stay: never move (bench/slow_mode.py shows what moving cures) */
+static int stay;                  /* --stay: never move (to see what moving cures) */
 static lt_ticks ticks;            /* the pinned CPU's periodic interruptions (none when not pinned) */
 static int dodge = 1;             /* start timed launches clear of them (--no-dodge: at once) */
 
@@ -488,7 +486,7 @@ static int launch_once(variant *v, int round, long timeout_ms, int primer)
     fprintf(out, ",\"dodged\":%s,\"dodged_until\":%s", until != UNTIL_NONE ? "true" : "false", until_names[until]);
     fprintf(out, ",\"descendants_ended\":%d", ended);
     fprintf(out, ",\"exit_ns\":%llu,\"exit_status\":%d,\"minflt\":%ld,\"majflt\":%ld,\"utime_ns\":%lld,"
-           "\"stime_ns\":%lld,\"nvcsw\":%ld,\"nivcsw\":%ld,\"maxrss_kb\":%ld}\n",
+           "\"stime_ns\":%lld,\"csw_vol\":%ld,\"csw_invol\":%ld,\"maxrss_kb\":%ld}\n",
            (unsigned long long)(t_exit - t0), WIFEXITED(status) ? WEXITSTATUS(status) : -1,
            ru.ru_minflt, ru.ru_majflt, tv_ns(ru.ru_utime), tv_ns(ru.ru_stime), ru.ru_nvcsw, ru.ru_nivcsw,
            ru.ru_maxrss);

@@ -1,0 +1,61 @@
+"""The typed result model (result/model.py): every recorded result reads into it and writes
+back as the same text, a hostile document is refused where it enters, and a sample reads
+as a mapping whether a kernel's or a launch's."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from layertax.engine.analysis import analyze
+from layertax.engine.store import results
+from layertax.launch import protocol
+from layertax.result.model import Case, ExperimentResult, Run, Sample
+from layertax.result.validate import ResultError
+
+DATA = Path(__file__).parent / "data"
+RECORDED = sorted((DATA / "recorded").glob("*.json")) + sorted((DATA / "sampled").glob("*.json"))
+
+
+@pytest.mark.parametrize("path", RECORDED, ids=lambda p: p.name)
+def test_every_recorded_result_reads_and_writes_back_as_the_same_text(path):
+    doc = json.loads(path.read_text())
+    run = Run.from_json(doc, str(path))
+    assert all(isinstance(c, Case) for e in run.experiments for c in e.cases)
+    assert results.dumps(run.to_json()) == results.dumps(doc)
+
+
+def test_a_hostile_document_is_refused_where_it_enters():
+    doc = json.loads((DATA / "recorded" / "tls.json").read_text())
+    doc["experiments"][0]["cases"][0]["samples"][0:0] = [{"round": 0, "ns": -5, "ops": 1}]
+    with pytest.raises(ResultError, match="negative|smaller"):
+        Run.from_json(doc, "hostile.json")
+    with pytest.raises(ResultError, match="not a layertax result"):
+        Run.from_json([1, 2], "list.json")
+
+
+def test_a_launch_line_becomes_a_sample_the_statistics_read():
+    line = json.dumps({"variant": "a", "round": 2, "pid": 7, "status": "ok", "main_ns": 900, "exit_ns": 1500,
+                       "first_init_ns": None, "preload_init_ns": None, "libc_start_main_ns": None,
+                       "runq_wait_ns": 0, "clear_ns": None, "dodged": False, "dodged_until": None,
+                       "descendants_ended": 0, "exit_status": 0, "minflt": 60, "majflt": 0, "utime_ns": 400,
+                       "stime_ns": 300, "csw_vol": 1, "csw_invol": 1, "maxrss_kb": 1000})
+    launch = protocol.parse_line(line)
+    sample = launch.sample(min_wait_ns=20_000)
+    assert isinstance(sample, Sample) and sample["round"] == 2 and sample["main_ns"] == 900
+    assert sample["preempted"] is False and "variant" not in sample and "pid" not in sample
+    case = Case(name="a", layer="the command", language="-", samples=[sample, Sample(3, {**sample.values, "main_ns": 1100})])
+    assert analyze.round_values(case, "main_ns") == {2: 900.0, 3: 1100.0}
+    assert case.values("main_ns") == [900, 1100]
+    exp = ExperimentResult(name="launch", title="t", question="q?", unit="spawn->main", baseline="a", cases=[case])
+    assert exp.to_json()["cases"][0]["samples"][0] == {"round": 2, **sample.values}
+    assert ExperimentResult.from_json(exp.to_json()) == exp
+
+
+def test_a_case_read_without_statistics_is_written_without_them():
+    case = Case.from_json({"name": "a", "layer": "l", "language": "-", "status": "ok", "samples": []})
+    assert "stats" not in case.to_json() and "kernel" not in case.to_json()
+    case.stats = {"median": 1.0}
+    assert case.to_json()["stats"] == {"median": 1.0}
+    assert Case(name="b", layer="l", language="-").to_json()["stats"] is None   # analysed: said, even if none
