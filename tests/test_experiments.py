@@ -36,6 +36,6 @@ def test_callchain_classic_ratios_are_the_published_ones():
 
 
 def test_loadtime_classic_ratios_are_pietreks():
-    """CLASSICS.md: Windows 2000 by name 0.903 / 0.841; by ordinal 0.992 / 0.868 / 0.845, to by-name default."""
+    """Pietrek 2000 (the loadtime experiment's classic figures): Windows 2000 by name 0.903 / 0.841; by ordinal 0.992 / 0.868 / 0.845, to by-name default."""
     ratios = experiments.get("loadtime").classic.ratios()
     assert [round(r, 3) for r in ratios.values()] == [1.0, 0.903, 0.841, 0.992, 0.868, 0.845]

@@ -1,7 +1,7 @@
 /* The in-process timing harness every C kernel links with.
  *
  * A kernel supplies a table of cases; lt_main() speaks the kernel protocol
- * (see DESIGN.md): it pins the CPU when allowed, measures the clock, sets the
+ * (docs/method/protocol.md): it pins the CPU when allowed, measures the clock, sets the
  * case up outside the timed region, calibrates an iteration count so that one
  * sample lasts at least --min-sample-ns, prints one JSON line per sample, and
  * verifies the case's result after every sample. A fast wrong answer is a bug,

@@ -1,4 +1,4 @@
-"""Parses what a kernel prints (DESIGN.md, "the kernel protocol").
+"""Parses what a kernel prints (docs/method/protocol.md, "Kernels").
 
 Line 1 describes the kernel (it has a "kernel" key); then one line per sample
 ({"case", "iters", "ns", ...}); a kernel that cannot run prints {"skip": why},

@@ -1,4 +1,4 @@
-// The kernel protocol for Go kernels (DESIGN.md), mirroring native/harness.c.
+// The kernel protocol for Go kernels (docs/method/protocol.md), mirroring native/harness.c.
 //
 // The build copies this file beside a kernel's own sources (package main); the
 // kernel declares its cases and calls harnessMain. The harness locks the
@@ -15,6 +15,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 	"unsafe"
@@ -242,7 +243,8 @@ func harnessMain(kernel string, cases []harnessCase) {
 	state, err := c.Setup(o.dir)
 	if err != nil {
 		if errors.Is(err, errSkip) {
-			emit(field{"case", c.Name}, field{"skip", err.Error()})
+			// The reason alone, as every harness says it: fmt.Errorf("%w: why", errSkip) reads "skip: why".
+			emit(field{"case", c.Name}, field{"skip", strings.TrimPrefix(err.Error(), errSkip.Error()+": ")})
 			os.Exit(3)
 		}
 		emit(field{"case", c.Name}, field{"error", "setup: " + err.Error()})

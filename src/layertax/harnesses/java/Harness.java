@@ -1,4 +1,4 @@
-// The kernel protocol for Java kernels (DESIGN.md), mirroring native/harness.c.
+// The kernel protocol for Java kernels (docs/method/protocol.md), mirroring native/harness.c.
 //
 // The build compiles this file with a kernel's own sources. A JVM cannot pin
 // itself or change its priority, so the engine does both before exec (the

@@ -1,4 +1,4 @@
-// The kernel protocol for Node.js kernels (DESIGN.md), mirroring native/harness.c.
+// The kernel protocol for Node.js kernels (docs/method/protocol.md), mirroring native/harness.c.
 //
 // Node cannot pin itself; the engine pins the process before exec and the
 // harness reports what /proc says. It raises its own priority when allowed

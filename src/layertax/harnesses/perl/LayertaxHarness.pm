@@ -1,4 +1,4 @@
-# The kernel protocol for Perl kernels (DESIGN.md), mirroring native/harness.c.
+# The kernel protocol for Perl kernels (docs/method/protocol.md), mirroring native/harness.c.
 #
 # Perl cannot pin itself without a module from outside its core; the engine pins
 # the process before exec and the harness reports what /proc says. It raises its

@@ -1,4 +1,4 @@
-//! The kernel protocol for Rust kernels (DESIGN.md), mirroring native/harness.c.
+//! The kernel protocol for Rust kernels (docs/method/protocol.md), mirroring native/harness.c.
 //!
 //! The build copies this file beside a kernel's main.rs (`mod harness;`). It
 //! depends on no crate: the few glibc functions it needs (affinity, priority,
