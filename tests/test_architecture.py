@@ -243,3 +243,12 @@ def test_the_writer_check_finds_a_writer():
     probe = PACKAGE.parent.parent / "tests" / "data" / "writes-a-file.py.txt"
     assert _write_calls(probe) == ["2: write_text", "3: open(..., 'w')", "4: shutil.copyfile", "5: os.replace",
                                    "6: os.open(..., os.O_WRONLY | os.O_CREAT)"]
+
+
+def test_no_two_modules_import_each_other():
+    """Imports run one way inside a package too: a module that imports one that imports it
+    back (even inside a function) is a circle to break."""
+    circles = sorted({tuple(sorted((a, b))) for a, deps in GRAPH.items() for dep in deps
+                      for b in (dep, dep.rsplit(".", 1)[0]) if b in GRAPH and b != a
+                      and any(d == a or d.rsplit(".", 1)[0] == a for d in GRAPH[b])})
+    assert circles == []

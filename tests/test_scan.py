@@ -12,7 +12,7 @@ import pytest
 
 from conftest import run_cli
 from layertax.experiments.scan import inputfile, sizes, tables
-from layertax.experiments.scan.shared import ceiling_bytes
+from layertax.experiments.scan.sizes import ceiling_bytes
 
 
 def tr_count(path: Path) -> int:

@@ -9,11 +9,6 @@ import click
 
 from layertax.experiments.scan import sizes
 
-# 64 MiB is still twice a large last-level cache, so the scans read memory; a round of all 32
-# cases over it takes about a quarter of one over 256 MiB, which --thorough keeps.
-DEFAULT_SIZE = 64 << 20
-THOROUGH_SIZE = 256 << 20
-
 
 class InputFile(click.ParamType):
     name = "path"
@@ -45,9 +40,8 @@ class ByteSize(click.ParamType):
             self.fail(f"{value!r} needs {sizes.human(n)} of disk for the generated file; the temporary directory "
                       f"{tempfile.gettempdir()} has {sizes.human(free)} free", param, ctx)
         from layertax.engine.machine import memory_available
-        from layertax.experiments.scan.shared import ceiling_bytes
 
-        memory, available = n + ceiling_bytes(n), memory_available()
+        memory, available = n + sizes.ceiling_bytes(n), memory_available()
         if available is not None and memory > available:
             self.fail(f"{value!r} needs about {sizes.human(memory)} of memory (the file in the page cache and the "
                       f"memory ceiling's buffer); {sizes.human(available)} is available", param, ctx)
@@ -70,7 +64,7 @@ def run_options() -> list[click.Option]:
                      help="Scan this file instead of a generated one (opened read-only, never modified)."),
         click.Option(["--size", "size"], type=ByteSize(), metavar="SIZE", callback=_file_or_size,
                      help=f"Size of the generated file, e.g. 64M, 1.5GiB, 500MB (K/M/G are powers of 1024, KB/MB/GB "
-                          f"of 1000). [default: {sizes.human(DEFAULT_SIZE)}; {sizes.human(THOROUGH_SIZE)} with --thorough]"),
+                          f"of 1000). [default: {sizes.human(sizes.DEFAULT_SIZE)}; {sizes.human(sizes.THOROUGH_SIZE)} with --thorough]"),
         click.Option(["--cold", "cold"], is_flag=True,
                      help="Evict the file from the page cache before every kernel invocation and time one pass "
                           "each (posix_fadvise; root's drop_caches if pages stay). [default: warm cache]"),

@@ -11,19 +11,7 @@ from layertax.engine import machine
 from layertax.errors import UsageError
 from layertax.experiment import SharedInput
 from layertax.experiments.scan import inputfile, sizes
-from layertax.experiments.scan.options import DEFAULT_SIZE, THOROUGH_SIZE
 from layertax.experiments.scan.tables import MEMORY
-
-# The memory ceiling reads an in-RAM buffer of its own, as large as the file, so that
-# both see the same caches (a file smaller than the last-level cache is partly read
-# from it, and so is the buffer); within these bounds, since bandwidth settles long
-# before 1 GiB and the buffer is real memory beside the file's page cache.
-CEILING_MIN, CEILING_MAX = 1 << 20, 1 << 30
-
-
-def ceiling_bytes(size: int) -> int:
-    return min(max(size, CEILING_MIN), CEILING_MAX)
-
 
 def _chunks(progress, label: str, size: int):
     """A progress callback for inputfile's (done, total) that steps once per chunk."""
@@ -53,7 +41,7 @@ def _make(options: dict, thorough: bool, workroot: Path, note, progress) -> tupl
                  "opening and mapping the file more than reading it (the counts are still checked)")
         return path, size, count, {"source": "file", "path": str(path)}
     size = options.get("size")
-    size = (THOROUGH_SIZE if thorough else DEFAULT_SIZE) if size is None else size
+    size = (sizes.THOROUGH_SIZE if thorough else sizes.DEFAULT_SIZE) if size is None else size
     free = shutil.disk_usage(workroot).free
     if size > free:
         raise UsageError(f"--size {sizes.human(size)}: only {sizes.human(free)} free in {workroot.parent}")
@@ -72,7 +60,7 @@ def _make(options: dict, thorough: bool, workroot: Path, note, progress) -> tupl
 @contextmanager
 def scan_input(options: dict, settings, workroot: Path, note, progress) -> Iterator[SharedInput]:
     path, size, count, what = _make(options, settings.thorough, workroot, note, progress)
-    ceiling = ceiling_bytes(size)
+    ceiling = sizes.ceiling_bytes(size)
     available = machine.memory_available()
     if available is not None and size + ceiling > available // 2:
         note(f"scan: warning: the file ({sizes.human(size)}) and the ceiling's buffer take more than half of the "

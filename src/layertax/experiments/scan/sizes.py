@@ -6,6 +6,21 @@ import re
 
 _PREFIXES = "KMGTPEZY"
 MIN_SCAN = 1 << 20   # a smaller file: the scans time opening and mapping it, not reading it
+# The generated file: 64 MiB is still twice a large last-level cache, so the scans read
+# memory, in a quarter of the time of the 256 MiB that --thorough keeps.
+DEFAULT_SIZE = 64 << 20
+THOROUGH_SIZE = 256 << 20
+
+# The memory ceiling reads an in-RAM buffer of its own, as large as the file, so that
+# both see the same caches (a file smaller than the last-level cache is partly read
+# from it, and so is the buffer); within these bounds, since bandwidth settles long
+# before 1 GiB and the buffer is real memory beside the file's page cache.
+CEILING_MIN, CEILING_MAX = 1 << 20, 1 << 30
+
+
+def ceiling_bytes(size: int) -> int:
+    """The memory ceiling's buffer for a file of size bytes."""
+    return min(max(size, CEILING_MIN), CEILING_MAX)
 _SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)\s*([A-Za-z]*)\s*$")
 
 
