@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import json
 import os
 import subprocess
 import sys
@@ -29,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from launch_vs_hyperfine import iqr_over_median   # this folder's
+from _common import iqr_over_median, layertax_experiment   # this folder's
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_CASES = ("py-stat-str", "tp-py-encode-ascii-256")
@@ -38,19 +37,6 @@ DEFAULT_CASES = ("py-stat-str", "tp-py-encode-ascii-256")
 def per_op_spread(values: list[float]) -> tuple[float, float]:
     """(median, IQR/median) of per-operation times."""
     return float(np.median(values)), iqr_over_median(values)
-
-
-def layertax_experiment(experiment: str, case: str, cpu: int, out: Path, options: list[str]) -> dict:
-    """`layertax run EXPERIMENT --case CASE` with options; its result (the case and its
-    baselines), as layertax saved it. Exits if the case was not measured."""
-    subprocess.run([sys.executable, "-m", "layertax", "run", experiment, "--case", case, "--cpu", str(cpu),
-                    "--no-syscalls", "--no-save", *options, "--export-json", str(out)],
-                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    exp = json.loads(out.read_text())["experiments"][0]
-    found = [c for c in exp["cases"] if c["name"] == case]
-    if not found or found[0]["status"] != "ok":
-        raise SystemExit(f"layertax did not measure {case}: {found[0]['reason'] if found else 'no such case'}")
-    return exp
 
 
 def layertax_turn(case: str, cpu: int, min_time: float | None, work: Path, precision: float | None = None,

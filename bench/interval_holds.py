@@ -21,8 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from inprocess_vs_pyperf import layertax_experiment   # this folder's
 from layertax.engine.analysis import analyze, stats
+from _common import layertax_experiment   # this folder's
 
 
 def figures(exp: dict, case_name: str) -> dict:

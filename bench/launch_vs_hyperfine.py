@@ -28,10 +28,8 @@ from __future__ import annotations
 
 import argparse
 import functools
-import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -39,70 +37,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from bare_loop import bare_times, build_bare_loop   # this folder's
 from layertax.engine.analysis.level_shift import level_shift
-
-EMPTY_C = "int main(void) { return 0; }\n"
-# Launches left out when asking whether a turn changed level later on: hyperfine's first ~30
-# ran 13-21% slower than the rest in 10 of 12 runs (docs/launch.md §2), despite its warm-up.
-SETTLED = 30
-
-
-def build_empty(work: Path, static: bool) -> Path:
-    """EMPTY_C built with gcc -O2 (and -static if asked) in work: the program every launch bench times."""
-    source = work / "empty.c"
-    source.write_text(EMPTY_C)
-    program = work / ("empty-static" if static else "empty-dynamic")
-    subprocess.run(["cc", "-O2", *(["-static"] if static else []), "-o", str(program), str(source)], check=True)
-    return program
-
-
-def iqr_over_median(values: list[float]) -> float:
-    q1, med, q3 = np.percentile(values, [25, 50, 75])
-    return float((q3 - q1) / med)
-
-
-def slow_share(values: list[float]) -> float:
-    """The share of launches that took more than twice the median: the "slow mode"."""
-    med = float(np.median(values))
-    return float(np.mean(np.asarray(values) > 2 * med))
-
-
-def shift_label(shift: dict | None) -> str:
-    """How far a turn's times changed level (layertax's own test, in launch order), or "-"."""
-    return f"{shift['effect']:.0%}" if shift else "-"
-
-
-def layertax_times(program: Path, runs: int, warmup: int, work: Path,
-                   warmup_time: float | None = None, dodge: bool = True) -> list[float]:
-    """spawn->exit of every measured launch, in µs; warmup_time None: the command's default."""
-    return layertax_turn(program, runs, warmup, work, warmup_time, dodge)[0]
-
-
-def layertax_turn(program: Path, runs: int, warmup: int, work: Path,
-                  warmup_time: float | None = None, dodge: bool = True) -> tuple[list[float], int]:
-    """layertax_times, and how many of the launches waited for their CPU."""
-    out = work / "layertax.json"
-    timed = [] if warmup_time is None else ["--warmup-time", str(warmup_time)]
-    timed += [] if dodge else ["--no-dodge"]
-    subprocess.run([sys.executable, "-m", "layertax", "launch", "--runs", str(runs), "--warmup", str(warmup), *timed,
-                    "--no-stamp", "--no-save", "--export-json", str(out), "--", str(program)],
-                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    case = json.loads(out.read_text())["experiments"][0]["cases"][0]
-    return [s["exit_ns"] / 1e3 for s in case["samples"]], sum(1 for s in case["samples"] if s["preempted"])
-
-
-def hyperfine_times(program: Path, runs: int, warmup: int, work: Path) -> list[float]:
-    """spawn->exit of hyperfine's runs, in µs."""
-    out = work / "hyperfine.json"
-    subprocess.run(["hyperfine", "-N", "--runs", str(runs), "--warmup", str(warmup), "--export-json", str(out),
-                    str(program)], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return [t * 1e6 for t in json.loads(out.read_text())["results"][0]["times"]]
-
-
-def hyperfine_turn(program: Path, runs: int, warmup: int, work: Path) -> tuple[list[float], None]:
-    """hyperfine_times, and None: whether its runs waited for a CPU is not known."""
-    return hyperfine_times(program, runs, warmup, work), None
+from _common import SETTLED, bare_times, build_bare_loop, build_empty, hyperfine_turn, iqr_over_median, layertax_turn, shift_label   # this folder's
 
 
 def bare_contender(work: Path):

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import json
 import os
 import subprocess
 import sys
@@ -26,30 +25,38 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+from _common import alternating, empty_specs, print_turns, timer_times   # this folder's
 
-from launch_vs_hyperfine import build_empty, iqr_over_median   # this folder's
 
 ROOT = Path(__file__).resolve().parent.parent
-NATIVE = "src/layertax/native"
+# Where the timer's C side is at a revision: launch/native/ now, native/ before the move.
+NATIVE_DIRS = ("src/layertax/launch/native", "src/layertax/native")
+COMMON = "src/layertax/native"   # common.c and common.h, at every revision
 # As engine/builder/ninja.py's BASE_CFLAGS (a program target adds nothing to them).
 CFLAGS = ("-O2", "-g", "-std=gnu11", "-Wall", "-Wextra")
-TIMER_SOURCES = ("launch.c", "placement.c", "child.c", "common.c")   # those present at the revision
+TIMER_SOURCES = ("launch.c", "placement.c", "child.c", "ticks.c", "common.c")   # those present at the revision
 
 
 def native_tree(revision: str | None, into: Path) -> Path:
-    """native/ at a revision (git archive), or as in the working tree (None)."""
+    """The timer's C side and common.c at a revision (git archive), or as in the working tree
+    (None), flattened into one directory."""
     into.mkdir(parents=True)
     if revision is None:
-        for f in (ROOT / NATIVE).iterdir():
-            if f.suffix in (".c", ".h"):
-                (into / f.name).write_bytes(f.read_bytes())
+        for where in (*NATIVE_DIRS, COMMON):
+            if (ROOT / where).is_dir():
+                for f in (ROOT / where).iterdir():
+                    if f.suffix in (".c", ".h") and not (into / f.name).exists():
+                        (into / f.name).write_bytes(f.read_bytes())
         return into
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", revision, NATIVE], check=True,
-                             capture_output=True).stdout
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        for member in tar.getmembers():
-            if member.isfile() and member.name.endswith((".c", ".h")):
-                (into / Path(member.name).name).write_bytes(tar.extractfile(member).read())
+    for where in (*NATIVE_DIRS, COMMON):
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", revision, where], capture_output=True)
+        if archive.returncode != 0:          # not there at this revision
+            continue
+        with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+            for member in tar.getmembers():
+                target = into / Path(member.name).name
+                if member.isfile() and member.name.endswith((".c", ".h")) and not target.exists():
+                    target.write_bytes(tar.extractfile(member).read())
     return into
 
 
@@ -59,50 +66,6 @@ def build_timer(revision: str | None, work: Path, label: str) -> Path:
     timer = work / f"launch-{label}"
     subprocess.run(["cc", *CFLAGS, "-I", str(src), "-o", str(timer), *sources], check=True)
     return timer
-
-
-def times(timer: Path, spec: Path, runs: int, cpu: int, out: Path) -> list[float]:
-    """spawn->exit of the measured launches, µs."""
-    subprocess.run([str(timer), "--spec", str(spec), "--runs", str(runs), "--warmup", "5", "--cpu", str(cpu),
-                    "--out", str(out)], check=True, stdout=subprocess.DEVNULL)
-    lines = [json.loads(line) for line in out.read_text().splitlines()[1:]]
-    return [x["exit_ns"] / 1e3 for x in lines if x.get("round", -1) >= 0 and x.get("status") == "ok"]
-
-
-def empty_specs(work: Path):
-    """The static and the dynamic empty program, each with the one-variant spec the timer reads:
-    (name, program, spec path)."""
-    for static in (True, False):
-        program = build_empty(work, static=static)
-        name = "static" if static else "dynamic"
-        spec = work / f"spec-{name}"
-        spec.write_text(f"variant e\narg {program}\n")
-        yield name, program, spec
-
-
-def print_turns(name: str, repeats, ratio, widths: tuple[int, int, int, int]) -> tuple[list, tuple[list, list]]:
-    """Each alternating turn as a row under the caller's header (both medians, ratio(first,
-    second), both IQR/median, in columns of `widths`); returns the ratios and the two sides'
-    IQR/median."""
-    ratios, spreads = [], ([], [])
-    for rep, (med, iqr) in enumerate(repeats):
-        ratios.append(ratio(*med))
-        spreads[0].append(iqr[0])
-        spreads[1].append(iqr[1])
-        print(f"{name:<8} {rep + 1:>3} {med[0]:>{widths[0]}.1f} {med[1]:>{widths[1]}.1f} {ratios[-1]:>6.3f} "
-              f"{iqr[0]:>{widths[2]}.3f} {iqr[1]:>{widths[3]}.3f}")
-    return ratios, spreads
-
-
-def alternating(measure_a, measure_b, repeat: int):
-    """Runs two measurements alternately `repeat` times (which goes first alternates too), and
-    yields each repeat's medians and IQR/medians: ([a, b], [a, b])."""
-    measures = (measure_a, measure_b)
-    for rep in range(repeat):
-        got = {}
-        for which in ((0, 1) if rep % 2 == 0 else (1, 0)):
-            got[which] = measures[which]()
-        yield [float(np.median(got[w])) for w in (0, 1)], [iqr_over_median(got[w]) for w in (0, 1)]
 
 
 def main() -> int:
@@ -122,8 +85,8 @@ def main() -> int:
         print(f"{'program':<8} {'rep':>3} {'median A':>9} {'median B':>9} {'B/A':>6} {'IQR/med A':>10} "
               f"{'IQR/med B':>10}")
         for name, _, spec in empty_specs(work):
-            repeats = alternating(lambda: times(timers[0], spec, args.runs, cpu, work / "out.jsonl"),
-                                  lambda: times(timers[1], spec, args.runs, cpu, work / "out.jsonl"), args.repeat)
+            repeats = alternating(lambda: timer_times(timers[0], spec, args.runs, cpu, work / "out.jsonl"),
+                                  lambda: timer_times(timers[1], spec, args.runs, cpu, work / "out.jsonl"), args.repeat)
             ratios, spreads = print_turns(name, repeats, lambda a, b: b / a, (9, 9, 10, 10))
             print(f"{name:<8} all: B/A median of ratios {np.median(ratios):.3f} ({min(ratios):.3f}-{max(ratios):.3f}), "
                   f"B faster in {sum(r < 1 for r in ratios)} of {len(ratios)}; IQR/median median "

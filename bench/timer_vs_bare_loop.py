@@ -26,10 +26,10 @@ from pathlib import Path
 
 import numpy as np
 
-from bare_loop import bare_times, build_bare_loop   # this folder's
-from launch_vs_hyperfine import layertax_times
+from layertax import paths
 from layertax.engine.analysis.level_shift import level_shift
-from timer_versions import alternating, build_timer, empty_specs, print_turns, times
+from layertax.launch import tools as launch_tools
+from _common import alternating, bare_times, build_bare_loop, empty_specs, layertax_times, print_turns, timer_times   # this folder's
 
 
 def shifts_counted(measure, shifted: list[bool]):
@@ -51,7 +51,7 @@ def main() -> int:
     cpu = sorted(os.sched_getaffinity(0))[-1]
     with tempfile.TemporaryDirectory(prefix="layertax-bench-") as tmp:
         work = Path(tmp)
-        timer = None if args.command else build_timer(None, work, "tree")   # --command runs layertax's own
+        timer = None if args.command else launch_tools.tools(paths.cache_dir()).timer   # as layertax builds it
         loop = build_bare_loop(work)
         first = "`layertax launch --no-stamp`" if args.command else "the timer"
         print(f"spawn->exit, µs; {args.repeat} alternating invocations of {args.runs} launches each, cpu {cpu}; "
@@ -60,7 +60,7 @@ def main() -> int:
         for name, program, spec in empty_specs(work):
             shifted = ([], [])
             ours = ((lambda: layertax_times(program, args.runs, 5, work)) if args.command
-                    else (lambda: times(timer, spec, args.runs, cpu, work / "out.jsonl")))
+                    else (lambda: timer_times(timer, spec, args.runs, cpu, work / "out.jsonl")))
             repeats = alternating(shifts_counted(ours, shifted[0]),
                                   shifts_counted(lambda: bare_times(loop, program, args.runs, cpu), shifted[1]),
                                   args.repeat)

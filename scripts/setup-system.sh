@@ -16,7 +16,6 @@ tools=(
   "binutils|ld.gold|loadtime: the gold linker variant, readelf for the tests"
   "valgrind|callgrind_annotate|loadtime: instructions per loader phase (callgrind)"
   "strace|strace|system-call counts"
-  "gdb|gdb|bench/cpuid_count.py: the CPUID instructions a start-up executes"
   "chromium|chromium|the test that opens the HTML report in a headless browser"
   "gcc-mingw-w64-x86-64|x86_64-w64-mingw32-gcc|loadtime gen --target pe, windows bundle: the PE programs"
   "binutils-mingw-w64-x86-64|x86_64-w64-mingw32-dlltool|the PE programs' import libraries by ordinal"

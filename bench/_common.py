@@ -1,0 +1,210 @@
+"""What the maintained benches share (bench/README.md lists them), so that no bench imports
+another: the empty programs every launch bench times, the three ways of timing them (layertax's
+`launch`, hyperfine, and the bare loop: the least a launch timer can be), turns run in
+alternation and printed, and one experiment's case run through `layertax run`.
+
+The bare loop is a C loop, pinned to a CPU, glibc's posix_spawn with stdio on /dev/null,
+waitpid, CLOCK_MONOTONIC around the two, the samples kept in memory and printed at the end:
+no stamp pipes, no run-queue reads, no JSON lines, no primers or placement. The benches hold
+layertax's timer (timer_vs_bare_loop.py) and hyperfine (launch_vs_hyperfine.py --contender
+bare) against it.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+
+EMPTY_C = "int main(void) { return 0; }\n"
+
+
+# Launches left out when asking whether a turn changed level later on: hyperfine's first few
+# dozen run slower than the rest despite its warm-up (docs/method/launch-timer.md).
+SETTLED = 30
+
+
+def build_empty(work: Path, static: bool) -> Path:
+    """EMPTY_C built with gcc -O2 (and -static if asked) in work: the program every launch bench times."""
+    source = work / "empty.c"
+    source.write_text(EMPTY_C)   # a bench's own scratch directory, not a user's file
+    program = work / ("empty-static" if static else "empty-dynamic")
+    subprocess.run(["cc", "-O2", *(["-static"] if static else []), "-o", str(program), str(source)], check=True)
+    return program
+
+
+def iqr_over_median(values: list[float]) -> float:
+    q1, med, q3 = np.percentile(values, [25, 50, 75])
+    return float((q3 - q1) / med)
+
+
+def slow_share(values: list[float]) -> float:
+    """The share of launches that took more than twice the median: the "slow mode"."""
+    med = float(np.median(values))
+    return float(np.mean(np.asarray(values) > 2 * med))
+
+
+def shift_label(shift: dict | None) -> str:
+    """How far a turn's times changed level (layertax's own test, in launch order), or "-"."""
+    return f"{shift['effect']:.0%}" if shift else "-"
+
+
+def layertax_times(program: Path, runs: int, warmup: int, work: Path,
+                   warmup_time: float | None = None, dodge: bool = True) -> list[float]:
+    """spawn->exit of every measured launch, in µs; warmup_time None: the command's default."""
+    return layertax_turn(program, runs, warmup, work, warmup_time, dodge)[0]
+
+
+def layertax_turn(program: Path, runs: int, warmup: int, work: Path,
+                  warmup_time: float | None = None, dodge: bool = True) -> tuple[list[float], int]:
+    """layertax_times, and how many of the launches waited for their CPU."""
+    out = work / "layertax.json"
+    timed = [] if warmup_time is None else ["--warmup-time", str(warmup_time)]
+    timed += [] if dodge else ["--no-dodge"]
+    subprocess.run([sys.executable, "-m", "layertax", "launch", "--runs", str(runs), "--warmup", str(warmup), *timed,
+                    "--no-stamp", "--no-save", "--export-json", str(out), "--", str(program)],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    case = json.loads(out.read_text())["experiments"][0]["cases"][0]
+    return [s["exit_ns"] / 1e3 for s in case["samples"]], sum(1 for s in case["samples"] if s["preempted"])
+
+
+def hyperfine_times(program: Path, runs: int, warmup: int, work: Path) -> list[float]:
+    """spawn->exit of hyperfine's runs, in µs."""
+    out = work / "hyperfine.json"
+    subprocess.run(["hyperfine", "-N", "--runs", str(runs), "--warmup", str(warmup), "--export-json", str(out),
+                    str(program)], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return [t * 1e6 for t in json.loads(out.read_text())["results"][0]["times"]]
+
+
+def hyperfine_turn(program: Path, runs: int, warmup: int, work: Path) -> tuple[list[float], None]:
+    """hyperfine_times, and None: whether its runs waited for a CPU is not known."""
+    return hyperfine_times(program, runs, warmup, work), None
+
+
+BARE_LOOP_C = r"""
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <sched.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+extern char **environ;
+static long long now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1000000000LL + t.tv_nsec; }
+/* bare-loop RUNS CPU WAY PAUSE_NS PROGRAM [ARG...]: prints each launch's ns. WAY: spawn
+   (stdio opened on /dev/null by the child), spawn-inherit (no file actions: the child keeps
+   the loop's stdio), vfork (vfork + execve, the child does nothing else). PAUSE_NS: a spin on
+   the clock before each launch (0: none), outside the timed interval. */
+int main(int argc, char **argv) {
+    if (argc < 6) return 2;
+    int runs = atoi(argv[1]);
+    const char *way = argv[3];
+    long long pause = atoll(argv[4]);
+    char **args = argv + 5;
+    int inherit = strcmp(way, "spawn-inherit") == 0, use_vfork = strcmp(way, "vfork") == 0;
+    if (!inherit && !use_vfork && strcmp(way, "spawn") != 0) return 2;
+    cpu_set_t set; CPU_ZERO(&set); CPU_SET(atoi(argv[2]), &set);
+    if (sched_setaffinity(0, sizeof set, &set) != 0) return 2;
+    long long *ns = malloc(sizeof *ns * runs);
+    posix_spawn_file_actions_t fa; posix_spawn_file_actions_init(&fa);
+    for (int fd = 0; fd < 3; fd++) posix_spawn_file_actions_addopen(&fa, fd, "/dev/null", O_RDWR, 0);
+    for (int i = -5; i < runs; i++) {
+        pid_t pid; int status;
+        for (long long until = now() + pause; now() < until;)
+            ;
+        long long t0 = now();
+        if (use_vfork) {
+            pid = vfork();
+            if (pid == 0) { execve(args[0], args, environ); _exit(127); }
+            if (pid < 0) return 2;
+        } else if (posix_spawn(&pid, args[0], inherit ? NULL : &fa, NULL, args, environ) != 0) return 2;
+        if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return 2;
+        long long t1 = now();
+        if (i >= 0) ns[i] = t1 - t0;
+    }
+    for (int i = 0; i < runs; i++) printf("%lld\n", ns[i]);
+    return 0;
+}
+"""
+
+
+def build_bare_loop(work: Path) -> Path:
+    source, loop = work / "bare_loop.c", work / "bare-loop"
+    source.write_text(BARE_LOOP_C)
+    subprocess.run(["cc", "-O2", "-o", str(loop), str(source)], check=True)
+    return loop
+
+
+SPAWN_WAYS = ("spawn", "spawn-inherit", "vfork")   # the loop's ways of starting the child (its C's comment)
+
+
+def bare_times(loop: Path, program: Path, runs: int, cpu: int, way: str = "spawn", pause_ns: int = 0,
+               args: tuple[str, ...] = ()) -> list[float]:
+    """spawn->exit of the loop's measured launches of program with args, µs; pause_ns: a spin
+    before each launch."""
+    out = subprocess.run([str(loop), str(runs), str(cpu), way, str(pause_ns), str(program), *args], check=True,
+                         capture_output=True, text=True)
+    return [int(line) / 1e3 for line in out.stdout.split()]
+
+
+def timer_times(timer: Path, spec: Path, runs: int, cpu: int, out: Path) -> list[float]:
+    """spawn->exit of the measured launches, µs."""
+    subprocess.run([str(timer), "--spec", str(spec), "--runs", str(runs), "--warmup", "5", "--cpu", str(cpu),
+                    "--out", str(out)], check=True, stdout=subprocess.DEVNULL)
+    lines = [json.loads(line) for line in out.read_text().splitlines()[1:]]
+    return [x["exit_ns"] / 1e3 for x in lines if x.get("round", -1) >= 0 and x.get("status") == "ok"]
+
+
+def empty_specs(work: Path):
+    """The static and the dynamic empty program, each with the one-variant spec the timer reads:
+    (name, program, spec path)."""
+    for static in (True, False):
+        program = build_empty(work, static=static)
+        name = "static" if static else "dynamic"
+        spec = work / f"spec-{name}"
+        spec.write_text(f"variant e\narg {program}\n")
+        yield name, program, spec
+
+
+def print_turns(name: str, repeats, ratio, widths: tuple[int, int, int, int]) -> tuple[list, tuple[list, list]]:
+    """Each alternating turn as a row under the caller's header (both medians, ratio(first,
+    second), both IQR/median, in columns of `widths`); returns the ratios and the two sides'
+    IQR/median."""
+    ratios, spreads = [], ([], [])
+    for rep, (med, iqr) in enumerate(repeats):
+        ratios.append(ratio(*med))
+        spreads[0].append(iqr[0])
+        spreads[1].append(iqr[1])
+        print(f"{name:<8} {rep + 1:>3} {med[0]:>{widths[0]}.1f} {med[1]:>{widths[1]}.1f} {ratios[-1]:>6.3f} "
+              f"{iqr[0]:>{widths[2]}.3f} {iqr[1]:>{widths[3]}.3f}")
+    return ratios, spreads
+
+
+def alternating(measure_a, measure_b, repeat: int):
+    """Runs two measurements alternately `repeat` times (which goes first alternates too), and
+    yields each repeat's medians and IQR/medians: ([a, b], [a, b])."""
+    measures = (measure_a, measure_b)
+    for rep in range(repeat):
+        got = {}
+        for which in ((0, 1) if rep % 2 == 0 else (1, 0)):
+            got[which] = measures[which]()
+        yield [float(np.median(got[w])) for w in (0, 1)], [iqr_over_median(got[w]) for w in (0, 1)]
+
+
+def layertax_experiment(experiment: str, case: str, cpu: int, out: Path, options: list[str]) -> dict:
+    """`layertax run EXPERIMENT --case CASE` with options; its result (the case and its
+    baselines), as layertax saved it. Exits if the case was not measured."""
+    subprocess.run([sys.executable, "-m", "layertax", "run", experiment, "--case", case, "--cpu", str(cpu),
+                    "--no-syscalls", "--no-save", *options, "--export-json", str(out)],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    exp = json.loads(out.read_text())["experiments"][0]
+    found = [c for c in exp["cases"] if c["name"] == case]
+    if not found or found[0]["status"] != "ok":
+        raise SystemExit(f"layertax did not measure {case}: {found[0]['reason'] if found else 'no such case'}")
+    return exp
