@@ -95,18 +95,46 @@ def _case_table(exp: dict, group: dict, width: int) -> tuple[Table, list[str], l
     return t, legend, summaries
 
 
-def _instructions_table(exp: dict) -> Table:
-    t = Table(title=f"{exp['name']}: {exp['title']} (user-space instructions per operation under callgrind; "
-                    f"ratios to {fmt.baselines_text(exp)})", title_justify="left")
-    t.add_column("case", no_wrap=True)
-    t.add_column("layer", no_wrap=True)
-    t.add_column("instructions/op", justify="right")
-    t.add_column("ratio", justify="right")
-    t.add_column("where (instructions/op by object)")
-    for row in fmt.instruction_rows(exp):
-        t.add_row(row["case"], row["layer"], row["per_op"], row["ratio"], row["objects"],
-                  style=_row_style(row["status"]))
-    return t
+INSTRUCTION_COLUMNS = (("case", "case"), ("layer", "layer"), ("per_op", "instructions/op"), ("ratio", "ratio"),
+                       ("objects", "where (instructions/op by object)"))
+
+
+def _instructions_table(exp: dict, width: int) -> tuple[list[Table], list[str]]:
+    """The counted cases' tables and, when they are compact, the legend under them. As with the
+    timed tables: the full table only where each row fits on one line; else the figures stay in
+    a compact table (whole, never cut), where the instructions go gets a table of its own (one
+    line an object), and the layers (prose) move to a legend that wraps at word boundaries."""
+    rows = fmt.instruction_rows(exp)
+    title = Text(f"{exp['name']}: {exp['title']} (user-space instructions per operation under callgrind; "
+                 f"ratios to {fmt.baselines_text(exp)})")
+    full = widths.boxed([widths.column(header, (row[key] for row in rows)) for key, header in INSTRUCTION_COLUMNS])
+    if width >= WIDE and full <= width:
+        t = Table(title=title, title_justify="left")
+        for key, header in INSTRUCTION_COLUMNS:
+            t.add_column(header, justify="right" if key in ("per_op", "ratio") else "left", no_wrap=True)
+        for row in rows:
+            t.add_row(*(Text(row[key]) for key, _ in INSTRUCTION_COLUMNS), style=_row_style(row["status"]))
+        return [t], []
+    t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False,
+              show_edge=False)
+    t.add_column("case", overflow="fold")
+    t.add_column("instructions/op", justify="right", no_wrap=True)
+    t.add_column("ratio", justify="right", no_wrap=True)
+    for row in rows:
+        t.add_row(Text(row["case"]), row["per_op"], row["ratio"], style=_row_style(row["status"]))
+    tables = [t]
+    placed = [row for row in rows if row["by_object"]]
+    if placed:
+        where = Table(title="where the instructions go (the three largest objects)", title_justify="left",
+                      box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False, show_edge=False)
+        where.add_column("case", overflow="fold")
+        where.add_column("object", overflow="fold")
+        where.add_column("instructions/op", justify="right", no_wrap=True)
+        for row in placed:
+            for i, (name, n) in enumerate(row["by_object"]):
+                where.add_row(Text(row["case"] if i == 0 else ""), Text(name), n)
+        tables.append(where)
+    return tables, ["layers: " + "; ".join(f"{row['case']}: {row['layer']}" for row in rows)]
 
 
 def _chain_tree(case: dict) -> Tree | None:
@@ -153,7 +181,7 @@ def _extra_table(table: dict, console: Console) -> Table | Group:
     """An experiment's own table: columns of figures never wrap (a number is whole or absent),
     prose wraps; a table whose figures alone are wider than the terminal is printed row by
     row instead, one "column: value" a line, so no figure is ever cut."""
-    table = _without_bars(table, console.width)
+    table = _without_bars(fmt.written(table), console.width)
     wide = console.width >= WIDE
     # Narrower than WIDE, the rules go (a line under the header only): four lines fewer a table.
     t = Table(title=table["title"], title_justify="left") if wide else \
@@ -236,7 +264,12 @@ def render_experiment(exp: dict, console: Console, verbose: bool = True) -> None
     console.print(exp["question"], style="bold")
     instructions = exp.get("metric") == "instructions"
     if instructions:
-        console.print(_instructions_table(exp))
+        tables, legend = _instructions_table(exp, console.width)
+        console.print(tables[0])
+        for line in legend:
+            console.print(f"  {line}", style="dim", markup=False, highlight=False)
+        for table in tables[1:]:
+            console.print(table)
     else:
         for group in fmt.case_groups(exp):
             table, legend, summaries = _case_table(exp, group, console.width)
