@@ -3,7 +3,7 @@ we measure on.
 
 Each OpenBLAS library (numpy and scipy bring one each) starts a worker thread per extra CPU
 as it loads, and the worker spins for about 0.1 s before it sleeps: 103 ms of CPU right after
-`import numpy`, with no BLAS call made (docs/launch.md, "numpy's worker thread"). layertax
+`import numpy`, with no BLAS call made. layertax
 moves its own thread off the CPU it measures on, but the worker may run anywhere; a launch
 run started inside that 0.1 s shared its CPU with it. The arithmetic layertax does is on a few
 thousand numbers at most: one thread is all it needs.

@@ -115,8 +115,8 @@ def run(experiment_names, quick, thorough, precision, budget, runs, warmup, burs
 @cli.command(context_settings={**CONTEXT, "ignore_unknown_options": True, "allow_interspersed_args": False})
 @_version
 @click.option("--runs", type=click.IntRange(min=1), default=100, show_default=True,
-              help="Launches per command; commands alternate round by round. Pietrek's 30 found a 3% slower "
-                   "start-up 8 times of 10 here, 100 found it 10 of 10 (docs/launch.md).")
+              help="Launches per command; commands alternate round by round (bench/launch_power.py "
+                   "shows how many find a given difference on your machine).")
 @click.option("--timeout", type=Finite(min=0.01, max=3600), default=10.0, show_default=True,
               help="Seconds one launch may take; a command that exceeds it is killed, reported, and not launched again.")
 @click.option("-i", "--ignore-failure", is_flag=True, help="A non-zero exit status is not a failure.")
@@ -133,7 +133,7 @@ def launch(command, runs, timeout, ignore_failure, no_stamp, no_save, allow_conc
     A command that does not stamp itself gets a tiny stamp library preloaded; its own cost is
     measured against an empty program in the same run and reported. Nothing runs through a
     shell. A launch after another command's follows two untimed ones of its own (up to 3x the
-    launches): a program starts up to 20% slower right after a larger one (docs/launch.md).
+    launches): a program starts slower right after a larger one (docs/method/launch-timer.md).
     """
     from layertax.commands import launch as launching
 

@@ -57,11 +57,11 @@ def launch_timer_options(command: Callable) -> Callable:
                            help="Start each launch at once, as hyperfine does. By default a launch that fits "
                                 "between two of the pinned CPU's periodic interruptions (the kernel's tick) "
                                 "starts just after one (waiting at most 0.5 ms), so none lands inside it; a longer "
-                                "one is started so that none lands before its main (docs/launch.md).")(command)
+                                "one is started so that none lands before its main.")(command)
     command = click.option("--seed", type=click.IntRange(min=1), help="Seed of the shuffled order (recorded).")(command)
     command = click.option("--warmup-time", type=Finite(min=0, max=3600), default=LAUNCH_WARMUP_S, show_default=True,
-                           help="Seconds the warm-up lasts at least: its rounds go on until then. Launches ran "
-                                "about 2% slower in a run's first ~0.15 s than after (docs/launch.md).")(command)
+                           help="Seconds the warm-up lasts at least: its rounds go on until then (the first "
+                                "launches of a run start slower than later ones).")(command)
     return click.option("--warmup", type=click.IntRange(min=0), default=1, show_default=True,
                         help="Rounds run first and discarded (at least; see --warmup-time).")(command)
 

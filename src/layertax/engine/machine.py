@@ -183,7 +183,7 @@ def cpu_activity(before: dict[str, int] | None, after: dict[str, int] | None) ->
     run used (the system-wide busy time of /proc/stat less this process's and its children's
     own): neighbours inside the same kernel. On a machine shared by containers they do not
     show in `ps` or `top` here (another PID namespace), but their CPU time is in /proc/stat
-    and their run-queue waits in ours (docs/launch.md §2). None when the window was under
+    and their run-queue waits in ours. None when the window was under
     OUTSIDE_MIN_WINDOW_S or a reading lacks this run's own time.
     """
     if not before or not after:

@@ -7,15 +7,14 @@ from dataclasses import dataclass
 
 from layertax.engine.measure.settings import default_cpu
 
-# An empty program's launches ran about 2% slower in the first ~0.15 s of a timer's run than
-# after, whatever their number (docs/method/launch-timer.md): the warm-up goes on at least this
-# long, not only for a count of rounds.
+# A run's first launches start slower than later ones for a time, whatever their number
+# (docs/method/launch-timer.md): the warm-up goes on at least this long, not only for a
+# count of rounds.
 LAUNCH_WARMUP_S = 0.25
 
-# Untimed launches of a target before each timed one that follows another target's: an
-# empty program starts 9-20% slower right after perl or python3 than right after itself;
-# after two primers 0-5%, and four or eight leave no less (bench/carry_over.py,
-# docs/launch.md).
+# Untimed launches of a target before each timed one that follows another target's: a
+# program starts slower right after a larger one than right after itself, and more than
+# two primers leave it no less slow (docs/method/launch-timer.md).
 PRIMERS = 2
 
 

@@ -28,8 +28,8 @@ FREESTANDING = ("-nostdlib", "-ffreestanding", "-fno-stack-protector", "-fno-bui
 # Two LOAD segments (code and read-only data in one, data in the other) and no RELRO:
 # ld.so maps each segment with its own mmap, and a RELRO that ends inside the data
 # segment splits that mapping with an mprotect. The layout, not the stamp's code, was
-# most of what the preload cost (docs/launch.md, section 4: 27 µs with binutils'
-# default layout, 13 µs with this one, an empty object 11-13 µs). The price: the
+# most of what the preload cost (the (empty) and (empty+stamp) controls of a run
+# measure it). The price: the
 # stamp's own GOT stays writable, which matters to nothing but the stamp.
 COMPACT_LAYOUT = ("-Wl,-z,noseparate-code", "-Wl,-z,norelro")
 # dlsym is in libc since glibc 2.34; --as-needed drops libdl there and keeps it before.

@@ -2,8 +2,8 @@
 samples, rather than one steady spread.
 
 On a shared virtual machine a CPU can run slower for tens to hundreds of milliseconds
-(docs/launch.md §2: launches 25-45% slower for 30-150 launches at a time, together with a
-memory loop timed on the same CPU). Such a stretch widens the spread and moves the median,
+(launches and a memory loop timed on the same CPU slow down together, for tens to hundreds
+of launches at a time). Such a stretch widens the spread and moves the median,
 and nothing in the summary says that the figure mixes two states of the machine. This test
 says so.
 

@@ -33,8 +33,8 @@ DISTURBED_SLOWDOWN = 0.02
 # Above this share of CPU time taken by the hypervisor during an experiment, neighbours were busy.
 NOISY_STEAL = 0.01
 # Above this share of the CPUs' time used by tasks outside the run (machine.cpu_activity's
-# outside_share), something else was running: on this project's 2-CPU VMs, other containers'
-# builds took 8-12% of each CPU during a launch run and made ~4% of launches wait (docs/launch.md).
+# outside_share), something else was running (another container's build, on a shared VM),
+# and some launches waited for it.
 NOISY_OUTSIDE = 0.05
 DEFAULT_THRESHOLD = 0.02
 # Above this variance factor (dependence.py) successive rounds moved together enough to widen an

@@ -119,7 +119,7 @@ class Settings:
 def default_cpu() -> int | None:
     """The last CPU we may use: away from CPU 0, which takes most interrupts on many machines
     (not on every VM: on ours the disk's go to CPU 1, and pinning to either gave the same
-    spread, docs/launch.md §2)."""
+    spread)."""
     try:
         cpus = sorted(os.sched_getaffinity(0))
     except OSError:

@@ -99,8 +99,7 @@ def split_table(result: dict) -> dict:
             "rows": rows, "chart": SPLIT_CHART,
             "notes": ["exec, kernel, libc start-up: each launch's spawn->main less glibc's loader total in that "
                       "process; loading, relocation: glibc's own figures (digit restored); other loader work: its "
-                      "total less the two (ld.so's own start-up, in a VM mostly CPU feature detection, "
-                      "docs/launch.md section 5)",
+                      "total less the two (ld.so's own start-up, in a VM mostly CPU feature detection)",
                       "the stages add up to each debugged launch's spawn->main; LD_DEBUG's own cost (debugged "
                       "less plain) is shown, not taken out of any stage; an interval that reaches zero reads "
                       "'within noise'"]}

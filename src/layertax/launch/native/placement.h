@@ -1,10 +1,9 @@
 /* Where the launch timer runs: pinned to one CPU (its children inherit the pin), and
  * moved when that CPU turns out to be shared with a busy task.
  *
- * Pinning narrows the spread of launch times on an idle machine (docs/launch.md). But a
- * CPU-bound neighbour on the pinned CPU makes about one launch in three wait a whole
- * scheduler slice (2-3 ms here) for the CPU: issue 23's "slow mode", reproduced and
- * measured in docs/launch.md. An unpinned process would be moved away by the scheduler,
+ * Pinning narrows the spread of launch times on an idle machine. But a CPU-bound
+ * neighbour on the pinned CPU makes many launches wait a whole scheduler slice for the
+ * CPU (docs/method/launch-timer.md). An unpinned process would be moved away by the scheduler,
  * a pinned one cannot be; so the timer watches every launch's run-queue wait (its own
  * and the child's, from /proc/PID/schedstat) and moves itself when its CPU is contended:
  * to the next allowed CPU, and once every allowed CPU has been found contended, nowhere

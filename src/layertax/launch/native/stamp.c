@@ -21,7 +21,7 @@
  * LD_PRELOAD altogether.
  *
  * Its own cost is the cost of every figure it stamps, so it is kept as near as it can be
- * to an empty preloaded object (docs/launch.md measures both): one object, built without
+ * to an empty preloaded object (the controls of every run measure it): one object, built without
  * start files, no call into libc but the one dlsym that finds the real __libc_start_main
  * (each call would cost a symbol lookup), raw system calls for the clock and the writes.
  * Every command that uses it measures that cost against an empty program in the same run. */

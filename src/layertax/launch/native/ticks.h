@@ -2,9 +2,9 @@
  *
  * A busy CPU is interrupted at fixed times: the kernel's tick every 1/HZ s (4 ms here,
  * CONFIG_HZ=250), and on the project's VMs a second series every 10 ms that no guest task
- * shows. Each took 11-51 µs from a loop reading the clock, and a launch it lands in runs
- * 20-100 µs slower: on an empty program (~0.45 ms) one launch in eight met the tick, and
- * those made most of the slowest quarter (docs/launch.md §1, bench/launch_interrupts.py).
+ * shows. Each takes tens of µs from a loop reading the clock, and a short launch it lands
+ * in is slower by more than that: such launches make most of the slowest quarter of a
+ * short program's (docs/method/launch-timer.md).
  * They are the machine's, not the program's: pyperf's advice, nohz_full, removes the tick
  * from a benchmark's CPU; this does it without root, for launches shorter than the period.
  *
@@ -58,9 +58,8 @@ int lt_ticks_fits(const lt_ticks *t, uint64_t expect_ns);
 uint64_t lt_ticks_next_start(const lt_ticks *t, uint64_t at, uint64_t expect_ns);
 
 /* Spins until a launch expected to take expect_ns can start clear of every series, for at
- * most TICKS_MAX_WAIT_NS: a launch after a longer pause runs slower (after 1 ms of spinning
- * an empty program 2-3%, after 4 ms 11-13%, ssh -V 18%: bench/pause_before_launch.py,
- * docs/launch.md), more than an interruption costs it. Returns 1 if it started clear, 0 if it could not (no series, a
+ * most TICKS_MAX_WAIT_NS: a launch after a longer pause runs slower, by more than an
+ * interruption costs it. Returns 1 if it started clear, 0 if it could not (no series, a
  * launch that does not fit between two, or no room that soon: then it starts at once). */
 int lt_ticks_dodge(const lt_ticks *t, uint64_t expect_ns);
 
