@@ -10,7 +10,6 @@ import click
 from layertax import console as consoles
 from layertax import experiments, files
 from layertax.commands import run as running
-from layertax.commands.options import CONTEXT, exit_with, with_version
 from layertax.engine.analysis import fleet as fleets
 from layertax.engine.store import history, results, runs
 from layertax.errors import LayertaxError, UsageError
@@ -118,40 +117,3 @@ def run(inventory: Path, run_args: list[str], limit: str | None, wheel: Path | N
     if problems:
         raise LayertaxError("; ".join(problems))
     return 0
-
-
-@click.group("fleet", context_settings=CONTEXT)
-@with_version
-def fleet_group() -> None:
-    """Run layertax on many machines at once with Ansible, and set their results side by side."""
-
-
-@fleet_group.command("run", context_settings={**CONTEXT, "ignore_unknown_options": True})
-@with_version
-@click.option("--inventory", "-i", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="Ansible inventory of the hosts (INI or YAML); see deploy/ansible/hosts.example.ini.")
-@click.option("--limit", metavar="PATTERN", help="Only the inventory hosts matching this Ansible pattern.")
-@click.option("--wheel", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Install this layertax wheel. [default: built now from the source tree layertax runs from]")
-@click.option("--html", type=click.Path(dir_okay=False, path_type=Path), metavar="OUT.html",
-              help="Also write an HTML report: the machines side by side, then each host's run.")
-@click.argument("run_args", metavar="[EXPERIMENT]... [RUN OPTIONS]", nargs=-1, type=click.UNPROCESSED)
-def run_command(inventory, limit, wheel, html, run_args) -> None:
-    """Run `layertax run [EXPERIMENT]... [RUN OPTIONS]` on every host of INVENTORY at once.
-
-    \b
-      layertax fleet run --inventory hosts.ini callchain --quick
-      layertax fleet run -i hosts.ini --limit 'lab:!arm-box' tls --runs 20
-
-    The run arguments are checked here first, by `layertax run`'s own parser. Then it
-    builds a layertax wheel here, and the playbook shipped with layertax (deploy/ansible/)
-    installs it in its own venv on each host, runs the experiments there (each host measures
-    only itself), and fetches the result JSON. Each result is saved and filed in the history
-    (LAYERTAX_HISTORY for a shared one), marked with its host; then the fleet table: per case,
-    each machine's ratio to the baseline, and what differs between the machines.
-    """
-    # Judged by this tree's parser even with --wheel: a typo fails here, not on every host after
-    # the install (a wheel of another version with other options is the rare case, and the
-    # check names the option it does not know).
-    check_run_args(list(run_args))
-    exit_with(run(inventory, list(run_args), limit, wheel, html))

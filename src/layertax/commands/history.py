@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import click
 from rich.table import Table
 
 from layertax import console as consoles
-from layertax.commands.options import CONTEXT, exit_with, with_version
 from layertax.engine import machine
 from layertax.engine.store import history, results
 from layertax.errors import UsageError
@@ -87,43 +85,3 @@ def migrate(target: str, source: str | None) -> int:
     consoles.console().print(f"copied {new} run(s) into {history.shown(target_url)}"
                              + (f"; {already} were there already" if already else ""), markup=False, highlight=False)
     return 0
-
-
-@click.group("history", context_settings=CONTEXT, invoke_without_command=True)
-@with_version
-@click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True, help="Show at most this many runs.")
-@click.option("--all-machines", is_flag=True, help="In a shared history, every machine's runs, not only this "
-              "machine's (the local history lists all it holds).")
-@click.pass_context
-def history_group(ctx, limit: int, all_machines: bool) -> None:
-    """List saved runs, newest first (in a shared history, this machine's unless --all-machines).
-
-    \b
-    The history is an SQLite file under the data directory unless LAYERTAX_HISTORY (or
-    `layertax --history URL`) names a shared PostgreSQL one:
-      LAYERTAX_HISTORY=postgresql://layertax@db.example/layertax layertax run
-    Every run is kept whole in it, so `report @ID` and `compare @ID @ID` work from any machine.
-    """
-    if ctx.invoked_subcommand is None:
-        exit_with(listing(limit, all_machines))
-
-
-@history_group.command("push", context_settings=CONTEXT)
-@with_version
-@click.argument("files", metavar="FILE...", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
-def push_command(files) -> None:
-    """File saved runs in the history (all of them or, if anything fails, none); a run already
-    there is not filed twice."""
-    exit_with(push(files))
-
-
-@history_group.command("migrate", context_settings=CONTEXT)
-@with_version
-@click.option("--to", "target", required=True, metavar="URL", help="The history to copy into, e.g. "
-              "postgresql://user@host/db (created and brought to the current schema if new).")
-@click.option("--from", "source", metavar="URL", help="The history to copy. [default: this machine's SQLite "
-              "history, or LAYERTAX_HISTORY]")
-def migrate_command(target: str, source: str | None) -> None:
-    """Copy every run of one history into another (this machine's SQLite history into a shared
-    PostgreSQL one), in one transaction; runs already there are not copied twice."""
-    exit_with(migrate(target, source))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from layertax import console as consoles
 from layertax.commands import keeping
-from layertax.commands.options import CONTEXT, export_values, keeping_options
+from layertax.cli.options import CONTEXT, export_values, keeping_options
 from layertax.engine.measure.lock import Measuring
 from layertax.progress import for_console
 

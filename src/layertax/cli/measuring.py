@@ -1,0 +1,153 @@
+"""The measuring commands' declarations: list, run, launch, inspect, doctor. Each hands its
+options, as they are, to one function in layertax.commands and exits with its code."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from layertax.cli.options import CONTEXT, Duration, Finite, exit_with, keeping_options, launch_timer_options
+from layertax.cli.options import export_values, timer_values, with_version
+from layertax.engine.measure.settings import QUICK, THOROUGH, Settings
+
+_D = Settings()   # defaults, shown in --help
+
+
+@click.command("list", context_settings=CONTEXT)
+@with_version
+@click.argument("experiment", required=False)
+def list_cmd(experiment: str | None) -> None:
+    """List the experiments: what each asks, its case groups, and its classic source and figures
+    (with EXPERIMENT: every case of it)."""
+    from layertax.commands import listing
+
+    exit_with(listing.run(experiment))
+
+
+@click.command(context_settings=CONTEXT)
+@with_version
+@click.argument("experiment_names", metavar="[EXPERIMENT]...", nargs=-1)
+@click.option("--quick", is_flag=True, help=f"A first answer in about a minute: precision +-{QUICK['precision']:.0%}, "
+              f"{QUICK['min_rounds']} to {QUICK['runs']} rounds x {QUICK['burst']} samples of >= "
+              f"{QUICK['min_sample_ns'] / 1e6:g} ms, a budget of {QUICK['budget_s']:g} s (explicit flags win).")
+@click.option("--thorough", is_flag=True, help=f"The full fixed protocol: {THOROUGH['runs']} rounds of every case, "
+              "no budget (tens of minutes for every experiment).")
+@click.option("--precision", type=Finite(min=0.001, max=0.5), metavar="FRACTION",
+              help="Add rounds to a case until the 95% interval of its ratio to its baseline (of its median, for "
+                   f"a baseline) is within +-FRACTION. [default: {_D.precision}, i.e. +-{_D.precision:.0%}]")
+@click.option("--budget", type=Duration(), metavar="TIME", help="Measuring time for the whole run (90s, 5m, 1h), "
+              "shared among the experiments; cases that run out of it are flagged. 0: no limit. "
+              f"[default: {_D.budget_s / 60:g}m]")
+@click.option("--runs", type=click.IntRange(min=1), help="Exactly this many measured rounds for every case (no "
+              "precision target, no budget); each case runs one burst, in a fresh process, per round. "
+              f"[default: {_D.min_rounds} to {_D.runs}, driven by --precision]")
+@click.option("--warmup", type=click.IntRange(min=0), help=f"Rounds run first and discarded. [default: {_D.warmup}]")
+@click.option("--burst", type=click.IntRange(min=1), help=f"Samples per case per round. [default: {_D.burst}]")
+@click.option("--min-time", type=Finite(min=0.0001, max=60), help="Minimum seconds per sample; kernels calibrate "
+              f"their iterations to it. [default: {_D.min_sample_ns / 1e9:g}]")
+@click.option("--case", "case_globs", multiple=True, metavar="GLOB", help="Run only cases matching GLOB (repeatable); the baseline always runs.")
+@click.option("--timeout", type=Finite(min=0.1, max=86400), default=60.0, show_default=True, help="Seconds one kernel invocation may take before it is killed and its case marked failed.")
+@click.option("--seed", type=int, help="Seed of the round shuffles (recorded in the result; give it to replay an order).")
+@click.option("--cpu", type=click.IntRange(min=0), help="Pin kernels to this CPU. [default: the last usable CPU]")
+@click.option("--no-pin", is_flag=True, help="Do not pin kernels to a CPU.")
+@click.option("--no-priority", is_flag=True, help="Do not try to raise the kernels' scheduling priority.")
+@click.option("--metric", type=click.Choice(["time", "instructions"]), default="time", show_default=True,
+              help="time: interleaved timed rounds. instructions: user-space instructions per operation under "
+                   "valgrind's callgrind (two runs, N1 and N2 iterations, differenced), by object, with each case's "
+                   "chain of functions down to the system call; deterministic, independent of machine noise.")
+@click.option("--no-syscalls", is_flag=True, help="Skip the separate strace run that counts each case's system "
+              "calls per operation (the timed runs are never traced).")
+@keeping_options
+def run(experiment_names, quick, thorough, precision, budget, runs, warmup, burst, min_time, case_globs, timeout,
+        seed, cpu, no_pin, no_priority, no_save, allow_concurrent, metric, no_syscalls, **options) -> None:
+    """Run experiments (all of them if none is named) and print a table per experiment.
+
+    Every run is saved as JSON under $XDG_DATA_HOME/layertax/runs/ with its raw samples,
+    and recorded in the history. Ctrl-C keeps the rounds that finished.
+    """
+    from layertax.commands import run as running
+
+    exports = export_values(options)
+    own = {key: value for key, value in options.items() if "__" in key}
+    settings = {"quick": quick, "thorough": thorough, "precision": precision, "budget": budget, "runs": runs, "warmup": warmup, "burst": burst, "min_time": min_time,
+                "timeout": timeout, "seed": seed, "cpu": cpu, "pin": not no_pin, "raise_priority": not no_priority,
+                "count_syscalls": not no_syscalls, "metric": metric}
+    exit_with(running.run(experiment_names, case_globs, settings, own, exports, not no_save, allow_concurrent))
+
+
+@click.command(context_settings={**CONTEXT, "ignore_unknown_options": True, "allow_interspersed_args": False})
+@with_version
+@click.option("--runs", type=click.IntRange(min=1), default=100, show_default=True,
+              help="Launches per command; commands alternate round by round (bench/launch_power.py "
+                   "shows how many find a given difference on your machine).")
+@click.option("--timeout", type=Finite(min=0.01, max=3600), default=10.0, show_default=True,
+              help="Seconds one launch may take; a command that exceeds it is killed, reported, and not launched again.")
+@click.option("-i", "--ignore-failure", is_flag=True, help="A non-zero exit status is not a failure.")
+@click.option("--no-stamp", is_flag=True, help="Do not preload the stamp library: measure spawn->exit only.")
+@launch_timer_options
+@click.argument("command", nargs=-1, type=click.UNPROCESSED, required=True)
+def launch(command, runs, timeout, ignore_failure, no_stamp, no_save, allow_concurrent, **options) -> None:
+    """Time how long COMMAND takes to start (spawn->main) and to exit.
+
+    \b
+      layertax launch -- /bin/true
+      layertax launch ./prog-lazy --vs ./prog-now     (A and B alternate: A B A B ...)
+
+    A command that does not stamp itself gets a tiny stamp library preloaded; its own cost is
+    measured against an empty program in the same run and reported. Nothing runs through a
+    shell. A launch after another command's follows two untimed ones of its own (up to 3x the
+    launches): a program starts slower right after a larger one (docs/method/launch-timer.md).
+    """
+    from layertax.commands import launch as launching
+
+    timer = timer_values(runs, timeout, options)
+    exit_with(launching.run(list(command), timer, ignore_failure, not no_stamp, not no_save, allow_concurrent,
+                        export_values(options)))
+
+
+@click.command(context_settings=CONTEXT)
+@with_version
+@click.option("--runs", type=click.IntRange(min=1), default=30, show_default=True,
+              help="Launches of each variant (lazy, LD_BIND_NOW=1, and the empty controls), alternating by round.")
+@click.option("--timeout", type=Finite(min=0.01, max=3600), default=10.0, show_default=True,
+              help="Seconds one launch may take (stdin is /dev/null); a program that exceeds it is killed and reported.")
+@click.option("--model", "model_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Price the fixes with this saved `loadtime sweep` result. [default: the newest saved on this "
+                   "machine, or a quick calibration run now]")
+@click.option("--no-predict", is_flag=True, help="Skip the prediction and the fixes (no cost model needed).")
+@click.option("--verbose", is_flag=True, help="Print every table (the dependency tree, the measured picture, the "
+              "lookups, the prediction), not only the split and the fixes; the saved result has them all.")
+@launch_timer_options
+@click.argument("binary")
+@click.argument("args", nargs=-1)
+def inspect(binary, args, runs, timeout, model_file, no_predict, verbose, no_save, allow_concurrent,
+            **options) -> None:
+    """Why does BINARY take this long to reach main, and what would fix it?
+
+    \b
+      layertax inspect /usr/bin/python3
+      layertax inspect ./myprog -- --flag input.txt   (arguments after --)
+
+    Prints the dependency tree as the loader will resolve it with what each object asks
+    of it (relocations, lookups, symbols, init functions); times start-up lazy and with
+    LD_BIND_NOW=1, with stamps at the first constructor and at main; splits spawn->main
+    into exec, loading, relocation and constructors; and prices each fix with the
+    `loadtime sweep` cost model. Nothing runs through a shell.
+    """
+    from layertax.commands import inspect as inspecting
+
+    timer = timer_values(runs, timeout, options)
+    exit_with(inspecting.run(binary, list(args), timer, model_file, not no_predict, not no_save, allow_concurrent,
+                         export_values(options), verbose))
+
+
+@click.command(context_settings=CONTEXT)
+@with_version
+def doctor() -> None:
+    """Describe this machine and say what would make measurements steadier."""
+    from layertax.commands import doctor as doctoring
+
+    exit_with(doctoring.run())
+
+
+COMMANDS = (list_cmd, run, launch, inspect, doctor)
