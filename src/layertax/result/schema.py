@@ -68,7 +68,8 @@ TEXT_MAP = {"type": "object", "additionalProperties": TEXT, "maxProperties": MAX
 NUMBER_MAP = {"type": "object", "additionalProperties": NUMBER, "maxProperties": MAX_ITEMS}
 
 RATIO = nullable(obj({"median": POSITIVE, "ci95": array(NONNEGATIVE, 2, minItems=2), "rounds": COUNT,
-                      "ci_coverage": nullable(NONNEGATIVE)}, required=("median", "ci95")))
+                      "ci_coverage": nullable(NONNEGATIVE), "ci_level": nullable(POSITIVE)},
+                     required=("median", "ci95")))
 
 STATS = nullable(obj({
     "n": COUNT, "rounds": COUNT, "median": NONNEGATIVE, "min": NONNEGATIVE, "max": NONNEGATIVE,

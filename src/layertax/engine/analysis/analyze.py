@@ -67,8 +67,11 @@ def preempted(sample: dict) -> bool | None:
     return sample["csw_invol"] > 0 if "csw_invol" in sample else None
 
 
-def case_stats(case: dict, base_values: dict[int, float] | None, metric: str | None = None) -> dict | None:
-    """base_values: the baseline's round medians (None if the baseline has no samples)."""
+def case_stats(case: dict, base_values: dict[int, float] | None, metric: str | None = None,
+               stopped_precise: bool = False) -> dict | None:
+    """base_values: the baseline's round medians (None if the baseline has no samples).
+    stopped_precise: the case stopped adding rounds because its ratio met the precision target,
+    so its interval is taken at the stricter level that decided it (stats.SEQUENTIAL_CONFIDENCE)."""
     rounds = round_samples(case, metric)
     if not rounds:
         return None
@@ -82,7 +85,8 @@ def case_stats(case: dict, base_values: dict[int, float] | None, metric: str | N
     summary["disturbed_slowdown"] = slowdown
     summary["ratio"] = None
     if base_values:
-        summary["ratio"] = stats.ratio_summary(stats.paired_ratios(medians, base_values))
+        level = stats.SEQUENTIAL_CONFIDENCE if stopped_precise else stats.CONFIDENCE
+        summary["ratio"] = stats.ratio_summary(stats.paired_ratios(medians, base_values), level)
     summary["warnings"] = stats.noise_warnings(summary, share, slowdown)
     # In the order they ran: one value per round (a round's burst is one process, one moment).
     shift = level_shift.level_shift([medians[r] for r in order])
@@ -129,8 +133,10 @@ def analyze(exp: dict) -> None:
     """Fills in stats for every case, the classic comparison and the experiment's warnings, in place."""
     metric = exp.get("metric")
     values = {c["name"]: round_values(c, metric) for c in exp["cases"]}
+    stopped = ((exp.get("stopping") or {}).get("cases") or {})
     for case in exp["cases"]:
-        case["stats"] = case_stats(case, values.get(baseline_of(exp, case)), metric)
+        precise = (stopped.get(case["name"]) or {}).get("stopped") == "precise"
+        case["stats"] = case_stats(case, values.get(baseline_of(exp, case)), metric, precise)
     exp["classic_now"] = classic_now(exp, values)
     exp["warnings"] = stats.experiment_warnings(exp.get("cpu_activity"))
 

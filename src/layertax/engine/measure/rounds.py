@@ -11,7 +11,7 @@ import time
 
 import numpy as np
 
-from layertax.engine.analysis import analyze
+from layertax.engine.analysis import analyze, stats
 from layertax.engine.measure.stopping import StoppingRule, precision_reached, still_going
 
 
@@ -88,9 +88,12 @@ class RoundPlan:
         cases = {}
         for name, rounds in values.items():
             base = self.baselines.get(name)
-            reached = precision_reached(rounds, values.get(base) if base else None)
             why = self.stopped.get(name) or ("interrupted" if interrupted else
                                              "rounds fixed" if self.rule is None else "max rounds")
+            # The half-width of the interval the case reports: the stricter one where it stopped
+            # because of it (stats.SEQUENTIAL_CONFIDENCE), else the plain 95% one.
+            level = stats.SEQUENTIAL_CONFIDENCE if why == "precise" else stats.CONFIDENCE
+            reached = precision_reached(rounds, values.get(base) if base else None, level)
             cases[name] = {"rounds": len(rounds), "precision": None if reached is None else round(reached, 5),
                            "met": None if self.rule is None or reached is None else reached <= self.rule.precision,
                            "stopped": why}

@@ -1,12 +1,14 @@
 """When to stop adding rounds: the precision-driven protocol.
 
-A case stops when its figure is precise enough: the 95% interval of its ratio to its baseline
+A case stops when its figure is precise enough: the interval of its ratio to its baseline
 (paired per round), or of its own median for a baseline, lies within +-precision of the
-estimate (relative half-width). Precision is looked at only at fixed checkpoints (after 8,
+estimate (relative half-width). The interval is taken at stats.SEQUENTIAL_CONFIDENCE, not 95%:
+stopping when an interval is narrow selects the lucky ones, and the stricter level is what
+keeps the interval a stopped case reports at 95% coverage. Precision is looked at only at fixed checkpoints (after 8,
 12, 16, 24, 32 and 40 rounds by default), never after every round, and only the interval's
 width decides, never where the estimate lies: a group-sequential design whose stopping does
 not depend on the sign of a difference, so it does not push the figure one way (the coverage
-this keeps is simulated in bench/stopping_coverage.py and recorded in docs/scheduler.md).
+this keeps is simulated in bench/interval_coverage.py and recorded in docs/method/statistics.md).
 
 Pairing is kept: a case that is still going runs with its baseline in every round, so a
 baseline keeps running while any case compared with it does, whatever its own precision.
@@ -43,18 +45,20 @@ def relative_half_width(summary: dict | None) -> float | None:
     return float((hi - lo) / 2 / abs(summary["median"]))
 
 
-def precision_reached(case_rounds: dict[int, float], base_rounds: dict[int, float] | None) -> float | None:
+def precision_reached(case_rounds: dict[int, float], base_rounds: dict[int, float] | None,
+                      confidence: float = stats.SEQUENTIAL_CONFIDENCE) -> float | None:
     """The relative half-width of a case's figure: its ratio to its baseline, paired per round,
-    or its own median when it is a baseline (base_rounds None). None: not enough rounds."""
+    or its own median when it is a baseline (base_rounds None), at the level that decides a stop
+    (or the one given). None: not enough rounds."""
     if base_rounds is None:
         values = [case_rounds[r] for r in sorted(case_rounds)]   # in the order they ran
         if len(values) < 2:
             return None
-        return relative_half_width(stats.median_summary(values))
+        return relative_half_width(stats.median_summary(values, confidence))
     ratios = stats.paired_ratios(case_rounds, base_rounds)
     if len(ratios) < 2:
         return None
-    return relative_half_width(stats.ratio_summary(ratios))
+    return relative_half_width(stats.ratio_summary(ratios, confidence))
 
 
 def still_going(cases: dict[str, dict[int, float]], baselines: dict[str, str | None], rule: StoppingRule,
