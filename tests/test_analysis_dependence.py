@@ -12,14 +12,15 @@ from layertax.engine.analysis import analyze, dependence, stats
 NO_DRIFT = (3, 8, 1, 10, 5, 6, 2, 9, 4, 7)
 
 
-def test_a_series_without_drift_keeps_the_plain_interval():
-    assert dependence.variance_factor(NO_DRIFT) == 1.0
-    assert stats.median_ci(NO_DRIFT, factor=dependence.variance_factor(NO_DRIFT)) == stats.median_ci(NO_DRIFT)
+def test_a_series_without_drift_gets_only_the_bias_correction():
+    # Batch means miss correlation that reaches past a batch: every estimate is scaled by
+    # BIAS_CORRECTION, so a series that shows none still widens by its square root.
+    assert dependence.variance_factor(NO_DRIFT) == dependence.BIAS_CORRECTION
 
 
-def test_too_few_values_to_cut_into_three_batches_are_left_alone():
-    assert dependence.variance_factor(range(8)) == 1.0            # isqrt(8) = 2 batches
-    assert dependence.variance_factor([]) == 1.0
+def test_too_few_values_to_cut_into_three_batches_get_the_assumed_factor():
+    assert dependence.variance_factor(range(8)) == dependence.SMALL_SAMPLE_FACTOR   # isqrt(8) = 2 batches
+    assert dependence.variance_factor([]) == 1.0 and dependence.variance_factor([3.0]) == 1.0
     assert dependence.variance_factor(range(9)) > 1.0             # 3 batches of a steady climb
 
 
@@ -39,7 +40,7 @@ def test_a_step_in_the_middle_is_seen_and_widens_the_interval():
 def test_the_factor_of_a_climb_is_the_batch_count_and_its_ties_are_counted():
     # 16 values climbing: 4 batches of signs (-,-,-,-), (-,-,-,-), (+,+,+,+), (+,+,+,+):
     # each batch's squared sum over its length is 4, over an independent series' 1.
-    assert dependence.variance_factor(range(16)) == pytest.approx(4.0)
+    assert dependence.variance_factor(range(16)) == pytest.approx(4.0 * dependence.BIAS_CORRECTION)
     # Seventeen values: the middle one ties with the median (sign 0), and is left out of
     # the per-value variance rather than counted as a value that varies.
     assert dependence.variance_factor(range(17)) > 1.0

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from layertax.engine.analysis import stats
+from layertax.engine.analysis import dependence, stats
 
 
 def test_median_and_spread_of_known_samples():
@@ -171,9 +171,9 @@ def test_round_summary_treats_each_round_as_one_replicate():
     s = stats.summarize_rounds(rounds)
     assert s["n"] == 30 and s["rounds"] == 10
     assert s["median"] == 5.5
-    lo, hi, coverage = stats.median_ci(range(1, 11))
+    lo, hi, coverage = stats.median_ci(range(1, 11), factor=dependence.variance_factor([3, 8, 1, 10, 5, 6, 2, 9, 4, 7]))
     assert s["ci95"] == [lo, hi] and 2 < lo < 3 and 8 < hi < 9 and s["ci_coverage"] == round(coverage, 4)
-    assert s["ci_dependence"] == 1.0
+    assert s["ci_dependence"] == dependence.BIAS_CORRECTION   # no drift shown: only the correction
     assert s["min"] == 1.0 and s["max"] == 10.0
 
 

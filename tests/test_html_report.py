@@ -124,7 +124,7 @@ def test_throughput_is_charted_in_gb_per_s_when_bytes_per_op_is_known():
 
 
 def test_the_headline_is_a_measured_layer_not_the_baseline():
-    from layertax.report.html import headline
+    from layertax.report.format import headline
     exp = synthetic_doc("plain")["experiments"][0]
     assert headline(exp)["label"] == "then-top" and headline(exp)["counterpart"] == "plain"
     exp["classic_now"][1]["now_ratio"] = None              # its counterpart was not measured today

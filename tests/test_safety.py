@@ -292,7 +292,8 @@ def _survivors(marker: str) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("command", [["launch", "--runs", "3", "--"], ["inspect", "--runs", "2", "--no-predict"]],
+@pytest.mark.parametrize("command", [["launch", "--runs", "3", "--verbose", "--"],
+                                     ["inspect", "--runs", "2", "--no-predict", "--verbose"]],
                          ids=["launch", "inspect"])
 def test_a_program_that_leaves_daemons_leaves_nothing_running(command, tmp_path, cache_root):
     from conftest import TESTS, build_test_program

@@ -194,7 +194,8 @@ class CommandKit(Protocol):
     def keeping_options(self, command: Callable) -> Callable: ...   # --export-*, --no-save, --allow-concurrent
     def targets(self, options: dict, save: bool) -> dict[str, Path]: ...   # checked before measuring
     def measuring(self, allow_concurrent: bool) -> AbstractContextManager: ...
-    def keep(self, doc: dict, save: bool, exports: dict[str, Path], claim: Any = None) -> None: ...
+    def keep(self, doc: dict, save: bool, exports: dict[str, Path], claim: Any = None,
+             verbose: bool = False) -> None: ...
 
 
 class CommandsHook(Protocol):

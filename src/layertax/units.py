@@ -44,11 +44,24 @@ def ratio(r: float | None) -> str:
     return "-" if r is None else f"{r:.2f}x"
 
 
+def ratio_decimals(median: float, lo: float, hi: float) -> int:
+    """The decimals a ratio and its interval carry: as many as the interval supports, one
+    significant digit of its half-width (1.00x [0.97, 1.03]; 0.020x [0.017, 0.023];
+    191x [186, 196]); two where the interval has no width (a count, exact)."""
+    import math
+
+    half = (hi - lo) / 2
+    if half <= 0 or not math.isfinite(half):
+        return 2
+    return min(4, max(0, -math.floor(math.log10(half) + 1e-9)))
+
+
 def ratio_with_ci(summary: dict | None) -> str:
     if not summary:
         return "-"
     lo, hi = summary["ci95"]
-    return f"{summary['median']:.2f}x [{lo:.2f}, {hi:.2f}]"
+    d = ratio_decimals(summary["median"], lo, hi)
+    return f"{summary['median']:.{d}f}x [{lo:.{d}f}, {hi:.{d}f}]"
 
 
 def ci(stats: dict | None) -> str:

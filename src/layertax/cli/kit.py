@@ -31,5 +31,6 @@ class CliKit:
     def measuring(self, allow_concurrent: bool) -> Measuring:
         return Measuring(allow_concurrent)
 
-    def keep(self, doc: dict, save: bool, exports: dict[str, Path], claim: Measuring | None = None) -> None:
-        keeping.keep(doc, consoles.console(), save, exports, claim=claim)
+    def keep(self, doc: dict, save: bool, exports: dict[str, Path], claim: Measuring | None = None,
+             verbose: bool = False) -> None:
+        keeping.keep(doc, consoles.console(), save, exports, verbose=verbose, claim=claim)

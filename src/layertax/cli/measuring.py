@@ -72,7 +72,8 @@ def run(experiment_names, quick, thorough, precision, budget, runs, warmup, burs
     settings = {"quick": quick, "thorough": thorough, "precision": precision, "budget": budget, "runs": runs, "warmup": warmup, "burst": burst, "min_time": min_time,
                 "timeout": timeout, "seed": seed, "cpu": cpu, "pin": not no_pin, "raise_priority": not no_priority,
                 "count_syscalls": not no_syscalls, "metric": metric}
-    exit_with(running.run(experiment_names, case_globs, settings, own, exports, not no_save, allow_concurrent))
+    exit_with(running.run(experiment_names, case_globs, settings, own, exports, not no_save, allow_concurrent,
+                          options["verbose"]))
 
 
 @click.command(context_settings={**CONTEXT, "ignore_unknown_options": True, "allow_interspersed_args": False})
@@ -102,7 +103,7 @@ def launch(command, runs, timeout, ignore_failure, no_stamp, no_save, allow_conc
 
     timer = timer_values(runs, timeout, options)
     exit_with(launching.run(list(command), timer, ignore_failure, not no_stamp, not no_save, allow_concurrent,
-                        export_values(options)))
+                            export_values(options), options["verbose"]))
 
 
 @click.command(context_settings=CONTEXT)
@@ -115,8 +116,6 @@ def launch(command, runs, timeout, ignore_failure, no_stamp, no_save, allow_conc
               help="Price the fixes with this saved `loadtime sweep` result. [default: the newest saved on this "
                    "machine, or a quick calibration run now]")
 @click.option("--no-predict", is_flag=True, help="Skip the prediction and the fixes (no cost model needed).")
-@click.option("--verbose", is_flag=True, help="Print every table (the dependency tree, the measured picture, the "
-              "lookups, the prediction), not only the split and the fixes; the saved result has them all.")
 @launch_timer_options
 @click.argument("binary")
 @click.argument("args", nargs=-1)

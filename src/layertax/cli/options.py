@@ -34,10 +34,19 @@ def export_options(command: Callable) -> Callable:
     return command
 
 
+def verbose_option(command: Callable) -> Callable:
+    """--verbose: the answer and the tables come first; this adds every note, warning and
+    detail table (the saved result has them all either way)."""
+    return click.option("-v", "--verbose", is_flag=True,
+                        help="Also print every note, warning and detail table (the result keeps them all).")(command)
+
+
 def keeping_options(command: Callable) -> Callable:
-    """What every measuring command shares about keeping its result: --export-*, --no-save and
-    --allow-concurrent (handed over as export_NAME, no_save, allow_concurrent)."""
+    """What every measuring command shares about keeping and showing its result: --export-*,
+    --no-save, --allow-concurrent and --verbose (handed over as export_NAME, no_save,
+    allow_concurrent, verbose)."""
     command = export_options(command)
+    command = verbose_option(command)
     command = click.option("--allow-concurrent", is_flag=True,
                            help="Measure even while another layertax is measuring on this machine (otherwise "
                                 "refused: each would disturb the other's figures); the result records it.")(command)

@@ -87,14 +87,14 @@ def bundle_command(out: Path, runs: int, libs: int, exports: int, relocs: int) -
 @_shape_options
 @keeping_options
 def windows_run_command(runs: int, libs: int, exports: int, relocs: int, no_save: bool, allow_concurrent: bool,
-                        **exports_options) -> None:
+                        verbose: bool, **exports_options) -> None:
     """Build the bundle, run it under Wine end to end (run.cmd, as a user would), and print each
     variant's correctness and Wine's timings, labelled as Wine's: Wine proves correctness, never
     Windows timing."""
     from layertax.commands import windows
 
     shape = windows.shape_of(libs, exports, relocs)
-    exit_with(windows.run(runs, shape, not no_save, allow_concurrent, export_values(exports_options)))
+    exit_with(windows.run(runs, shape, not no_save, allow_concurrent, export_values(exports_options), verbose))
 
 
 COMMANDS = (fleet_group, windows_group)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from layertax.cli.options import CONTEXT, Finite, exit_with, export_options, export_values, with_version
+from layertax.cli.options import CONTEXT, Finite, exit_with, export_options, export_values, verbose_option, with_version
 
 
 @click.command(context_settings=CONTEXT)
@@ -46,7 +46,8 @@ def compare(files, vs_history, threshold, by_machine) -> None:
               help="Write one self-contained HTML report of the run(s) (several FILEs: one after another on the "
                    "page, e.g. a timed run and a --metric instructions run).")
 @export_options
-def report(files, html, **exports) -> None:
+@verbose_option
+def report(files, html, verbose, **exports) -> None:
     """Print saved runs' tables again (a FILE, or @ID of the history), or turn a run into an HTML report or
     another format.
 
@@ -56,7 +57,7 @@ def report(files, html, **exports) -> None:
     """
     from layertax.commands import report as reporting
 
-    exit_with(reporting.run(files, html, export_values(exports)))
+    exit_with(reporting.run(files, html, export_values(exports), verbose))
 
 
 @click.command("import-hyperfine", context_settings=CONTEXT)

@@ -86,7 +86,7 @@ def _save(doc: dict, path: Path | None, exports: dict[str, Path], failed_exports
 
 
 def keep(doc: dict, out: Console, save: bool, exports: dict[str, Path], path: Path | None = None,
-         show: Callable[[], None] | None = None, verbose: bool = True, claim: Measuring | None = None) -> None:
+         show: Callable[[], None] | None = None, verbose: bool = False, claim: Measuring | None = None) -> None:
     """Shows the tables (show; by default the terminal report), then saves the run and records it
     in the history (unless not wanted), writes the exports, and says where. Whatever fails (the
     save, an export, the history) is said in one line at the end, after the tables; a run that
@@ -113,7 +113,7 @@ def keep(doc: dict, out: Console, save: bool, exports: dict[str, Path], path: Pa
 
 
 def finish_launch_command(result: dict, method: dict, save: bool, exports: dict[str, Path],
-                          verbose: bool = True, claim: Measuring | None = None) -> int:
+                          verbose: bool = False, claim: Measuring | None = None) -> int:
     """Prints, saves and exports a launch-timer result; its exit code (launch/finish.py)."""
     keep(finish.document(result, method).to_json(), consoles.console(), save, exports, verbose=verbose, claim=claim)
     return finish.exit_code(result)

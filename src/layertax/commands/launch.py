@@ -32,7 +32,7 @@ def split_vs(argv: list[str]) -> list[list[str]]:
 
 
 def run(argv: list[str], timer_options: dict, ignore_failure: bool, stamp: bool, save: bool,
-        allow_concurrent: bool, export_options: dict) -> int:
+        allow_concurrent: bool, export_options: dict, verbose: bool = False) -> int:
     settings = launch_settings.LaunchSettings.from_options(**timer_options)
     if settings.runs > MAX_RUNS:
         raise UsageError(f"--runs {settings.runs:,}: at most {MAX_RUNS:,} launches per command (an hour even for a "
@@ -44,4 +44,4 @@ def run(argv: list[str], timer_options: dict, ignore_failure: bool, stamp: bool,
     with Measuring(allow_concurrent) as claim:
         result = command.measure(commands, settings, tools, ignore_failure, stamp,
                                         for_console(consoles.console(stderr=True)))
-        return keeping.finish_launch_command(result, settings.method("command"), save, exports, claim=claim)
+        return keeping.finish_launch_command(result, settings.method("command"), save, exports, verbose, claim)

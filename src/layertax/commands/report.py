@@ -12,7 +12,7 @@ from layertax.report import exporters, terminal
 from layertax.text import printable, printable_data
 
 
-def run(files: tuple[Path, ...], html: str | None, export_options: dict, verbose: bool = True) -> int:
+def run(files: tuple[Path, ...], html: str | None, export_options: dict, verbose: bool = False) -> int:
     if html is not None and export_options.get("export_html") is not None:
         raise UsageError("--html and --export-html are the same option: give one")
     html = html if html is not None else export_options.get("export_html")

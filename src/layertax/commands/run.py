@@ -46,7 +46,8 @@ def with_cases(chosen: list, case_globs: tuple[str, ...]) -> list:
 
 
 def run(experiment_names: tuple[str, ...], case_globs: tuple[str, ...], settings_options: dict,
-        own_options: dict, export_options: dict, save: bool, allow_concurrent: bool = False) -> int:
+        own_options: dict, export_options: dict, save: bool, allow_concurrent: bool = False,
+        verbose: bool = False) -> int:
     """The whole command; returns its exit code (130 interrupted, 1 a case failed)."""
     from layertax.engine.measure import instructions
     from layertax.engine.session import run_session
@@ -74,7 +75,7 @@ def run(experiment_names: tuple[str, ...], case_globs: tuple[str, ...], settings
             session.path.unlink()   # nothing finished: no result to keep
         err.print("interrupted before any round finished: nothing to keep, nothing saved")
         return 130
-    keeping.keep(session.doc, out, save, exports, session.path)
+    keeping.keep(session.doc, out, save, exports, session.path, verbose=verbose)
     if session.interrupted:
         err.print("interrupted: kept the rounds that finished (an unfinished round is left out)"
                   + ("; saved above" if save else ""))

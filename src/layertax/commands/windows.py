@@ -43,7 +43,7 @@ def bundle(out: Path, runs: int, shape) -> int:
     return 0
 
 
-def run(runs: int, shape, save: bool, allow_concurrent: bool, exports: dict) -> int:
+def run(runs: int, shape, save: bool, allow_concurrent: bool, exports: dict, verbose: bool = False) -> int:
     """`windows run`: the bundle run under Wine end to end (run.cmd, as a user would)."""
     from layertax.commands import keeping
     from layertax.engine.measure.lock import Measuring
@@ -67,7 +67,7 @@ def run(runs: int, shape, save: bool, allow_concurrent: bool, exports: dict) -> 
             finally:
                 wine.stop_server()
             doc = results.normalise(results.load(path))
-            keeping.keep(doc, consoles.console(), save, targets, claim=claim)
+            keeping.keep(doc, consoles.console(), save, targets, verbose=verbose, claim=claim)
     return 0
 
 

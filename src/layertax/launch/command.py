@@ -110,6 +110,10 @@ def measure(commands: list[list[str]], settings: launch_settings.LaunchSettings,
     metric = "main_ns" if stamped else "exit_ns"
     for case, summary in zip(cases, analyze.summaries(cases, names[0], metric).values()):
         case.stats = summary
+    for case in cases:
+        exits = case.values("exit_ns")
+        if exits:
+            case.extra["spawn_to_exit"] = hyperfine_summary(exits)
     said = verdicts(cases, names[0])
     for name, (word, _) in said.items():
         cases[names.index(name)].extra["verdict"] = word
@@ -127,6 +131,12 @@ def measure(commands: list[list[str]], settings: launch_settings.LaunchSettings,
     result.extra["notes"] = [line for _, line in said.values()] + _notes(result, cost, stamp, stamped)
     result.extra["tables"] = [detail_table(cases)]
     return result
+
+
+def hyperfine_summary(exit_ns: list[int]) -> dict:
+    """hyperfine's line for one command, on what hyperfine times (spawn->exit): mean ± σ, min … max, runs."""
+    return {"mean": statistics.fmean(exit_ns), "stdev": statistics.stdev(exit_ns) if len(exit_ns) > 1 else 0.0,
+            "min": min(exit_ns), "max": max(exit_ns), "n": len(exit_ns)}
 
 
 def detail_table(cases: list[Case]) -> dict:

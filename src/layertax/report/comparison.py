@@ -12,7 +12,7 @@ from layertax.engine.analysis.compare import Comparison, ExperimentComparison, R
 from layertax import units
 from layertax.report import widths
 
-VERDICT_STYLE = {"slower": "bold red", "faster": "bold green", "no difference": "dim"}
+VERDICT_STYLE = {"slower": "bold red", "faster": "bold green", "no difference": "dim", "inconclusive": "yellow"}
 
 
 def _figure(value: float, row: Row) -> str:
@@ -68,11 +68,17 @@ def render(c: Comparison, console: Console) -> None:
                       style="yellow")
         for line in c.machine_differences:
             console.print(f"  {line}", style="yellow", markup=False, highlight=False)
+    if c.load_warnings:
+        console.print("warning: something else ran while these were measured; its load is in the figures:",
+                      style="yellow")
+        for line in c.load_warnings:
+            console.print(f"  {line}", style="yellow", markup=False, highlight=False)
     console.print(f"verdict: Mann-Whitney U on one value per round (a case's ratio to its baseline, shown "
                   f"as x, so that the machine's speed in each run cancels; a baseline's own median), "
                   f"Holm-corrected over {sum(1 for e in c.experiments for r in e.rows if r.p_holm is not None)} "
                   f"timed cases, and the bootstrap 95% interval of B/A outside 1 +- {c.threshold:.0%} (the noise "
-                  f"band); both widened where rounds drifted together", style="dim")
+                  f"band); both widened where rounds drifted together; \"inconclusive\": the interval and "
+                  f"the band say it moved, the corrected test does not", style="dim")
     for e in c.experiments:
         console.print()
         if e.rows:

@@ -1,6 +1,8 @@
 """Number formatting and the rows every report shares, so all formats agree."""
 from __future__ import annotations
 
+import math
+
 from layertax import units
 from layertax.units import ci, duration, percent, ratio, ratio_with_ci
 
@@ -45,10 +47,14 @@ def case_columns(exp: dict, group: dict, rows: list[dict]) -> list[tuple[str, st
     """(row key, header) of the columns a group's table shows: no ratio column when there is
     nothing to compare it to, no "then" column when no classic figure stands beside a case,
     and hyperfine's summary (mean +- sd, min ... max, runs) where the result asks for it."""
-    columns = [("case", "case"), ("layer", "layer"), ("median", f"median {exp['unit']}"), ("ci95", "95% CI"),
-               ("spread", "spread")]
+    # A median describes this run: its interval cannot hold what the machine's drift does between
+    # runs (docs/method/statistics.md), so it is not printed beside it; a ratio's is.
+    columns = [("case", "case"), ("layer", "layer"), ("median", f"median {exp['unit']}"),
+               ("spread", "IQR/median")]
     if exp.get("summary") == "hyperfine":
-        columns += [("mean_sd", "mean ± σ"), ("range", "min … max"), ("n", "runs")]
+        # On spawn->exit, the interval hyperfine times, where the cases keep it (launch's).
+        of = " spawn->exit" if any(c.get("spawn_to_exit") for c in exp["cases"]) else ""
+        columns += [("mean_sd", f"mean ± σ{of}"), ("range", f"min … max{of}"), ("n", "runs")]
     if compares(exp, group):
         columns.append(("ratio", f"ratio to {group['baseline']} [95% CI]"))
     if any(r["classic"] for r in rows):
@@ -58,15 +64,36 @@ def case_columns(exp: dict, group: dict, rows: list[dict]) -> list[tuple[str, st
     return columns
 
 
+# Where a result names no precision target (a fixed number of rounds, a launch), "~" marks an
+# interval wider than this.
+DEFAULT_TARGET = 0.02
+
+
+def precision_target(exp: dict) -> float:
+    """The relative half-width a figure's interval is held to: the run's precision target."""
+    rule = (exp.get("stopping") or {}).get("rule") or {}
+    return rule.get("precision") or DEFAULT_TARGET
+
+
+def wider_than_target(summary: dict | None, target: float) -> bool:
+    """Whether an interval is wider than the target: the one thing "~" means."""
+    if not summary or not summary.get("median"):
+        return False
+    lo, hi = summary["ci95"]
+    return (hi - lo) / 2 / abs(summary["median"]) > target
+
+
 def case_rows(exp: dict, group: dict) -> list[dict]:
     """One row per case of one group (from case_groups), already formatted: the table every format prints."""
     classic = classic_by_case(exp)
     base_mark = " (base)" if compares(exp, group) else ""
+    target = precision_target(exp)
     rows = []
     for case in exp["cases"]:
         if (case.get("group") or "") != group["name"]:
             continue
         st = case.get("stats")
+        whole = case.get("spawn_to_exit") or st     # hyperfine's summary: on spawn->exit where kept
         status = case["status"]
         if st is None:
             median = {"skipped": "skipped", "failed": "FAILED"}.get(status, "no samples")
@@ -82,12 +109,15 @@ def case_rows(exp: dict, group: dict) -> list[dict]:
             "min": duration(st["min"]) if st else "-",
             "spread": percent(st["spread"]) if st else "-",
             "n": str(st["n"]) if st else "0",
-            "mean_sd": f"{units.duration(st['mean'])} ± {units.duration(st.get('stdev'))}" if st else "-",
-            "range": f"{units.duration(st['min'])} … {units.duration(st['max'])}" if st else "-",
+            "mean_sd": f"{units.duration(whole['mean'])} ± {units.duration(whole.get('stdev'))}" if whole else "-",
+            "range": f"{units.duration(whole['min'])} … {units.duration(whole['max'])}" if whole else "-",
             "ratio": ratio_with_ci(st.get("ratio")) if st else "-",
             "classic": classic.get(case["name"], ""),
             "status": status,
-            "noisy": bool(st and st["warnings"]),
+            # "~" marks the figure a case is judged by (its ratio; a baseline's own median) when
+            # its interval is wider than the precision target, and nothing else.
+            "noisy": bool(st) and wider_than_target(st.get("ratio") or st, target),
+            "noisy_key": "ratio" if st and st.get("ratio") else "median",
             "syscalls": syscalls(case),
         })
     return rows
@@ -96,6 +126,8 @@ def case_rows(exp: dict, group: dict) -> list[dict]:
 def problems(exp: dict) -> list[str]:
     """Skipped and failed cases with their reasons, one line each (skips of one kernel merged)."""
     lines, seen = [], set()
+    if exp.get("measured_skipped"):    # inspect of a program it cannot run here
+        lines.append(f"skipped: measured picture skipped: {exp['measured_skipped']}")
     for case in exp["cases"]:
         if case["status"] == "ok":
             continue
@@ -247,8 +279,10 @@ def stopping_line(exp: dict) -> str | None:
     rule, cases = stop["rule"], stop["cases"]
     met = [c for c in cases.values() if c["met"]]
     rounds = [c["rounds"] for c in cases.values()]
+    checked = [c for c in rule["checkpoints"] if c <= max(rounds)]     # the checkpoints this run reached
     line = (f"precision: {len(met)} of {len(cases)} cases within ±{rule['precision']:.0%} "
-            f"(rounds {min(rounds)}-{max(rounds)}, checked after {', '.join(map(str, rule['checkpoints']))})")
+            f"(rounds {min(rounds)}-{max(rounds)}" + (f", checked after {', '.join(map(str, checked))})" if checked
+                                                       else ", no checkpoint reached)"))
     missed = sorted(((c["precision"], name, c) for name, c in cases.items() if c["met"] is False), reverse=True)
     unknown = [name for name, c in cases.items() if c["met"] is None]
     if missed:
@@ -295,3 +329,53 @@ def written(table: dict) -> dict:
         return table
     rows = [[_cell(c, kinds[i] if i < len(kinds) else None) for i, c in enumerate(row)] for row in table["rows"]]
     return {**table, "rows": rows}
+
+
+def headline(exp: dict) -> dict:
+    """The experiment's "then vs now" in one line: its classic's most telling layer (the ratio
+    farthest from 1x, faster or slower) and today's ratio of the nearest case."""
+    classic = exp.get("classic") or {}
+    rows = [r for r in exp.get("classic_now") or []
+            if r.get("then_ratio") is not None and r["label"] != classic.get("baseline")]   # not the 1.00x row
+    rows = [r for r in rows if r.get("now_ratio")] or rows   # a layer measured today, where there is one
+    if not rows:
+        return {"then": classic.get("conclusion", ""), "now": "", "label": ""}
+    top = max(rows, key=lambda r: abs(math.log(r["then_ratio"])) if r["then_ratio"] > 0 else 0)   # farthest from 1x
+    return {"label": top["label"], "then": units.ratio(top["then_ratio"]),
+            "now": units.ratio_with_ci(top["now_ratio"]) if top["now_ratio"] else "no counterpart measured",
+            "counterpart": top["counterpart"] or "-", "now_ratio": top["now_ratio"]}
+
+
+def answer(exp: dict) -> str | None:
+    """The experiment's answer in one sentence, printed before its tables: the classic's most
+    telling layer then and now, or each compared command's verdict (None: no one-line answer)."""
+    if exp.get("answer"):             # said by the experiment itself (inspect's whole start-up)
+        return exp["answer"]
+    classic = exp.get("classic") or {}
+    top = headline(exp)
+    if top.get("label"):
+        then = f"{top['label']}: {top['then']} of {classic.get('baseline')} in {classic.get('year')}"
+        if not top.get("now_ratio"):
+            return f"{then}; no counterpart measured today"
+        lo, hi = top["now_ratio"]["ci95"]
+        verdict = ("no different from its baseline today" if lo <= 1 <= hi else
+                   "dearer than its baseline today" if lo > 1 else "cheaper than its baseline today")
+        return f"{then}, {top['now']} today ({top['counterpart']}): {verdict}"
+    verdicts = [c for c in exp.get("cases", []) if c.get("verdict")]
+    if verdicts:
+        parts = []
+        for c in verdicts:
+            ratio = c["stats"]["ratio"]
+            parts.append(f"{c['name']} is {c['verdict']} than {exp['baseline']} ({units.ratio_with_ci(ratio)})"
+                         if c["verdict"] != "no difference" else
+                         f"{c['name']}: no difference from {exp['baseline']} ({units.ratio_with_ci(ratio)})")
+        return "; ".join(parts)
+    return None
+
+
+def marks_line(exp: dict, rows: list[dict]) -> str | None:
+    """What "~" means, under a table that has one."""
+    if not any(r["noisy"] for r in rows):
+        return None
+    return (f"~ its 95% interval is wider than ±{precision_target(exp):.0%}, the precision target "
+            "(medians describe this run; compare ratios, paired per round)")

@@ -65,21 +65,6 @@ def _groups(exp: dict) -> list[dict]:
     return groups
 
 
-def headline(exp: dict) -> dict:
-    """The experiment's "then vs now" in one line: its classic's most telling layer (the ratio
-    farthest from 1x, faster or slower) and today's ratio of the nearest case."""
-    classic = exp.get("classic") or {}
-    rows = [r for r in exp.get("classic_now") or []
-            if r.get("then_ratio") is not None and r["label"] != classic.get("baseline")]   # not the 1.00x row
-    rows = [r for r in rows if r.get("now_ratio")] or rows   # a layer measured today, where there is one
-    if not rows:
-        return {"then": classic.get("conclusion", ""), "now": "", "label": ""}
-    top = max(rows, key=lambda r: abs(math.log(r["then_ratio"])) if r["then_ratio"] > 0 else 0)   # farthest from 1x
-    return {"label": top["label"], "then": units.ratio(top["then_ratio"]),
-            "now": units.ratio_with_ci(top["now_ratio"]) if top["now_ratio"] else "no counterpart measured",
-            "counterpart": top["counterpart"] or "-"}
-
-
 def _experiment(exp: dict) -> dict:
     instructions = exp.get("metric") == "instructions"
     details = [*exp.get("notes", []), *exp.get("detail_notes", [])]
@@ -90,7 +75,7 @@ def _experiment(exp: dict) -> dict:
         details.append(f"work directory on {exp['workdir_fs']}")
     return {
         "name": exp["name"], "title": exp.get("title", ""), "question": exp.get("question", ""),
-        "unit": exp.get("unit", ""), "method": exp.get("method"), "headline": headline(exp),
+        "unit": exp.get("unit", ""), "method": exp.get("method"), "headline": fmt.headline(exp),
         "instructions": instructions,
         "groups": [] if instructions else _groups(exp),
         "instruction_rows": fmt.instruction_rows(exp) if instructions else [],

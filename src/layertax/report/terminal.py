@@ -33,7 +33,7 @@ def _wide_fits(columns: list[tuple[str, str]], rows: list[dict], width: int) -> 
     (a callchain run with its system-calls column needs about 190 columns), which is harder
     to read than the compact table with its legend."""
     def widest(key: str, header: str) -> int:
-        cells = [row[key] + (" ~" if key == "median" and row["noisy"] else "") for row in rows]
+        cells = [row[key] + (" ~" if key == row["noisy_key"] and row["noisy"] else "") for row in rows]
         return widths.column("ratio [95% CI]" if key == "ratio" else header, cells)
     return widths.boxed([widest(key, header) for key, header in columns]) <= width
 
@@ -48,7 +48,7 @@ def _compact_fits(keys: list[str], headers: dict[str, str], rows: list[dict], wi
     """Whether the compact table fits `width`: each column its widest cell or header, three
     columns of padding and rule between two columns (box.SIMPLE_HEAD, no edges)."""
     def widest(key: str) -> int:
-        w = widths.column(headers.get(key, key), (row[key] for row in rows))
+        w = widths.column(headers[key], (row[key] for row in rows))
         return min(w, CASE_MIN) if key == "case" else w
     return widths.compact([widest(key) for key in keys]) <= width
 
@@ -67,21 +67,23 @@ def _case_table(exp: dict, group: dict, width: int) -> tuple[Table, list[str], l
             t.add_column("ratio [95% CI]" if key == "ratio" else header, justify="left" if left else "right",
                          no_wrap=key in ("case", "layer"))
         for row in rows:
-            cells = {**row, "median": row["median"] + (" ~" if row["noisy"] else "")}
+            cells = {**row, row["noisy_key"]: row[row["noisy_key"]] + (" ~" if row["noisy"] else "")}
             t.add_row(*(Text(cells[key]) if key in ("case", "layer") else cells[key] for key, _ in columns),
                       style=_row_style(row["status"]))
         return t, [], []
     t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False,
               show_edge=False)
     keys = [key for key, _ in columns if key not in ("layer", "ci95", "syscalls")]
-    headers = {"median": f"median [95% CI] {exp['unit']}", "ratio": "ratio [95% CI]", "classic": "then",
-               "syscalls": "system calls", "mean_sd": "mean ± σ", "range": "min … max", "n": "runs"}
-    rows = [{**row, "median": row["median"] + (f" [{row['ci95_short']}]" if row.get("ci95_short") else "")
-             + (" ~" if row["noisy"] else "")} for row in rows]
+    headers = {"median": f"median {exp['unit']}", "ratio": "ratio [95% CI]", "classic": "then",
+               "syscalls": "system calls", "mean_sd": dict(columns).get("mean_sd", "mean ± σ"),
+               "range": dict(columns).get("range", "min … max"), "n": "runs"}
+    rows = [{**row, row["noisy_key"]: row[row["noisy_key"]] + (" ~" if row["noisy"] else "")} for row in rows]
+    headers = {**dict(columns), **headers}
     summaries = []
     if not _compact_fits(keys, headers, rows, width) and any(k in keys for k in SUMMARY_KEYS):
         keys = [key for key in keys if key not in SUMMARY_KEYS]
-        summaries = [f"{row['case']}: mean ± σ {row['mean_sd']}, min … max {row['range']}, {row['n']} runs"
+        of = headers["mean_sd"].removeprefix("mean ± σ").strip()
+        summaries = [f"{row['case']}: {of + ' ' if of else ''}{row['mean_sd']} ({row['range']}), {row['n']} runs"
                      for row in rows if row["n"] != "0"]   # a failed case has no summary to give
     for key in keys:
         prose = key == "case"
@@ -262,6 +264,9 @@ def _stacked(table: dict, styles: dict, width: int) -> Group:
 def render_experiment(exp: dict, console: Console, verbose: bool = True) -> None:
     console.print()
     console.print(exp["question"], style="bold")
+    said = fmt.answer(exp)
+    if said:
+        console.print(said, markup=False, highlight=False)
     instructions = exp.get("metric") == "instructions"
     if instructions:
         tables, legend = _instructions_table(exp, console.width)
@@ -279,6 +284,9 @@ def render_experiment(exp: dict, console: Console, verbose: bool = True) -> None
             if legend:
                 console.print("  layers" + (" [system calls per op]" if fmt.has_syscalls(exp) else "") + ": "
                               + "; ".join(legend), style="dim", markup=False, highlight=False)
+            marks = fmt.marks_line(exp, fmt.case_rows(exp, group))
+            if marks:
+                console.print(f"  {marks}", style="dim", markup=False, highlight=False)
     if instructions:
         console.print("the layer chains: from the loop down to the system call, inclusive instructions per "
                       "operation (x calls per operation); (syscall) marks the function that made it", style="dim")
@@ -301,31 +309,37 @@ def render_experiment(exp: dict, console: Console, verbose: bool = True) -> None
     classic = _classic_table(exp)
     if classic is not None:
         console.print(classic)
-    for r in exp.get("classic_now") or []:
-        console.print(f"  {r['label']} -> {r['counterpart'] or 'no counterpart'}: {r['why']}", style="dim")
-    if exp.get("method"):
-        console.print(f"  method: {exp['method']}", style="dim")
+    if verbose:
+        for r in exp.get("classic_now") or []:
+            console.print(f"  {r['label']} -> {r['counterpart'] or 'no counterpart'}: {r['why']}", style="dim")
     stopping = fmt.stopping_line(exp)
     if stopping:
         style = "yellow" if "not met" in stopping or "too few" in stopping else "dim"
         console.print(f"  {stopping}", style=style)
-    details = [*exp.get("notes", []), *(exp.get("detail_notes", []) if verbose else [])]
+    details = [*exp.get("notes", []), *exp.get("detail_notes", [])]
+    if exp.get("method"):
+        details.insert(0, f"method: {exp['method']}")
     own = fmt.own_settings_line(exp)
     if own:
         details.insert(0, own)
     if exp.get("workdir_fs"):
         details.append(f"work directory on {exp['workdir_fs']}")
     details += [line for line in (fmt.harness_line(exp), fmt.runtimes_line(exp)) if line]
-    for line in details:
-        console.print(f"  note: {line}", style="dim")
+    warnings = fmt.noise_lines(exp)
     for line in fmt.problems(exp):
         console.print(f"  {line}", style="yellow" if line.startswith("skipped") else "bold red")
-    noise = fmt.noise_lines(exp)
-    if noise:
-        console.print("  ~ noisy: absolute figures uncertain beyond a few percent (paired ratios are tighter):",
-                      style="yellow")
-        for line in noise:
-            console.print(f"    {line}", style="yellow")
+    if verbose:
+        for line in details:
+            console.print(f"  note: {line}", style="dim")
+        if warnings:
+            console.print("  warnings (the figures' own, and the machine's while it ran):", style="yellow")
+            for line in warnings:
+                console.print(f"    {line}", style="yellow")
+    elif details or warnings:
+        # The answer first: the notes and warnings are folded into one line, as the HTML report does.
+        counted = [f"{len(details)} note{'s' * (len(details) != 1)}"] * bool(details) + \
+            [f"{len(warnings)} warning{'s' * (len(warnings) != 1)}"] * bool(warnings)
+        console.print(f"  {' and '.join(counted)} (--verbose prints them)", style="dim", markup=False)
     if exp.get("interrupted"):
         console.print("  interrupted: the figures above use only the rounds that finished", style="bold yellow")
 
@@ -338,7 +352,7 @@ def render(doc: dict, console: Console, verbose: bool = True) -> None:
     timed = (doc["settings"] or {}).get("metric", "time") == "time"
     if fmt.run_method_applies(doc):
         console.print(f"method: {fmt.settings_line(doc['settings'])}"
-                      + ("; median and order-statistic 95% CI; ratios paired per round" if timed else ""),
+                      + ("; ratios paired per round, 95% CI from interpolated order statistics" if timed else ""),
                       style="dim")
     concurrent = fmt.concurrent_line(doc)
     if concurrent:

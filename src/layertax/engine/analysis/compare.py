@@ -67,6 +67,7 @@ class Comparison:
     experiments: list[ExperimentComparison]
     only_in_a: list[str]
     only_in_b: list[str]
+    load_warnings: list[str] = field(default_factory=list)
 
 
 def _method(exp: dict) -> str:
@@ -215,7 +216,7 @@ def _baseline_moved(comparison: ExperimentComparison, exp: dict) -> list[str]:
     baselines = {exp.get("baseline"), *(g.get("baseline") for g in exp.get("groups") or [])}
     warnings = []
     for row in comparison.rows:
-        if row.case not in baselines or row.method != "time" or row.verdict == "no difference":
+        if row.case not in baselines or row.method != "time" or row.verdict in ("no difference", "inconclusive"):
             continue
         judged = sum(r.to_baseline == row.case for r in comparison.rows)
         warnings.append(f"the baseline {row.case} itself came out {row.verdict} ({row.ratio:.3f}x): its own code "
@@ -260,4 +261,17 @@ def compare_runs(a: dict, b: dict, threshold: float = stats.DEFAULT_THRESHOLD,
         e.warnings = _baseline_moved(e, by_name_a[e.name]) + _drifted(e)
     names_a = set(by_name_a)
     return Comparison(a_label, b_label, threshold, machine.differences(a["machine"], b["machine"]), experiments,
-                      sorted(names_a - set(names_b)), sorted(set(names_b) - names_a))
+                      sorted(names_a - set(names_b)), sorted(set(names_b) - names_a),
+                      _load(a, "A") + _load(b, "B"))
+
+
+def _load(doc: dict, side: str) -> list[str]:
+    """What else ran while a run measured, as its result records it: another layertax
+    (--allow-concurrent), tasks outside the run, the hypervisor's steal."""
+    out = []
+    others = (doc.get("concurrent") or {}).get("others") or []
+    if others:
+        out.append(f"{side} was measured while {len(others)} other layertax run(s) measured on its machine")
+    for exp in doc["experiments"]:
+        out += [f"{side}'s {exp['name']}: {w}" for w in exp.get("warnings") or []]
+    return out

@@ -343,14 +343,15 @@ def _ratio_test(a, b) -> tuple[float, tuple[float, float], float]:
 
 def verdict(ratio: float, ci95: tuple[float, float], significant: bool, threshold: float) -> str:
     """ "slower"/"faster" only when the test is significant, the interval excludes 1, and the
-    ratio lies outside the noise band 1 +- threshold; otherwise "no difference"."""
+    ratio lies outside the noise band 1 +- threshold; "inconclusive" when the interval and the
+    band say it moved but the (corrected) test does not; otherwise "no difference"."""
     lo, hi = ci95
-    clear = significant and (lo > 1 or hi < 1)
-    if clear and ratio > 1 + threshold:
-        return "slower"
-    if clear and ratio < 1 - threshold:
-        return "faster"
-    return "no difference"
+    moved = (lo > 1 or hi < 1) and (ratio > 1 + threshold or ratio < 1 - threshold)
+    if not moved:
+        return "no difference"
+    if not significant:
+        return "inconclusive"
+    return "slower" if ratio > 1 else "faster"
 
 
 def mann_whitney_p(a, b) -> float:

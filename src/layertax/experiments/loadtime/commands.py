@@ -265,7 +265,7 @@ def _sweep_command(kit: CommandKit) -> click.Command:
         err = kit.console(stderr=True)
         with kit.measuring(allow_concurrent) as claim:
             doc = sweep_lib.run(dims, names, runs, kit.progress, say=lambda m: err.print(m, style="dim"))
-            kit.keep(doc, not no_save, exports, claim)
+            kit.keep(doc, not no_save, exports, claim, verbose=export_options.get("verbose", False))
         if doc["experiments"][0]["interrupted"]:
             raise click.exceptions.Exit(130)
 

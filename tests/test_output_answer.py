@@ -1,0 +1,104 @@
+"""The answer first: each experiment's one-sentence answer, "~" meaning one thing, ratios with
+the digits their interval supports, the notes folded behind --verbose; compare's
+"inconclusive" and its load warnings. From recorded results and synthetic summaries."""
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from layertax import units
+from layertax.engine.analysis import compare, stats
+from layertax.report import format as fmt
+from layertax.report import terminal
+
+RECORDED = Path(__file__).parent / "data" / "recorded"
+
+
+def _render(doc: dict, width: int = 100, verbose: bool = False) -> str:
+    out = io.StringIO()
+    terminal.render(doc, Console(file=out, width=width, no_color=True), verbose=verbose)
+    return out.getvalue()
+
+
+def test_a_classic_experiment_answers_in_one_sentence_before_its_table():
+    doc = json.loads((RECORDED / "callchain.json").read_text())
+    exp = doc["experiments"][0]
+    said = fmt.answer(exp)
+    top = fmt.headline(exp)
+    assert said.startswith(f"{top['label']}: {top['then']} of ") and "today" in said and top["counterpart"] in said
+    lines = _render(doc).splitlines()
+    question = lines.index(exp["question"])
+    assert lines[question + 1].startswith(said[:40])
+
+
+@pytest.mark.parametrize("path", sorted(RECORDED.glob("*.json")), ids=lambda p: p.stem)
+def test_without_verbose_the_notes_fold_into_one_line(path):
+    doc = json.loads(path.read_text())
+    brief, full = _render(doc), _render(doc, verbose=True)
+    assert "note: " not in brief and len(brief.splitlines()) < len(full.splitlines())
+    for exp in doc["experiments"]:
+        if exp.get("notes"):
+            assert "(--verbose prints them)" in brief
+            assert all(f"note: {n.split(':')[0]}" in " ".join(full.split()) or n[:20] in full for n in exp["notes"])
+
+
+def test_the_tilde_marks_a_ratio_whose_interval_is_wider_than_the_target():
+    exp = {"stopping": {"rule": {"precision": 0.02, "checkpoints": [8]}}}
+    assert fmt.precision_target(exp) == 0.02 and fmt.precision_target({}) == fmt.DEFAULT_TARGET
+    assert not fmt.wider_than_target({"median": 1.0, "ci95": [0.99, 1.01]}, 0.02)
+    assert fmt.wider_than_target({"median": 1.0, "ci95": [0.97, 1.03]}, 0.02)
+    doc = json.loads((RECORDED / "callchain.json").read_text())
+    exp = doc["experiments"][0]
+    for row in fmt.case_rows(exp, fmt.case_groups(exp)[0]):
+        case = next(c for c in exp["cases"] if row["case"].startswith(c["name"]))
+        ratio = (case.get("stats") or {}).get("ratio")
+        if ratio:
+            assert row["noisy_key"] == "ratio"
+            assert row["noisy"] == fmt.wider_than_target(ratio, fmt.precision_target(exp))
+
+
+@pytest.mark.parametrize("median, lo, hi, text", [
+    (1.0, 0.97, 1.03, "1.00x [0.97, 1.03]"), (0.02, 0.017, 0.023, "0.020x [0.017, 0.023]"),
+    (191.39, 186.0, 196.0, "191x [186, 196]"), (1.5, 1.5, 1.5, "1.50x [1.50, 1.50]"),
+    (1.0, 0.999, 1.001, "1.000x [0.999, 1.001]")])
+def test_a_ratio_carries_the_digits_its_interval_supports(median, lo, hi, text):
+    assert units.ratio_with_ci({"median": median, "ci95": [lo, hi]}) == text
+
+
+def test_a_move_the_test_does_not_confirm_is_inconclusive():
+    assert stats.verdict(1.10, (1.05, 1.15), True, 0.02) == "slower"
+    assert stats.verdict(1.10, (1.05, 1.15), False, 0.02) == "inconclusive"
+    assert stats.verdict(1.01, (1.005, 1.015), True, 0.02) == "no difference"     # inside the band
+    assert stats.verdict(0.90, (0.80, 1.01), True, 0.02) == "no difference"       # the interval holds 1
+
+
+def test_compare_warns_when_a_run_was_measured_under_load():
+    doc = json.loads((RECORDED / "tls.json").read_text())
+    loaded = json.loads(json.dumps(doc))
+    loaded["concurrent"] = {"allowed": True, "others": [{"pid": 7, "command": "layertax run"}]}
+    loaded["experiments"][0]["warnings"] = ["tasks outside this run used 12% of the CPUs' time while it ran"]
+    result = compare.compare_runs(doc, loaded)
+    assert any(w.startswith("B was measured while 1 other layertax") for w in result.load_warnings)
+    assert any(w.startswith("B's tls: tasks outside") for w in result.load_warnings)
+    assert not any(w.startswith("A ") for w in result.load_warnings)
+
+
+def test_launchs_hyperfine_line_is_on_spawn_to_exit_and_says_so():
+    from layertax.launch.command import hyperfine_summary
+
+    exits = [500_000, 520_000, 540_000, 900_000]
+    summary = hyperfine_summary(exits)
+    assert summary == {"mean": 615_000, "stdev": pytest.approx(190_700.46, rel=1e-6), "min": 500_000,
+                       "max": 900_000, "n": 4}
+    case = {"name": "true", "layer": "the command", "status": "ok", "samples": [], "spawn_to_exit": summary,
+            "stats": {**stats.summarize([400_000, 410_000, 420_000, 430_000]), "ratio": None, "warnings": []}}
+    exp = {"name": "launch", "title": "t", "question": "q", "unit": "spawn->main", "baseline": "true",
+           "summary": "hyperfine", "cases": [case]}
+    group = fmt.case_groups(exp)[0]
+    rows = fmt.case_rows(exp, group)
+    assert ("mean_sd", "mean ± σ spawn->exit") in fmt.case_columns(exp, group, rows)
+    assert rows[0]["mean_sd"] == "615 µs ± 191 µs" and rows[0]["median"] == "415 µs"
