@@ -28,6 +28,7 @@ from layertax.launch import tools as launch_tools
 from layertax.elf import loaderview
 from layertax.launch.assembly import launch_cases
 from layertax.launch.stamp import EMPTY, EMPTY_STAMPED, preload_cost, preload_env
+from layertax.inspect.whole import FIX_PREFIX
 
 LAZY = "lazy"
 NOW = "now (LD_BIND_NOW=1)"
@@ -45,12 +46,17 @@ def stats_launches(settings: launch_settings.LaunchSettings) -> int:
     return max(MIN_STATS_LAUNCHES, settings.runs)
 
 
-def targets(argv: list[str], dynamic: bool, tools: launch_tools.LaunchTools, reference: str | None = None) -> list[launch_settings.Target]:
+def targets(argv: list[str], dynamic: bool, tools: launch_tools.LaunchTools, reference: str | None = None,
+            fixes: tuple = ()) -> list[launch_settings.Target]:
+    """The program, its variants, the fixes to try (inspect/runtime: each timed as the program
+    is, its exit status checked: a fix that breaks the program is reported, not priced) and
+    the controls."""
+    env = preload_env(tools, phases=True) if dynamic else ()
+    tried = [launch_settings.Target(f"{FIX_PREFIX}{f.name}", f.argv, (*env, *f.env), False) for f in fixes]
     if not dynamic:  # LD_PRELOAD and LD_BIND_NOW mean nothing to a static program
-        return [launch_settings.Target(LAZY, tuple(argv), (), True)]
-    env = preload_env(tools, phases=True)
+        return [launch_settings.Target(LAZY, tuple(argv), (), True), *tried]
     return [launch_settings.Target(LAZY, tuple(argv), env, True),
-            launch_settings.Target(NOW, tuple(argv), (*env, ("LD_BIND_NOW", "1")), True),
+            launch_settings.Target(NOW, tuple(argv), (*env, ("LD_BIND_NOW", "1")), True), *tried,
             launch_settings.Target(EMPTY_STAMPED, (str(tools.empty),), env),
             launch_settings.Target(EMPTY, (str(tools.empty),))] + (
             [launch_settings.Target(EMPTY_STATIC, (str(tools.empty_static),))] if tools.empty_static else []) + (
@@ -72,9 +78,10 @@ def describe_failure(status: str) -> str:
 
 
 def measure(argv: list[str], dynamic: bool, settings: launch_settings.LaunchSettings, tools: launch_tools.LaunchTools,
-            progress=None, reference: str | None = None) -> dict:
-    chosen = targets(argv, dynamic, tools, reference)
-    stats_targets = [t for t in chosen if t.name not in (EMPTY, EMPTY_STATIC, REFERENCE)] if dynamic else []
+            progress=None, reference: str | None = None, fixes: tuple = ()) -> dict:
+    chosen = targets(argv, dynamic, tools, reference, fixes)
+    caveats = {f"{FIX_PREFIX}{f.name}": f.caveat for f in fixes}
+    stats_targets = [t for t in chosen if t.name in (LAZY, NOW, EMPTY_STAMPED)] if dynamic else []
     debugged = stats_launches(settings)
     views: dict = {"statistics": {}, "order": {"status": "none", "order": []}}
 
@@ -108,7 +115,11 @@ def measure(argv: list[str], dynamic: bool, settings: launch_settings.LaunchSett
             controls.append(case)
         else:
             case["layer"] = ("as the user runs it, stamp preloaded" if t.name == LAZY
-                             else "every PLT slot bound before main (no relink needed)")
+                             else "every PLT slot bound before main (no relink needed)" if t.name == NOW
+                             else "a fix tried, its start-up timed as the program's")
+            if t.name in caveats:
+                case["caveat"] = caveats[t.name] or None
+                case["group"] = "fixes"     # priced in their own table, on spawn->exit
             cases.append(case)
     lazy = cases[0]
     stamped = bool(lazy["samples"]) and all(s["main_ns"] is not None for s in lazy["samples"])
@@ -117,7 +128,8 @@ def measure(argv: list[str], dynamic: bool, settings: launch_settings.LaunchSett
               "question": f"Why does {os.path.basename(argv[0])} take this long to reach main, and what would fix it?",
               "cases": cases, "controls": controls, "interrupted": launched.interrupted,
               "launch": {**launched.run.record(), "stamp": "native/stamp.c (preloaded) and native/first.c"},
-              "init_order": views["order"], "cpu_activity": launched.cpu_activity, "notes": []}
+              "init_order": views["order"], "cpu_activity": launched.cpu_activity, "notes": [],
+              "groups": [{"name": "fixes", "title": "fixes tried", "baseline": LAZY, "show_cases": False}] if fixes else []}
     analyze.analyze(result)
     result["preload_cost"] = preload_cost(result) if dynamic else None
     return result

@@ -7,10 +7,11 @@ from pathlib import Path
 
 from layertax import paths
 from layertax.engine import machine
-from layertax.engine.analysis import analyze
+from layertax.engine.analysis import analyze, stats
 from layertax.engine.store import runs
 from layertax.errors import LayertaxError, UsageError
-from layertax.inspect import measure, model, split, static, tables
+from layertax.inspect import measure, model, runtime, split, static, tables, whole
+from layertax.scratch import private_dir
 from layertax.launch import startable
 from layertax.launch import settings as launch_settings
 from layertax.launch import tools as launch_tools
@@ -126,8 +127,8 @@ def inspect(binary: str, args: list[str], lsettings: launch_settings.LaunchSetti
         except LayertaxError as e:
             result["notes"].append(f"the prediction is not calibrated on the day: {e}")
     if why_not is None:
-        measured = measure.measure([str(path), *args], dynamic, lsettings, tools, progress_factory(), reference)
-        result.update({k: v for k, v in measured.items() if k not in ("name", "title", "question")})
+        with private_dir("inspect-runtime") as workdir:
+            _measure(result, path, args, dynamic, lsettings, tools, progress_factory, reference, workdir, say)
         if dynamic:
             empty_pic = static.picture(tools.empty, preload=preload)
             result["split"] = {v: split.split(result, v) for v in (measure.LAZY, measure.NOW)}
@@ -140,10 +141,40 @@ def inspect(binary: str, args: list[str], lsettings: launch_settings.LaunchSetti
                 except KeyboardInterrupt:   # Ctrl-C while predicting: the measured launches are kept
                     result["interrupted"] = True
                     result["notes"].append("interrupted while the fixes were being priced: no estimates")
+    parts = result.get("whole")
+    result["answer"] = whole.answer(" ".join([path.name, *args])[:60], parts,
+                                    (result.get("runtime_split") or {}).get("runtime"),
+                                    whole.runtime_rows(result.get("runtime_split"), parts), result.get("fixes_tried") or [])
     result["tables"] = tables.all_tables(result, pic.without(stamp_paths))
     result["notes"] += tables.notes(result)
     result["detail_notes"] = tables.detail_notes(result)
     return result
+
+
+def _measure(result: dict, path: Path, args: list[str], dynamic: bool, lsettings, tools, progress_factory,
+             reference: str | None, workdir: Path, say) -> None:
+    """The measured picture, with the fixes a recognised runtime allows tried beside the program
+    (their archives and caches made first, in workdir), and the runtime's own split after main."""
+    argv = [str(path), *args]
+    rt = runtime.recognise(path, args)
+    fixes = []
+    if rt is not None:
+        for fix in runtime.fixes(rt, argv, workdir):
+            why = runtime.prepare(fix, workdir)
+            if why:
+                result["notes"].append(f"not tried: {fix.name}: {why}")
+            else:
+                fixes.append(fix)
+        hint = runtime.hint(rt, argv)
+        if hint:
+            result["notes"].append(hint)
+    measured = measure.measure(argv, dynamic, lsettings, tools, progress_factory(), reference, tuple(fixes))
+    result.update({k: v for k, v in measured.items() if k not in ("name", "title", "question")})
+    result["whole"] = whole.whole(result, measure.LAZY)
+    result["fixes_tried"] = whole.fix_rows(result, measure.LAZY)
+    if rt is not None and not result["interrupted"]:
+        say(f"tracing {path.name}'s start-up with {rt.RUNTIME}'s own logging (one run, not timed)")
+        result["runtime_split"] = runtime.split(rt, argv, workdir).to_dict()
 
 
 def _model(model_file: Path | None, progress_factory, say, keep_calibration: bool) -> dict:
@@ -218,10 +249,13 @@ def _predict(result, pic, empty_pic, reference, stamp_paths, model_file, progres
     gain = None
     now_case = by_name.get(measure.NOW)
     if lazy and now_case and lazy["samples"] and now_case["samples"]:
-        diff = _paired_difference(now_case, lazy, "main_ns")
-        ratio = ((now_case.get("stats") or {}).get("ratio") or {}).get("median")
-        if diff is not None and ratio is not None:
-            gain = {"lazy_saves_ns": diff, "ratio": ratio}
+        # Paired per round, with its interval: a difference the interval does not resolve is
+        # "no measurable saving", never a negative one.
+        diff = stats.as_time(stats.paired_difference(analyze.round_values(now_case, "main_ns"),
+                                                     analyze.round_values(lazy, "main_ns")))
+        ratio = ((now_case.get("stats") or {}).get("ratio") or {})
+        if diff is not None and ratio:
+            gain = {"lazy_saves": diff, "ratio": ratio}
     static_gain = None
     bare, static_empty = by_name.get(EMPTY), by_name.get(measure.EMPTY_STATIC)
     loader_lazy = rows[0]["measured_ns"] if rows and rows[0]["variant"] == measure.LAZY else None
@@ -230,5 +264,8 @@ def _predict(result, pic, empty_pic, reference, stamp_paths, model_file, progres
         if floor is not None:
             static_gain = loader_lazy + floor
     users = pic.without(stamp_paths)
-    out["fixes"] = model.fixes(users, fitted, loader_total, users.counts(False)["symbol_lookups"], gain, static_gain)
+    ldso = sum(p["ns"] for p in ((result.get("split") or {}).get(measure.LAZY) or {}).get("parts", [])
+               if p["part"].startswith("ld.so"))
+    out["fixes"] = model.fixes(users, fitted, loader_total, users.counts(False)["symbol_lookups"], gain, static_gain,
+                               ldso or None)
     return out

@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from layertax.engine.analysis import analyze
-from layertax.inspect import measure, split as split_mod
+from layertax.inspect import measure, split as split_mod, whole_tables
 from layertax.launch import contention, descendants, ticks
 from layertax import units
 from layertax.units import duration
@@ -174,18 +174,34 @@ def fixes_table(result: dict) -> dict:
         main = analyze.field_median(lazy, "main_ns")
     rows = []
     for f in pred.get("fixes", []):
-        share = f"{f['saves_ns'] / main:.0%}" if main else "-"
-        rows.append([f["fix"], duration(f["saves_ns"]), share, f["what"], f["how"]])
+        share = f"{f['saves_ns'] / main:.0%}" if main and f["saves_ns"] else "-"
+        rows.append([f["fix"], _saves(f), share, f["what"], f["how"]])
     notes = [f"{f['fix']}: {f['caveat']}" for f in pred.get("fixes", []) if f.get("caveat")]
-    return {"title": "what each fix would save (estimates; share of spawn->main)",
+    error = next((r["error"] for r in pred.get("rows", []) if r["variant"] == measure.LAZY and r["error"] is not None),
+                 None)
+    if error is not None:
+        notes.insert(0, f"the model's own error on this program: it predicts the loader's time {error:+.0%} off "
+                        "the measured (--verbose: the prediction table); read its estimates with that")
+    return {"title": "what each fix would save (estimates, each at most the stage it removes; share of spawn->main)",
             "columns": ["fix", "saves", "share", "what", "estimated as"], "rows": rows, "notes": notes}
+
+
+def _saves(fix: dict) -> str:
+    """A fix's saving as estimated or measured, never negative: a measured one whose interval holds
+    zero is no measurable saving; an upper bound says so."""
+    if fix.get("saving"):
+        return whole_tables.saving(fix["saving"])
+    if fix.get("upper_bound"):
+        return f"up to {duration(fix['saves_ns'])}"
+    return duration(fix["saves_ns"]) + (" (bounded)" if fix.get("bounded") else "")
 
 
 def fixes_summary(result: dict) -> dict:
     """The fixes in one line each: what it is, what it would save (the full table is --verbose)."""
     full = fixes_table(result)
     return {"title": "what each fix would save (estimates)", "columns": ["fix", "saves", "of spawn->main"],
-            "rows": [row[:3] for row in full["rows"]], "notes": []}
+            "rows": [row[:3] for row in full["rows"]], "notes": full["notes"][:1] if full["notes"] and
+            full["notes"][0].startswith("the model's own error") else []}
 
 
 def split_summary(result: dict) -> dict:
@@ -201,7 +217,8 @@ def all_tables(result: dict, pic) -> list[dict]:
     rest (the dependency tree, the measured picture, the full split, the lookups, the prediction,
     the fixes with how each was priced) for --verbose."""
     # Not measured (a foreign ELF file): the static picture is all there is, so it is shown.
-    tables = [{**tree_table(pic), "detail": bool(result.get("cases"))}]
+    tables = [whole_tables.whole_table(result), whole_tables.fixes_tried_table(result),
+              {**tree_table(pic), "detail": bool(result.get("cases"))}]
     if result.get("cases"):
         tables += [{**measured_table(result), "detail": True}, {**split_summary(result), "brief": True},
                    {**split_table(result), "detail": True}, {**lookup_table(result), "detail": True},
@@ -211,9 +228,7 @@ def all_tables(result: dict, pic) -> list[dict]:
 
 
 def notes(result: dict) -> list[str]:
-    out = []
-    if result.get("measured_skipped"):
-        out.append(f"measured picture skipped: {result['measured_skipped']}")
+    out = []    # a skipped measured picture is said as a problem (report/format.problems), never folded
     order = (result.get("init_order") or {}).get("order") or []
     if order and not _first_ran_first(order):
         out.append("WARNING: the first-constructor stamp did not run first, so 'constructors' is not exact "

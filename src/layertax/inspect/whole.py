@@ -1,0 +1,111 @@
+"""The whole start-up, spawn to exit: the part before main (the loader's, split elsewhere), the
+part after it (the runtime's, split by its own tracing, with the residual shown), each with its
+interval and share; the fixes tried, each priced by its paired saving on spawn->exit; and the
+answer in one sentence."""
+from __future__ import annotations
+
+import statistics
+
+from layertax.engine.analysis import analyze, stats
+from layertax.units import duration
+
+# The runtime's stages are read from a traced run and the whole from the timed ones: when they
+# differ by more than this share of main->exit, the split says so.
+SUM_TOLERANCE = 0.10
+FIX_PREFIX = "fix: "
+
+
+def _per_round(case: dict, key) -> dict[int, float]:
+    """One value per round: the median over the round's launches of key(sample)."""
+    rounds: dict[int, list[float]] = {}
+    for s in case["samples"]:
+        v = key(s)
+        if v is not None:
+            rounds.setdefault(s["round"], []).append(v)
+    return {r: statistics.median(v) for r, v in rounds.items()}
+
+
+def _after_main(s: dict) -> float | None:
+    return s["exit_ns"] - s["main_ns"] if s.get("main_ns") is not None else None
+
+
+def whole(result: dict, lazy_name: str) -> dict | None:
+    """spawn->main, main->exit and spawn->exit of the program as the user runs it, each the median
+    of its round medians with the 95% interval of that median; None without samples."""
+    lazy = next((c for c in result["cases"] if c["name"] == lazy_name), None)
+    if not lazy or not lazy["samples"]:
+        return None
+    parts = {"spawn->exit": stats.median_summary(list(_per_round(lazy, lambda s: s["exit_ns"]).values()))}
+    main = _per_round(lazy, lambda s: s.get("main_ns"))
+    if main:
+        parts["spawn->main"] = stats.median_summary(list(main.values()))
+        parts["main->exit"] = stats.median_summary(list(_per_round(lazy, _after_main).values()))
+    total = parts["spawn->exit"]["median"]
+    out = {name: {"ns": p["median"], "ci95": p["ci95"], "share": p["median"] / total if total else None}
+           for name, p in parts.items()}
+    return out
+
+
+def runtime_rows(split: dict | None, whole_parts: dict | None) -> list[dict]:
+    """The runtime's stages against the measured part they split (main->exit, or spawn->exit for a
+    program that does not stamp main), and the residual: what the trace does not name."""
+    if not split or not split.get("stages") or not whole_parts:
+        return []
+    measured = whole_parts.get("main->exit") or whole_parts["spawn->exit"]
+    rows = [{"stage": s["name"], "ns": s["ns"], "source": s["source"]} for s in split["stages"]]
+    named = sum(r["ns"] for r in rows)
+    rows.append({"stage": "not named by the trace (residual)", "ns": measured["ns"] - named, "source": "measured - named"})
+    return rows
+
+
+def trace_matches(split: dict | None, whole_parts: dict | None) -> bool:
+    """Whether the traced run took as long as the timed ones (spawn->exit within SUM_TOLERANCE):
+    then its stages are the timed run's; a traced run that its logging slowed names stages
+    that are larger than the timed run's, and they read as shares."""
+    traced, parts = (split or {}).get("traced_ns"), whole_parts or {}
+    measured = (parts.get("spawn->exit") or {}).get("ns")
+    return bool(traced and measured) and abs(traced - measured) <= SUM_TOLERANCE * measured
+
+
+def fix_rows(result: dict, lazy_name: str) -> list[dict]:
+    """Each fix tried: its paired saving on spawn->exit against the program as it is (never a
+    negative saving: an interval that holds zero is "no measurable saving"), its ratio, and
+    whether the program still ran."""
+    lazy = next((c for c in result["cases"] if c["name"] == lazy_name), None)
+    if not lazy:
+        return []
+    base = analyze.round_values(lazy, "exit_ns")
+    rows = []
+    for case in result["cases"]:
+        if not case["name"].startswith(FIX_PREFIX):
+            continue
+        row = {"fix": case["name"][len(FIX_PREFIX):], "status": case["status"], "reason": case.get("reason"),
+               "caveat": case.get("caveat")}
+        if case["status"] == "ok" and case["samples"]:
+            mine = analyze.round_values(case, "exit_ns")
+            row["saving"] = stats.as_time(stats.paired_difference(base, mine))
+            row["ratio"] = stats.ratio_summary(stats.paired_ratios(mine, base))
+        rows.append(row)
+    return rows
+
+
+def answer(name: str, parts: dict | None, runtime: str | None, rows: list[dict], fixes: list[dict]) -> str | None:
+    """"java -version: 48.5 ms; 2% reaching main, 98% after it (the JVM's start-up: VM creation
+    30.1 ms); biggest measured saving: AppCDS archive of its classes, 6.2 ms"."""
+    if not parts:
+        return None
+    total = parts["spawn->exit"]
+    text = f"{name}: {duration(total['ns'])} spawn->exit"
+    if "main->exit" in parts:
+        before, after = parts["spawn->main"], parts["main->exit"]
+        text += f"; {before['share']:.0%} reaching main, {after['share']:.0%} after it"
+    if runtime and rows:
+        named = max((r for r in rows if r["source"] != "measured - named"), key=lambda r: r["ns"])
+        text += f" ({runtime}: {named['stage']} {duration(named['ns'])})"
+    saved = [f for f in fixes if f.get("saving") and f["saving"].get("ci95")]
+    if saved:
+        best = max(saved, key=lambda f: f["saving"]["ns"])
+        text += f"; biggest measured saving: {best['fix']}, {duration(best['saving']['ns'])}"
+    elif fixes:
+        text += "; no fix tried saved a measurable time"
+    return text

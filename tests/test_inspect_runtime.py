@@ -1,0 +1,205 @@
+"""inspect past main: each runtime's trace parsed and summed from synthetic logs, the whole
+start-up and the fixes priced from synthetic launches (never a negative saving), and one real
+traced run per runtime that is installed here."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import run_cli
+from layertax.inspect import runtime, whole, whole_tables
+from layertax.inspect.runtime import cpython, golang, jvm, node
+
+IMPORTTIME = """import time: self [us] | cumulative | imported package
+import time:       100 |        100 |   _io
+import time:       250 |        350 | encodings
+import time:      1200 |       1200 |     asyncio.events
+import time:       300 |       1500 |   asyncio
+not an import line
+"""
+INITTRACE = """init internal/bytealg @0.008 ms, 0 ms clock, 0 bytes, 0 allocs
+init runtime @0.040 ms, 0.052 ms clock, 0 bytes, 0 allocs
+init main @1.6 ms, 4.3 ms clock, 964232 bytes, 39739 allocs
+"""
+JVM_LOG = """[0.003s][info][startuptime] StubRoutines generation 1, 0.0001717 secs
+[0.023s][info][startuptime] Genesis, 0.0203535 secs
+[0.020s][info][class,load] java.lang.Object source: shared objects file
+[0.021s][info][class,load] java.lang.String source: shared objects file
+[0.030s][info][class,load] Hello source: file:/tmp/
+[0.051s][info][startuptime] Create VM, 0.0499655 secs
+"""
+
+
+def test_cpython_imports_sum_each_modules_self_time_once(tmp_path):
+    split = cpython.parse("", IMPORTTIME, tmp_path)
+    assert [(s.name, s.ns) for s in split.stages] == [("imports (4 modules)", 1_850_000.0)]
+    assert split.details == ["imports by package (self time): asyncio 1.5 ms, encodings 0.2 ms, _io 0.1 ms"]
+    assert cpython.parse("", "no imports here", tmp_path).problem
+
+
+def test_go_initialisers_sum_their_clock_time(tmp_path):
+    split = golang.parse("", INITTRACE, tmp_path)
+    assert split.stages[0].name == "package initialisers (3 packages)"
+    assert split.stages[0].ns == pytest.approx(4.352e6)
+    assert split.details[0].startswith("initialisers by clock time: main 4.30 ms (39,739 allocs)")
+
+
+def test_the_jvm_log_gives_vm_creation_and_the_classes_and_where_they_came_from(tmp_path):
+    (tmp_path / jvm.LOG).write_text(JVM_LOG)
+    split = jvm.parse("", "", tmp_path)
+    assert [(s.name, s.ns) for s in split.stages] == [("VM creation", pytest.approx(49_965_500))]
+    assert "classes loaded: 3, 2 of them from a CDS archive" in split.details[1]
+    (tmp_path / jvm.LOG).write_text("")
+    assert jvm.parse("", "", tmp_path).problem
+
+
+def test_node_timing_marks_become_consecutive_stages(tmp_path):
+    line = node.MARK + json.dumps({"nodeStart": 0.5, "v8Start": 40.5, "environment": 48.5, "bootstrapComplete": 56.5,
+                                   "loopStart": 60.5, "exit": 70.5})
+    split = node.parse("", "noise\n" + line + "\n", tmp_path)
+    assert [s.name for s in split.stages] == [name for name, _, _ in node.STAGES]
+    assert sum(s.ns for s in split.stages) == pytest.approx(70e6)
+    assert node.parse("", "", tmp_path).problem
+
+
+def _launch(rnd: int, main: int, exit_: int) -> dict:
+    return {"round": rnd, "main_ns": main, "exit_ns": exit_}
+
+
+def _result(fix_exit: list[int]) -> dict:
+    lazy = {"name": "lazy", "status": "ok", "samples": [_launch(r, 1_000_000, 50_000_000 + 100_000 * r) for r in range(12)]}
+    fix = {"name": whole.FIX_PREFIX + "try", "status": "ok", "caveat": None,
+           "samples": [_launch(r, 1_000_000, e) for r, e in enumerate(fix_exit)]}
+    broken = {"name": whole.FIX_PREFIX + "broken", "status": "failed", "reason": "exit status 1", "samples": []}
+    return {"cases": [lazy, fix, broken]}
+
+
+def test_the_whole_start_up_splits_at_main_with_shares_that_add_up():
+    parts = whole.whole(_result([40_000_000] * 12), "lazy")
+    assert parts["spawn->main"]["ns"] == 1_000_000
+    assert parts["main->exit"]["ns"] == pytest.approx(49_550_000)
+    assert parts["spawn->main"]["share"] + parts["main->exit"]["share"] == pytest.approx(1.0)
+    split = {"runtime": "CPython", "traced_ns": 50.6e6,
+             "stages": [{"name": "imports", "ns": 30e6, "source": "-X importtime"}]}
+    rows = whole.runtime_rows(split, parts)
+    assert rows[-1]["stage"].startswith("not named") and rows[-1]["ns"] == pytest.approx(19_550_000)
+    assert whole.trace_matches(split, parts) and not whole.trace_matches({**split, "traced_ns": 80e6}, parts)
+
+
+@pytest.mark.parametrize("fix_exit, word", [([40_000_000] * 12, "saving"), ([50_500_000] * 12, "noise"),
+                                            ([70_000_000] * 12, "slower")])
+def test_a_fix_is_priced_by_its_paired_saving_never_a_negative_one(fix_exit, word):
+    result = _result(fix_exit)
+    rows = whole.fix_rows(result, "lazy")
+    tried, broken = rows
+    assert broken["status"] == "failed" and "saving" not in broken
+    saving = tried["saving"]
+    assert saving["ns"] >= 0
+    text = whole_tables.saving(saving)
+    if word == "saving":
+        assert saving["ns"] == pytest.approx(10_550_000) and text.startswith("10.6 ms")
+    elif word == "noise":
+        assert text.startswith("no measurable saving")
+    else:
+        assert text.startswith("none: slower by")
+    table = whole_tables.fixes_tried_table({"fixes_tried": rows})
+    assert table["rows"][1][1] == "the program failed with it"
+
+
+def test_the_answer_leads_with_the_whole_and_the_biggest_measured_saving():
+    result = _result([40_000_000] * 12)
+    parts = whole.whole(result, "lazy")
+    rows = whole.runtime_rows({"runtime": "CPython", "stages": [{"name": "imports", "ns": 30e6,
+                                                                 "source": "-X importtime"}]}, parts)
+    said = whole.answer("python3 -c pass", parts, "CPython", rows, whole.fix_rows(result, "lazy"))
+    assert said == ("python3 -c pass: 50.5 ms spawn->exit; 2% reaching main, 98% after it (CPython: imports 30.0 ms); "
+                    "biggest measured saving: try, 10.6 ms")
+
+
+RUNTIMES = [("python3", ["/usr/bin/python3", "-c", "import json"], cpython),
+            ("java", ["java", "-version"], jvm), ("node", ["node", "-e", "0"], node)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, argv, module", RUNTIMES, ids=[r[0] for r in RUNTIMES])
+def test_a_real_traced_run_of_each_runtime_installed(name, argv, module, tmp_path):
+    found = shutil.which(argv[0])
+    if not found:
+        pytest.skip(f"{name} is not installed (apt-get install {name})")
+    argv = [found, *argv[1:]]
+    rt = runtime.recognise(Path(found), argv[1:])
+    assert rt is module
+    split = runtime.split(rt, argv, tmp_path)
+    assert split.problem is None and split.stages and all(s.ns > 0 for s in split.stages)
+    assert split.traced_ns and split.traced_ns > 0
+
+
+@pytest.mark.slow
+def test_a_real_go_binary_with_a_heavy_init(tmp_path):
+    go = shutil.which("go")
+    if not go:
+        pytest.skip("go is not installed (apt-get install golang)")
+    (tmp_path / "main.go").write_text(
+        'package main\nimport ("crypto/sha256"; "fmt")\nvar t = build()\n'
+        'func build() [][32]byte { o := make([][32]byte, 2000); for i := range o { o[i] = sha256.Sum256([]byte(fmt.Sprint(i))) }; return o }\n'
+        'func main() { fmt.Println(len(t)) }\n')
+    (tmp_path / "go.mod").write_text("module heavy\n\ngo 1.21\n")
+    import subprocess
+    subprocess.run([go, "build", "-o", "heavy", "."], cwd=tmp_path, check=True, capture_output=True, timeout=300,
+                   env={**__import__("os").environ, "GOFLAGS": "-mod=mod", "GOTOOLCHAIN": "local"})
+    binary = tmp_path / "heavy"
+    rt = runtime.recognise(binary, [])
+    assert rt is golang
+    work = tmp_path / "work"
+    work.mkdir()
+    split = runtime.split(rt, [str(binary)], work)
+    assert split.problem is None and "main" in split.details[0]
+
+
+@pytest.mark.slow
+def test_inspect_of_python_prints_the_whole_start_up_and_prices_its_fixes(tmp_path):
+    out = tmp_path / "r.json"
+    r = run_cli("inspect", "--runs", "3", "--no-predict", "--no-save", "--export-json", str(out),
+                "/usr/bin/python3", "--", "-c", "pass")
+    assert r.returncode == 0, r.stderr
+    exp = json.loads(out.read_text())["experiments"][0]
+    assert set(exp["whole"]) >= {"spawn->main", "main->exit", "spawn->exit"}
+    assert exp["runtime_split"]["runtime"] == "CPython" and exp["runtime_split"]["stages"]
+    assert {f["fix"] for f in exp["fixes_tried"]} >= {"python -S (no site module)", "python -I (isolated)"}
+    assert all(f.get("saving", {}).get("ns", 0) >= 0 for f in exp["fixes_tried"])
+    assert r.stdout.splitlines()[r.stdout.splitlines().index(exp["question"]) + 1].startswith("python3 -c pass: ")
+    assert "the whole start-up" in r.stdout and "fixes tried" in r.stdout
+
+
+def _model() -> dict:
+    per = {"symbol_lookups": 50.0, "relative_relocations": 11.4, "libraries": 20_000.0}
+    return {"coefficients": {k: {"ns_per_unit": v} for k, v in per.items()}}
+
+
+def test_no_estimated_saving_exceeds_the_loaders_measured_stages_and_relr_is_priced():
+    from layertax.inspect import model, static
+
+    pic = static.picture(Path("/usr/bin/python3"))
+    rows = model.fixes(pic, _model(), None, 5000, None, static_gain=50e6, ldso_ns=2e6)
+    by = {r["fix"]: r for r in rows}
+    assert by["static linking"]["saves_ns"] == 2e6 and by["static linking"]["bounded"]
+    assert all(r["saves_ns"] <= 2e6 for r in rows)
+    relative = sum(o["elf"]["relocations"].get("relative", 0) for o in pic.objects
+                   if o.get("elf") and not o["elf"]["relocations"]["relr"])
+    assert relative > 0 and by["RELR (-z pack-relative-relocs)"]["saves_ns"] == pytest.approx(min(relative * 11.4, 2e6))
+    assert by["RELR (-z pack-relative-relocs)"]["upper_bound"]
+
+
+def test_a_measured_binding_difference_inside_its_noise_is_no_saving():
+    from layertax.inspect import model, static, tables
+
+    pic = static.picture(Path("/usr/bin/python3"))
+    gain = {"lazy_saves": {"ns": 0.0, "within_noise_ns": 22_100.0, "n": 30},
+            "ratio": {"median": 0.98, "ci95": [0.93, 1.01]}}
+    rows = model.fixes(pic, _model(), None, 5000, gain, None, ldso_ns=2e6)
+    lazy = next(r for r in rows if r["fix"].startswith("lazy binding"))
+    assert lazy["saves_ns"] == 0.0
+    assert tables._saves(lazy).startswith("no measurable saving")
