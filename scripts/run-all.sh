@@ -24,7 +24,7 @@ runs=()
 for f in "$out/run.json" "$out/callchain-instructions.json"; do
   [ -f "$f" ] && runs+=("$f")
 done
-if [ ${#runs[@]} -gt 0 ] && "$bin/layertax" report "${runs[@]}" --html "$out/report.html" >/dev/null; then
+if [ ${#runs[@]} -gt 0 ] && "$bin/layertax" report "${runs[@]}" --export-html "$out/report.html" >/dev/null; then
   echo "report: $(cd "$out" && pwd)/report.html"
 fi
 exit "$status"

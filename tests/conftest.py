@@ -82,10 +82,10 @@ def run_cli(*args: str, timeout: float = 300, env: dict | None = None) -> subpro
 
 
 def history_experiments(listing: str) -> list[str]:
-    """Each run's experiments, newest first, from `layertax history`'s output: its table (a
+    """Each run's experiments ("what"), newest first, from `layertax history`'s output: its table (a
     terminal wide enough) or its stacked form (each run's lines under "#ID")."""
     table = [line.split("│")[3].strip() for line in listing.splitlines() if line.startswith("│")]
-    stacked = [line.split(":", 1)[1].strip() for line in listing.splitlines() if line.startswith("    experiments:")]
+    stacked = [line.split(":", 1)[1].strip() for line in listing.splitlines() if line.startswith("    what:")]
     return table or stacked
 
 

@@ -190,3 +190,17 @@ def test_a_bad_or_unreachable_history_is_one_line_and_hides_the_password(url, ne
     done = run_cli("--history", url, "history", timeout=60)
     assert done.returncode in (1, 2) and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert needle in done.stderr and "s3cret" not in done.stderr and "Traceback" not in done.stderr
+
+
+def test_history_lists_what_each_run_measured_and_filters_by_experiment(tmp_path):
+    """inspect and launch runs are listed with their target; --experiment keeps one experiment's runs."""
+    from conftest import run_cli
+
+    env = {"XDG_DATA_HOME": str(tmp_path / "data")}
+    for args in (["inspect", "--runs", "2", "--no-predict", "/bin/true"], ["launch", "--runs", "2", "/bin/true"]):
+        assert run_cli(*args, env=env).returncode == 0
+    listed = run_cli("history", env=env).stdout
+    assert "inspect true" in listed and "launch true" in listed and "file" not in listed
+    only = run_cli("history", "--experiment", "launch", env=env).stdout
+    assert "launch true" in only and "inspect" not in only
+    assert "file" in run_cli("history", "--verbose", env=env).stdout

@@ -7,6 +7,7 @@ run options come from the experiment's declaration (kit.py lends them what they 
 """
 from __future__ import annotations
 
+import inspect
 import os
 import signal
 import sys
@@ -56,6 +57,9 @@ def _add_experiment_commands() -> None:
     _add_experiment_commands.done = True
     from layertax.cli.kit import CliKit
 
+    names = ", ".join(experiments.registry())
+    measuring.run.help = inspect.cleandoc(measuring.run.help or "") + \
+        f"\n\nExperiments: {names} (`layertax list` says what each asks)."
     for exp in experiments.registry().values():
         commands = exp.hook("commands")
         if commands is not None:

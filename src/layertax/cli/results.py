@@ -42,18 +42,18 @@ def compare(files, vs_history, threshold, by_machine) -> None:
 @click.command(context_settings=CONTEXT)
 @with_version
 @click.argument("files", metavar="FILE...", nargs=-1, required=True, type=click.Path(dir_okay=True, path_type=Path))
-@click.option("--html", "html", type=click.Path(dir_okay=False), metavar="OUT.html",
-              help="Write one self-contained HTML report of the run(s) (several FILEs: one after another on the "
-                   "page, e.g. a timed run and a --metric instructions run).")
+# --export-html is the one HTML option; --html stays, hidden, for the scripts that use it.
+@click.option("--html", "html", type=click.Path(dir_okay=False), metavar="OUT.html", hidden=True)
 @export_options
 @verbose_option
 def report(files, html, verbose, **exports) -> None:
     """Print saved runs' tables again (a FILE, or @ID of the history), or turn a run into an HTML report or
-    another format.
+    another format. --export-html takes several runs: one after another on the page.
 
     \b
-      layertax report run.json --html report.html
-      layertax report timed.json instructions.json --html report.html
+      layertax report run.json --export-html report.html
+      layertax report timed.json instructions.json --export-html report.html
+      layertax report @3 --verbose
     """
     from layertax.commands import report as reporting
 
@@ -82,8 +82,11 @@ def import_hyperfine(file: Path, **exports) -> None:
 @click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True, help="Show at most this many runs.")
 @click.option("--all-machines", is_flag=True, help="In a shared history, every machine's runs, not only this "
               "machine's (the local history lists all it holds).")
+@click.option("--experiment", metavar="NAME", help="Only the runs of this experiment (inspect and launch count as "
+              "experiments).")
+@verbose_option
 @click.pass_context
-def history_group(ctx, limit: int, all_machines: bool) -> None:
+def history_group(ctx, limit: int, all_machines: bool, experiment: str | None, verbose: bool) -> None:
     """List saved runs, newest first (in a shared history, this machine's unless --all-machines).
 
     \b
@@ -95,7 +98,7 @@ def history_group(ctx, limit: int, all_machines: bool) -> None:
     from layertax.commands import history as histories
 
     if ctx.invoked_subcommand is None:
-        exit_with(histories.listing(limit, all_machines))
+        exit_with(histories.listing(limit, all_machines, experiment, verbose))
 
 
 @history_group.command("push", context_settings=CONTEXT)

@@ -14,15 +14,33 @@ from layertax.report import widths
 from layertax.text import printable
 
 
-FIELDS = ("id", "created", "experiments", "complete", "version", "machine", "file")
+FIELDS = ("id", "created", "what", "complete")
+VERBOSE_FIELDS = (*FIELDS, "version", "machine", "file")
+# Runs of these measure a program the user named: the listing says which (from the run's title).
+NAMED_TARGETS = ("inspect", "launch")
 
 
-def listing(limit: int, all_machines: bool) -> int:
+def _what(row: dict) -> str:
+    """The experiments a run ran; for inspect and launch, what they measured."""
+    if row["experiments"] not in NAMED_TARGETS:
+        return row["experiments"].replace(",", ", ")
+    try:
+        doc = history.load(row)
+    except Exception:      # a row whose document cannot be read still lists
+        return row["experiments"]
+    exp = doc["experiments"][0] if doc.get("experiments") else {}
+    names = [c["name"] for c in exp.get("cases", []) if not c["name"].startswith("fix: ")]
+    target = exp.get("title", "").removeprefix("start-up of ") if row["experiments"] == "inspect" else \
+        " vs ".join(names[:2])
+    return f"{row['experiments']} {target}".strip()
+
+
+def listing(limit: int, all_machines: bool, experiment: str | None = None, verbose: bool = False) -> int:
     """This machine's runs in a shared history (unless all_machines); every run in the local one,
     which holds what this machine ran and what was imported into it (a Windows bundle's result)."""
     where = history.configured()
     here = None if all_machines or not where else machine.fingerprint()["machine_id"]
-    rows = history.runs(None, limit, machine_id=here)
+    rows = history.runs(None, limit, machine_id=here, experiment=experiment)
     out = consoles.console()
     if where:
         out.print(f"history: {history.shown(where)}", markup=False, highlight=False, style="dim")
@@ -32,22 +50,23 @@ def listing(limit: int, all_machines: bool) -> int:
         return 0
     # A shared history's rows come from any machine: their text is shown made printable (text.py).
     cells = [{key: printable(value) for key, value in {
-        "id": str(r["id"]), "created": r["created"], "experiments": r["experiments"],
+        "id": str(r["id"]), "created": r["created"][:16].replace("T", " "), "what": _what(r)[:60],
         "complete": "yes" if r["complete"] else "no", "version": r["version"], "machine": r["machine"],
         "file": r["path"]}.items()} for r in rows]
-    if widths.boxed([widths.column(col, (c[col] for c in cells)) for col in FIELDS]) <= out.width:
-        out.print(_table(cells))
+    fields = VERBOSE_FIELDS if verbose else FIELDS
+    if widths.boxed([widths.column(col, (c[col] for c in cells)) for col in fields]) <= out.width:
+        out.print(_table(cells, fields))
     else:   # soft_wrap: a long path stays one line (the terminal folds it; copying it keeps it whole)
         out.print(_stacked(cells), markup=False, highlight=False, soft_wrap=True)
     return 0
 
 
-def _table(cells: list[dict]) -> Table:
+def _table(cells: list[dict], fields: tuple[str, ...]) -> Table:
     t = Table(title_justify="left")
-    for col in FIELDS:
+    for col in fields:
         t.add_column(col, no_wrap=True)
     for c in cells:
-        t.add_row(*(c[col] for col in FIELDS))
+        t.add_row(*(c[col] for col in fields))
     return t
 
 
@@ -59,7 +78,7 @@ def _stacked(cells: list[dict]) -> str:
     for c in cells:
         state = "" if c["complete"] == "yes" else "  (incomplete)"
         blocks.append(f"#{c['id']}  {c['created']}  layertax {c['version']}{state}\n"
-                      f"    experiments: {c['experiments']}\n    machine: {c['machine']}\n    file: {c['file']}")
+                      f"    what: {c['what']}\n    machine: {c['machine']}\n    file: {c['file']}")
     return "\n\n".join(blocks)
 
 

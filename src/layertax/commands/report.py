@@ -18,7 +18,7 @@ def run(files: tuple[Path, ...], html: str | None, export_options: dict, verbose
     html = html if html is not None else export_options.get("export_html")
     exports = exporters.export_paths({**export_options, "export_html": None})
     if exports and len(files) > 1:
-        raise UsageError(f"{', '.join(exports)} converts one run: give one FILE (only --html takes several)")
+        raise UsageError(f"{', '.join(exports)} converts one run: give one FILE (only --export-html takes several)")
     html_target = exporters.export_paths({"export_html": html}).get("--export-html")
     docs = [analyze.complete(runref.load(f).doc) for f in files]
     failed = exporters.write_exports(docs[0], exports)   # files before printing: a closed stdout must not lose one

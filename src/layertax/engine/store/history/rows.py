@@ -75,15 +75,20 @@ def push(where, docs: Iterable[tuple[dict, Path | str]]) -> list[tuple[int, bool
         raise database.error(url, f"{e.why}; nothing of this push was written, run it again") from None
 
 
-def runs(where=None, limit: int | None = None, machine_id: str | None = None) -> list[dict]:
-    """Index rows, newest first (without documents); only machine_id's when given. Newest by the
-    run's own date: a shared history receives runs in any order (pushed late, migrated)."""
+def runs(where=None, limit: int | None = None, machine_id: str | None = None,
+         experiment: str | None = None) -> list[dict]:
+    """Index rows, newest first (without documents); only machine_id's when given, only runs of
+    the experiment when given. Newest by the run's own date: a shared history receives runs in
+    any order (pushed late, migrated)."""
     url = location.url_of(where)
     if not database.exists(url):
         return []
     query = sa.select(*_INDEX).order_by(RUNS.c.created.desc(), RUNS.c.id.desc())
     if machine_id is not None:
         query = query.where(RUNS.c.machine_id == machine_id)
+    if experiment is not None:      # the column is "a,b,c": the name whole, at either end or between commas
+        column = sa.literal(",") + RUNS.c.experiments + sa.literal(",")
+        query = query.where(column.contains(f",{experiment},", autoescape=True))
     if limit:
         query = query.limit(limit)
     with database.transaction(url) as conn:
