@@ -5,8 +5,8 @@ case's median and its ratio to its baseline, each with two intervals: the plain 
 medians taken as independent: how layertax worked before dependence.py) and the one layertax
 reports (widened by how much successive rounds moved together, with that factor). A run's
 interval "holds" when it contains the median of all the runs' samples pooled (for the ratio:
-of all their paired per-round ratios pooled). Not a test: it measures; docs/inprocess.md
-records a run.
+of all their paired per-round ratios pooled). Not a test: it measures (docs/method/statistics.md
+says what the intervals are).
 
     .venv/bin/python bench/interval_holds.py [--runs-each 120] [--times 8]
                                              [--experiment encoding] [--case tp-py-encode-ascii-256]

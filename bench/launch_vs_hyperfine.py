@@ -10,7 +10,7 @@ task held it: the timer's run-queue reading, the `preempted` of each sample). Wi
 launches per invocation, samples pooled per tool), so that the machine's drift during a pair
 hits both alike, as layertax's own rounds do; the default, 1, is the issue's protocol: one
 invocation of each tool per pair.
-With --contender bare, the bare C loop of bench/bare_loop.py (pinned posix_spawn + waitpid,
+With --contender bare, the bare C loop of bench/_common.py (pinned posix_spawn + waitpid,
 nothing else; 5 warm-ups) takes layertax's place: what the least a timer can be does against
 hyperfine under the same protocol, so a reader can tell the machine's share of the misses.
 --layertax-warmup-time S is passed to `layertax launch` (0: a warm-up of rounds only, as
@@ -42,7 +42,7 @@ from _common import SETTLED, bare_times, build_bare_loop, build_empty, hyperfine
 
 
 def bare_contender(work: Path):
-    """The bare loop (bench/bare_loop.py) with layertax_turn's signature, pinned to the CPU
+    """The bare loop (bench/_common.py) with layertax_turn's signature, pinned to the CPU
     layertax's timer would use (the last); its warm-up is its own 5."""
     loop, cpu = build_bare_loop(work), sorted(os.sched_getaffinity(0))[-1]
 

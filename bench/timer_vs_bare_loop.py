@@ -1,7 +1,7 @@
 """The launch timer against the least a launch timer can be, side by side in one run: how
 much of spawn->exit is the timer's own.
 
-The bare loop (bench/bare_loop.py) is what a hand-written timer would be: pinned to a CPU,
+The bare loop (bench/_common.py) is what a hand-written timer would be: pinned to a CPU,
 glibc's posix_spawn with stdio on /dev/null, waitpid, CLOCK_MONOTONIC around the two, the
 samples kept in memory and printed at the end. No stamp pipes, no run-queue reads, no JSON
 lines, no primers or placement. Per program (the empty ones of bench/launch_vs_hyperfine.py),

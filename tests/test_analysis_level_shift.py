@@ -23,7 +23,7 @@ def test_a_stretch_of_slower_samples_is_found_with_its_size():
 
 
 def test_it_names_where_the_slow_and_fast_stretches_were():
-    # hyperfine's start-of-run transient (docs/launch.md §2): the first 30 of 300 slower.
+    # a start-of-run transient, as hyperfine's runs show: the first 30 of 300 slower.
     rng = np.random.default_rng(13)
     x = steady(rng, spread=0.02)
     x[:30] *= 1.2
@@ -54,7 +54,7 @@ def test_steady_samples_raise_it_about_never():
 
 def test_a_small_drift_is_not_called_a_shift():
     # 5% between the first and last window is significant with 300 samples, but small:
-    # real runs drift that much (docs/launch.md), and the spread already shows it.
+    # real runs drift that much, and the spread already shows it.
     rng = np.random.default_rng(3)
     x = steady(rng, spread=0.01) * np.linspace(1.0, 1.05, 300)
     assert level_shift.level_shift(x) is None

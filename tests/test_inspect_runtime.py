@@ -203,3 +203,13 @@ def test_a_measured_binding_difference_inside_its_noise_is_no_saving():
     lazy = next(r for r in rows if r["fix"].startswith("lazy binding"))
     assert lazy["saves_ns"] == 0.0
     assert tables._saves(lazy).startswith("no measurable saving")
+
+
+def test_a_trace_its_logging_slowed_is_read_as_shares_and_leaves_no_negative_residual():
+    parts = whole.whole(_result([40_000_000] * 12), "lazy")       # spawn->exit 50.55 ms
+    split = {"runtime": "CPython", "traced_ns": 124e6,
+             "stages": [{"name": "imports", "ns": 52.8e6, "source": "-X importtime"}]}
+    rows = whole.runtime_rows(split, parts)
+    assert rows[0]["ns"] == pytest.approx(52.8e6 / 124e6 * parts["spawn->exit"]["ns"])
+    assert rows[0]["source"] == "-X importtime: 43% of the traced run"
+    assert rows[-1]["ns"] >= 0

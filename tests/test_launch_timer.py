@@ -167,7 +167,7 @@ def test_ctrl_c_in_glibcs_views_stops_the_command_instead_of_returning_fewer_rea
 
 def test_glibcs_debug_output_goes_to_a_memory_filesystem_unless_tmpdir_says_otherwise(tools, tmp_path, monkeypatch):
     """ld.so opens LD_DEBUG_OUTPUT inside the time it reports; a disk-backed /tmp made that
-    cost grow run after run (docs/inspect.md). The directory is private and removed after."""
+    cost grow run after run (docs/method/loader-views.md). The directory is private and removed after."""
     from layertax.engine import machine
     from layertax.elf import loaderview
 

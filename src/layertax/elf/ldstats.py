@@ -10,7 +10,7 @@ A trap, found on glibc 2.36: its HP_TIMING_PRINT writes the digits and then
 puts the terminating NUL over the last one, so every printed tick count has
 lost its last digit: it is floor(ticks / 10). layertax reads the digits as
 printed, says whether it believes a digit was dropped, and converts with the
-factor it chose; see docs/loadtime.md for how this was found.
+factor it chose (docs/method/loader-views.md).
 """
 from __future__ import annotations
 

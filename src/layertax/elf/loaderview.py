@@ -20,9 +20,8 @@ from layertax.launch import tools as launch_tools
 from layertax.elf import ldstats
 from layertax.scratch import MEMORY_DIRS, private_dir
 
-# ld.so opens its LD_DEBUG_OUTPUT file while it starts, inside the time it reports. In this
-# VM's /tmp (ext4 on a virtual disk) that file cost the empty program's debugged launches
-# 25-99 µs over six runs, more run after run; in a tmpfs, 12-35 µs (docs/inspect.md). So the
+# ld.so opens its LD_DEBUG_OUTPUT file while it starts, inside the time it reports; on a disk
+# that costs more, and more run after run, than in a tmpfs (docs/method/loader-views.md). So the
 # debug output goes to a private directory in a memory-backed filesystem when there is one,
 # unless TMPDIR says where temporary files go.
 

@@ -36,9 +36,8 @@ EMPTY_STATIC = "empty, static"
 REFERENCE = "reference (generated, for the model)"
 CONTROLS = (EMPTY, EMPTY_STAMPED, EMPTY_STATIC, REFERENCE)
 # LD_DEBUG=statistics launches per variant: as many as the timed ones, and at least 9 (with 5
-# a loaded moment moved the split once). With 9 at the default 30 timed launches, the parts of
-# python3's split summed to -9.8%..+3.5% of spawn->main over four runs; with 30, -2.5%..+1.4%,
-# and "other work" resolved in every split (docs/inspect.md).
+# a loaded moment moved the split once); more readings make the parts of the split add up to
+# spawn->main more closely (bench/inspect_accuracy.py measures it).
 MIN_STATS_LAUNCHES = 9
 
 

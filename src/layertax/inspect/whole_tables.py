@@ -40,9 +40,8 @@ def whole_table(result: dict) -> dict:
         notes.append(f"{split['runtime']}: {split['problem']}")
     if stages and not whole.trace_matches(split, parts):
         notes.append(f"the traced run took {duration(split.get('traced_ns') or 0)} against "
-                     f"{duration(parts['spawn->exit']['ns'])} timed: {split['runtime']}'s logging (or the parent's "
-                     f"spawn and wait) changed it by more than {whole.SUM_TOLERANCE:.0%}, so its stages are "
-                     "approximate")
+                     f"{duration(parts['spawn->exit']['ns'])} timed ({split['runtime']}'s logging slows it): each "
+                     "stage is its share of the traced run applied to the timed one, an approximation")
     return {"title": "the whole start-up (medians of the timed launches; the runtime's stages from one traced run)",
             "columns": ["part", "time", "95% CI / source", "share"], "units": [None, "ns", None, "share"],
             "rows": rows, "notes": notes}

@@ -8,7 +8,7 @@ unchanged build a minute apart moved a baseline by up to 6% and its case by up t
 judged on their own times, `compare` called the case changed in 15 of 28 such A/A pairs.
 A case and its baseline run moments apart in every round, so the machine's speed cancels in
 their ratio; the baseline itself is judged on its own times, and a warning says when it
-moved (docs/inprocess.md, "Comparing two runs").
+moved (docs/guide/compare.md).
 
 Each case gets the ratio B/A of medians with a bootstrap interval, and the Mann-Whitney U
 test, both widened for rounds that drift together (stats.series_ratio_test); the p-values
@@ -209,10 +209,10 @@ def _geomean_series(cases: list[dict[int, float]]) -> list[float]:
 def _baseline_moved(comparison: ExperimentComparison, exp: dict) -> list[str]:
     """A warning for each baseline that itself came out slower or faster. A baseline is the
     reference kernel its cases are measured against: when it moved, either its own code
-    changed or the machine ran at another speed. Between two runs of one unchanged build a
-    minute apart, on this project's shared VMs, the baseline moved by up to 6% and a case by up
-    to 8% (docs/inprocess.md, "Comparing two runs"). Its cases' verdicts, taken on their ratio
-    to it, do not carry that; its own verdict does, and the warning says so."""
+    changed or the machine ran at another speed (on a shared VM, two runs of one unchanged
+    build a minute apart can differ by several percent: bench/back_to_back.py measures it). Its
+    cases' verdicts, taken on their ratio to it, do not carry that; its own verdict does, and
+    the warning says so."""
     baselines = {exp.get("baseline"), *(g.get("baseline") for g in exp.get("groups") or [])}
     warnings = []
     for row in comparison.rows:

@@ -3,10 +3,9 @@ interval of their median.
 
 A median's order-statistic interval assumes independent values: the count of values below
 the true median is then binomial, with variance n/4. A run's rounds are not independent on
-a shared virtual machine. The machine drifts for seconds at a time (docs/inprocess.md: in
-twelve-second runs of 120 rounds, the medians of successive quarters differed by up to 11%),
-so neighbouring rounds are slow or fast together, the count's variance is larger, and the
-plain interval is too narrow: it held the median of eight such runs pooled in only 2 of 8.
+a shared virtual machine. The machine drifts for seconds at a time, so neighbouring rounds
+are slow or fast together, the count's variance is larger, and the plain interval is too
+narrow (bench/interval_holds.py shows it on real runs).
 
 The factor estimated here is that count's variance over n/4: the long-run variance of the
 series of signs (above or below the median), by batch means. The series, in the order it
@@ -16,8 +15,9 @@ length estimates the factor. It is distribution-free, like the interval it widen
 looks only at which side of the median each value fell.
 
 The estimate is never taken below 1: a run whose rounds look more independent than
-independent gets the plain interval, so this can only widen it. On independent values that
-costs 8-17% of width on average (bench/dependence_coverage.py; docs/inprocess.md).
+independent gets the plain interval, so this can only widen it; bench/interval_coverage.py
+measures what that costs where rounds are independent, and what it buys where they drift
+(docs/method/statistics.md).
 """
 from __future__ import annotations
 

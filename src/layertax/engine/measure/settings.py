@@ -13,7 +13,7 @@ from layertax.errors import UsageError
 
 
 # The default budget of a whole `layertax run` (measuring, not building), chosen so that a
-# warm run of every experiment ends within 5 minutes on a 2-core VM (docs/scheduler.md). It
+# warm run of every experiment ends within 5 minutes on a 2-core VM (docs/method/measurement.md). It
 # cannot cut an experiment below the stopping rule's minimum of rounds; there those minimums
 # take about 4 minutes for every experiment, and the experiments measured their own way
 # (loadtime, unicode-io) about half a minute more. Cases that need more rounds than it

@@ -30,13 +30,11 @@ LAUNCH_TIMEOUT_S = 10.0
 # A launch takes about a millisecond, so even --quick affords Pietrek's 30 rounds
 # (six rounds, the kernels' quick setting, leave CIs of +-20% here).
 QUICK_LAUNCH_ROUNDS = 30
-# LD_DEBUG=statistics launches per variant. From one launch each, glibc's figure for what the
-# loader adds over the empty program was off the wall clock's by up to 51% (docs/loadtime.md);
-# the tables read the median of several, paired with the empty program's reading of the same
-# round. Six are the fewest whose [min, max] is a 95% interval for that median, but with seven a
-# stage's interval was the readings' whole range, one slow launch wide; with fifteen it is the
-# 4th to 12th (96.5%), several times narrower, and the run takes no longer (docs/loadtime.md).
-# An odd count makes the median one of the readings.
+# LD_DEBUG=statistics launches per variant. One launch's figure for what the loader adds over
+# the empty program can be far off the wall clock's, so the tables read the median of several,
+# paired with the empty program's reading of the same round; with fifteen a stage's interval
+# lies inside the readings' range rather than spanning it (docs/method/loader-views.md). An
+# odd count makes the median one of the readings.
 LOADER_READINGS = 15
 
 

@@ -83,7 +83,7 @@ def views_table(result: dict) -> dict:
                         "instructions", "in relocation"],
             "rows": rows,
             "notes": ["glibc 2.36 prints its tick counts with the last digit cut off (a NUL written over it), "
-                      "so as printed they are 10x too small; see docs/loadtime.md"]}
+                      "so as printed they are 10x too small (docs/method/loader-views.md)"]}
 
 
 def split_table(result: dict) -> dict:

@@ -3,7 +3,7 @@ access paths beside the classic 18%."""
 from __future__ import annotations
 
 # The no-TLS floor: a plain global reached through a register. Not the RIP-relative global:
-# on some CPUs that addressing form alone makes a read-modify-write loop 4x slower (docs/tls.md).
+# on some CPUs that addressing form alone makes a read-modify-write loop several times slower.
 FLOOR = "global-var-ptr"
 TLS_PATHS = ("tls-le", "tls-ie", "tls-gd", "tls-desc", "tls-desc-dynamic", "pthread-getspecific", "cpp-thread-local-ctor",
              "tls-le-static", "pthread-getspecific-static", "cpp-thread-local-ctor-static")

@@ -320,7 +320,7 @@ static __attribute__((noinline)) void bump_global(void) { global_counter++; }
 static __attribute__((noinline)) void bump_le(void) { le_counter++; }
 /* The same global reached through a register (base + 0), not a RIP-relative address: on some
  * CPUs the addressing form alone changes what a read-modify-write of memory costs in a loop
- * (docs/tls.md), so the floor is measured both ways. */
+ * (docs/guide/tls.md), so the floor is measured both ways. */
 static __attribute__((noinline)) void bump_through(uint64_t *counter) { (*counter)++; }
 
 typedef struct {
