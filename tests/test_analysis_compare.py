@@ -265,11 +265,11 @@ def test_history_never_cuts_a_path_or_date_at_any_width(tmp_path):
     path = tmp_path / "h.json"
     path.write_text(json.dumps(HYPERFINE))
     first, saved = (run_cli("import-hyperfine", str(path)).stdout.split("saved: ")[1].split()[0] for _ in range(2))
-    narrow = run_cli("history", env={"COLUMNS": "80"}).stdout
+    narrow = run_cli("history", "--verbose", env={"COLUMNS": "80"}).stdout     # --verbose: with the files
     assert max(map(len, narrow.splitlines())) <= max(80, len(f"    file: {saved}")) and "…" not in narrow
     assert narrow.startswith("#2  ") and f"    file: {saved}" in narrow.splitlines()
     assert f"    file: {saved}\n\n#1  " in narrow   # a blank line between runs, as git log
-    wide = run_cli("history", env={"COLUMNS": "1000"}).stdout
+    wide = run_cli("history", "--verbose", env={"COLUMNS": "1000"}).stdout
     assert "│" in wide and saved in wide and first in wide and "…" not in wide
     assert history_experiments(narrow) == history_experiments(wide) == ["hyperfine", "hyperfine"]
 

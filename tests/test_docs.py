@@ -4,6 +4,7 @@ diaries of runs."""
 from __future__ import annotations
 
 import re
+import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).parent.parent
@@ -44,3 +45,47 @@ def test_docs_has_a_guide_page_for_every_experiment():
     from layertax import experiments
 
     assert {p.stem for p in (ROOT / "docs" / "guide").glob("*.md")} >= set(experiments.registry())
+
+
+def _quoted_commands():
+    """Every `layertax ...` line of a shell block in README and docs/guide, as argv."""
+    import shlex
+
+    for path in [ROOT / "README.md", *(ROOT / "docs" / "guide").glob("*.md")]:
+        block = False
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.startswith("```"):
+                block = line.strip() == "```sh"
+                continue
+            if block and line.startswith("layertax "):
+                command = line.split("  #")[0].strip()
+                command = re.sub(r"^(?:[A-Z_]+=\S+ )+", "", command)
+                yield path.name, shlex.split(command)[1:]
+
+
+def test_every_command_the_docs_quote_is_one_the_tool_takes():
+    """Parsed by layertax's own command line, as a user would type it (nothing runs): an option
+    renamed or removed fails here, so the docs cannot drift from the tool."""
+    import click
+
+    from layertax import cli
+
+    cli._add_family_commands()
+    cli._add_experiment_commands()
+    def unparsed(ctx) -> list[str]:
+        with warnings.catch_warnings():     # click 8.2 names them one way, 9.0 will another
+            warnings.simplefilter("ignore", DeprecationWarning)
+            return [*ctx.protected_args, *ctx.args]
+
+    checked = []
+    for where, args in _quoted_commands():
+        command, ctx = cli.cli, cli.cli.make_context("layertax", list(args))
+        rest = unparsed(ctx)
+        while isinstance(command, click.Group) and rest:
+            name, rest = rest[0], rest[1:]
+            command = command.get_command(ctx, name)
+            assert command is not None, (where, args, name)
+            ctx = command.make_context(name, list(rest), parent=ctx)
+            rest = unparsed(ctx) if isinstance(command, click.Group) else []
+        checked.append(args)
+    assert len(checked) >= 25

@@ -204,3 +204,6 @@ def test_history_lists_what_each_run_measured_and_filters_by_experiment(tmp_path
     only = run_cli("history", "--experiment", "launch", env=env).stdout
     assert "launch true" in only and "inspect" not in only
     assert "file" in run_cli("history", "--verbose", env=env).stdout
+    assert "launch true" not in run_cli("history", "--target", "inspect", env=env).stdout
+    assert "inspect true" in run_cli("history", "--target", "inspect", env=env).stdout
+    assert "no runs" in run_cli("history", "--machine", "no such machine", env=env).stdout

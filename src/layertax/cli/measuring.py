@@ -62,6 +62,10 @@ def run(experiment_names, quick, thorough, precision, budget, runs, warmup, burs
         seed, cpu, no_pin, no_priority, no_save, allow_concurrent, metric, no_syscalls, **options) -> None:
     """Run experiments (all of them if none is named) and print a table per experiment.
 
+    A bare `layertax run` runs every experiment, building what it needs first (a
+    minute or two the first time), then measuring for about its budget (4 minutes by default,
+    --quick one; the minimum of rounds of every case can take longer, and says so).
+
     Every run is saved as JSON under $XDG_DATA_HOME/layertax/runs/ with its raw samples,
     and recorded in the history. Ctrl-C keeps the rounds that finished.
     """

@@ -84,9 +84,14 @@ def import_hyperfine(file: Path, **exports) -> None:
               "machine's (the local history lists all it holds).")
 @click.option("--experiment", metavar="NAME", help="Only the runs of this experiment (inspect and launch count as "
               "experiments).")
+@click.option("--target", metavar="TEXT", help="Only the runs whose target (an inspected program, launched "
+              "commands, the experiments) contains TEXT.")
+@click.option("--machine", "machine_text", metavar="TEXT", help="Only the runs of machines whose summary (CPU, "
+              "cores, kernel) contains TEXT.")
 @verbose_option
 @click.pass_context
-def history_group(ctx, limit: int, all_machines: bool, experiment: str | None, verbose: bool) -> None:
+def history_group(ctx, limit: int, all_machines: bool, experiment: str | None, target: str | None,
+                  machine_text: str | None, verbose: bool) -> None:
     """List saved runs, newest first (in a shared history, this machine's unless --all-machines).
 
     \b
@@ -98,7 +103,7 @@ def history_group(ctx, limit: int, all_machines: bool, experiment: str | None, v
     from layertax.commands import history as histories
 
     if ctx.invoked_subcommand is None:
-        exit_with(histories.listing(limit, all_machines, experiment, verbose))
+        exit_with(histories.listing(limit, all_machines, experiment, verbose, target, machine_text))
 
 
 @history_group.command("push", context_settings=CONTEXT)

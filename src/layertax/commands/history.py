@@ -35,12 +35,19 @@ def _what(row: dict) -> str:
     return f"{row['experiments']} {target}".strip()
 
 
-def listing(limit: int, all_machines: bool, experiment: str | None = None, verbose: bool = False) -> int:
+def listing(limit: int, all_machines: bool, experiment: str | None = None, verbose: bool = False,
+            target: str | None = None, machine_text: str | None = None) -> int:
     """This machine's runs in a shared history (unless all_machines); every run in the local one,
     which holds what this machine ran and what was imported into it (a Windows bundle's result)."""
     where = history.configured()
     here = None if all_machines or not where else machine.fingerprint()["machine_id"]
-    rows = history.runs(None, limit, machine_id=here, experiment=experiment)
+    # --target and --machine match text the listing shows (what was measured, the machine's
+    # summary), so they filter after the query: up to LIMIT of the newest that match.
+    filtered = target is not None or machine_text is not None
+    rows = history.runs(None, None if filtered else limit, machine_id=here, experiment=experiment)
+    if filtered:
+        rows = [r for r in rows if (machine_text is None or machine_text.lower() in (r["machine"] or "").lower())
+                and (target is None or target.lower() in _what(r).lower())][:limit]
     out = consoles.console()
     if where:
         out.print(f"history: {history.shown(where)}", markup=False, highlight=False, style="dim")
