@@ -102,3 +102,20 @@ def test_launchs_hyperfine_line_is_on_spawn_to_exit_and_says_so():
     rows = fmt.case_rows(exp, group)
     assert ("mean_sd", "mean ± σ spawn->exit") in fmt.case_columns(exp, group, rows)
     assert rows[0]["mean_sd"] == "615 µs ± 191 µs" and rows[0]["median"] == "415 µs"
+
+
+def test_a_bare_run_leaves_the_extended_families_out_and_says_so():
+    from layertax import experiments
+    from layertax.commands.run import default_scope
+
+    chosen = list(experiments.registry().values())
+    scoped, left_out = default_scope(chosen, named=False, everything=False, case_globs=())
+    encoding = next(e for e in scoped if e.name == "encoding")
+    assert not any(c.group in ("throughput", "getcwd", "stat", "readlink") for c in encoding.cases)
+    assert {c.name for c in encoding.cases} >= {encoding.baseline, *(f.counterpart for f in encoding.classic.figures
+                                                                        if f.counterpart)}
+    assert "throughput (176 cases)" in left_out["encoding"] and "`layertax run encoding` or `--all`" in left_out["encoding"]
+    for named, everything, globs in ((True, False, ()), (False, True, ()), (False, False, ("tp-*",))):
+        assert default_scope(chosen, named, everything, globs) == (chosen, {})
+    exp = {"name": "encoding", "cases": [], "not_run": left_out["encoding"]}
+    assert fmt.problems(exp) == [f"skipped: {left_out['encoding']}"]

@@ -82,6 +82,9 @@ class CaseGroup:
     title: str
     baseline: str                # the case this group's ratios are taken to
     show_cases: bool = True      # False: the experiment's own tables hook presents them
+    # A large family that does not answer the experiment's question (a throughput matrix): a
+    # bare `layertax run` leaves it out and says so; naming the experiment, or --all, runs it.
+    extended: bool = False
 
     def to_dict(self) -> dict:
         return {"name": self.name, "title": self.title, "baseline": self.baseline, "show_cases": self.show_cases}

@@ -55,11 +55,14 @@ def list_cmd(experiment: str | None) -> None:
               help="time: interleaved timed rounds. instructions: user-space instructions per operation under "
                    "valgrind's callgrind (two runs, N1 and N2 iterations, differenced), by object, with each case's "
                    "chain of functions down to the system call; deterministic, independent of machine noise.")
+@click.option("--all", "everything", is_flag=True, help="With no EXPERIMENT named: also the extended families "
+              "(encoding's throughput matrix and per-runtime tables), which a bare run leaves out.")
 @click.option("--no-syscalls", is_flag=True, help="Skip the separate strace run that counts each case's system "
               "calls per operation (the timed runs are never traced).")
 @keeping_options
 def run(experiment_names, quick, thorough, precision, budget, runs, warmup, burst, min_time, case_globs, timeout,
-        seed, cpu, no_pin, no_priority, no_save, allow_concurrent, metric, no_syscalls, **options) -> None:
+        seed, cpu, no_pin, no_priority, no_save, allow_concurrent, metric, no_syscalls, everything,
+        **options) -> None:
     """Run experiments (all of them if none is named) and print a table per experiment.
 
     A bare `layertax run` runs every experiment, building what it needs first (a
@@ -77,7 +80,7 @@ def run(experiment_names, quick, thorough, precision, budget, runs, warmup, burs
                 "timeout": timeout, "seed": seed, "cpu": cpu, "pin": not no_pin, "raise_priority": not no_priority,
                 "count_syscalls": not no_syscalls, "metric": metric}
     exit_with(running.run(experiment_names, case_globs, settings, own, exports, not no_save, allow_concurrent,
-                          options["verbose"]))
+                          options["verbose"], everything))
 
 
 @click.command(context_settings={**CONTEXT, "ignore_unknown_options": True, "allow_interspersed_args": False})

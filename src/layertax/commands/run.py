@@ -2,6 +2,8 @@
 show and keep the result."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from layertax import console as consoles
 from layertax import experiments
 from layertax.commands import keeping
@@ -45,9 +47,29 @@ def with_cases(chosen: list, case_globs: tuple[str, ...]) -> list:
     return matching
 
 
+def default_scope(chosen: list, named: bool, everything: bool, case_globs: tuple[str, ...]) -> tuple[list, dict]:
+    """What a bare `layertax run` measures: each experiment without its extended families (a
+    throughput matrix, per-runtime tables), so that the budget goes to the tables that answer
+    the experiments' questions; and, by experiment, the line that says what was left out.
+    Naming the experiment, --all or --case runs everything asked for."""
+    if named or everything or case_globs:
+        return chosen, {}
+    scoped, left_out = [], {}
+    for exp in chosen:
+        extended = [g for g in exp.groups or () if g.extended]
+        if not extended:
+            scoped.append(exp)
+            continue
+        names = {g.name for g in extended}
+        scoped.append(replace(exp, cases=tuple(c for c in exp.cases if c.group not in names)))
+        sizes = ", ".join(f"{g.name} ({sum(c.group == g.name for c in exp.cases)} cases)" for g in extended)
+        left_out[exp.name] = f"not run by default: {sizes}; `layertax run {exp.name}` or `--all` runs them"
+    return scoped, left_out
+
+
 def run(experiment_names: tuple[str, ...], case_globs: tuple[str, ...], settings_options: dict,
         own_options: dict, export_options: dict, save: bool, allow_concurrent: bool = False,
-        verbose: bool = False) -> int:
+        verbose: bool = False, everything: bool = False) -> int:
     """The whole command; returns its exit code (130 interrupted, 1 a case failed)."""
     from layertax.engine.measure import instructions
     from layertax.engine.session import run_session
@@ -62,6 +84,7 @@ def run(experiment_names: tuple[str, ...], case_globs: tuple[str, ...], settings
                          "kernel loops, and these experiments measure their own way (whole process launches, a "
                          "correctness matrix)")
     chosen = with_cases(chosen, case_globs)
+    chosen, left_out = default_scope(chosen, bool(experiment_names), everything, case_globs)
     exports = keeping.targets(export_options, save)
     out, err = consoles.console(), consoles.console(stderr=True)
     with Measuring(allow_concurrent) as claim:
@@ -75,6 +98,9 @@ def run(experiment_names: tuple[str, ...], case_globs: tuple[str, ...], settings
             session.path.unlink()   # nothing finished: no result to keep
         err.print("interrupted before any round finished: nothing to keep, nothing saved")
         return 130
+    for exp in session.doc["experiments"]:
+        if exp["name"] in left_out:
+            exp["not_run"] = left_out[exp["name"]]
     keeping.keep(session.doc, out, save, exports, session.path, verbose=verbose)
     if session.interrupted:
         err.print("interrupted: kept the rounds that finished (an unfinished round is left out)"

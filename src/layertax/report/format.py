@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 
 from layertax import units
+from layertax.engine.analysis import stats
 from layertax.units import ci, duration, percent, ratio, ratio_with_ci
 
 
@@ -66,21 +67,17 @@ def case_columns(exp: dict, group: dict, rows: list[dict]) -> list[tuple[str, st
 
 # Where a result names no precision target (a fixed number of rounds, a launch), "~" marks an
 # interval wider than this.
-DEFAULT_TARGET = 0.02
+DEFAULT_TARGET = stats.DEFAULT_THRESHOLD
 
 
 def precision_target(exp: dict) -> float:
     """The relative half-width a figure's interval is held to: the run's precision target."""
-    rule = (exp.get("stopping") or {}).get("rule") or {}
-    return rule.get("precision") or DEFAULT_TARGET
+    return stats.precision_target(exp)
 
 
 def wider_than_target(summary: dict | None, target: float) -> bool:
     """Whether an interval is wider than the target: the one thing "~" means."""
-    if not summary or not summary.get("median"):
-        return False
-    lo, hi = summary["ci95"]
-    return (hi - lo) / 2 / abs(summary["median"]) > target
+    return stats.wider_than(summary, target)
 
 
 def case_rows(exp: dict, group: dict) -> list[dict]:
@@ -128,6 +125,8 @@ def problems(exp: dict) -> list[str]:
     lines, seen = [], set()
     if exp.get("measured_skipped"):    # inspect of a program it cannot run here
         lines.append(f"skipped: measured picture skipped: {exp['measured_skipped']}")
+    if exp.get("not_run"):             # a bare run's scope (commands/run.default_scope)
+        lines.append(f"skipped: {exp['not_run']}")
     for case in exp["cases"]:
         if case["status"] == "ok":
             continue

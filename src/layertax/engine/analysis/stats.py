@@ -441,3 +441,18 @@ def geomean_ratio(pairs: list[tuple[dict[int, float], dict[int, float]]], confid
             for i, (a, b) in enumerate(pairs)]
     draws = np.exp(np.mean(logs, axis=0))
     return point, interval(draws, confidence), "bootstrap per case (rounds not shared: interval too narrow)"
+
+
+def wider_than(summary: dict | None, target: float) -> bool:
+    """Whether a figure's interval (a ratio's, or a median's) is wider than ±target of it: the one
+    thing "~" marks in every table."""
+    if not summary or not summary.get("median") or not summary.get("ci95"):
+        return False
+    lo, hi = summary["ci95"]
+    return (hi - lo) / 2 / abs(summary["median"]) > target
+
+
+def precision_target(result: dict) -> float:
+    """The run's precision target for a result (its stopping rule's), else DEFAULT_THRESHOLD."""
+    rule = (result.get("stopping") or {}).get("rule") or {}
+    return rule.get("precision") or DEFAULT_THRESHOLD

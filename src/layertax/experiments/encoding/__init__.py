@@ -94,8 +94,8 @@ def _throughput_cases() -> list[Case]:
 GROUPS = (
     CaseGroup("nonascii", "the same shims on non-ASCII paths (Chinese and Cyrillic names)", "c-direct-nonascii"),
     *(CaseGroup(op, f"runtimes: {op}, one call per op (converted strings vs bytes; Go and Rust keep bytes: "
-                    "the control group)", f"c-{op}") for op in OPS),
-    CaseGroup("throughput", "transcoding throughput", "tp-memcpy-ascii-64k", show_cases=False),
+                    "the control group)", f"c-{op}", extended=True) for op in OPS),
+    CaseGroup("throughput", "transcoding throughput", "tp-memcpy-ascii-64k", show_cases=False, extended=True),
 )
 
 CLASSIC = Classic(

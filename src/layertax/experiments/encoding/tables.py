@@ -2,6 +2,8 @@
 with memcpy of the same bytes (measured in the same rounds) as the ceiling."""
 from __future__ import annotations
 
+from layertax.engine.analysis import stats
+
 SIZE_LABELS = {"16": "16 B", "256": "256 B", "64k": "64 KiB", "16m": "16 MiB"}
 
 
@@ -25,7 +27,7 @@ def throughput_table(result: dict, converters: tuple[str, ...], kinds: tuple[str
                     cells.append("-")
                     continue
                 seen = True
-                noisy = " ~" if case["stats"].get("warnings") else ""
+                noisy = " ~" if stats.wider_than(case["stats"], stats.precision_target(result)) else ""
                 share = f" ({rate / ceiling:.0%})" if ceiling and conv != "memcpy" else ""
                 cells.append(f"{rate:.2f}{noisy}{share}")
             if seen:
@@ -36,5 +38,6 @@ def throughput_table(result: dict, converters: tuple[str, ...], kinds: tuple[str
         "rows": rows,
         "notes": ["every row counts the text's UTF-8 bytes, whichever side the conversion starts from; "
                   "each output is converted back and compared (a round trip)",
-                  "memcpy is the ceiling measured in the same rounds; ~ marks a noisy median"],
+                  "memcpy is the ceiling measured in the same rounds; ~ marks a rate whose 95% interval is "
+                  "wider than the precision target"],
     }

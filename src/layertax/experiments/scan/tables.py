@@ -61,7 +61,7 @@ def throughput(result: dict, findings: dict[str, str]) -> dict:
         vs_perl = _time_vs(case, perl) if size and case["name"] != MEMORY else None
         if case["name"] not in (MEMORY, PAGECACHE) and of_mem and (best is None or of_mem["median"] > best[1]["median"]):
             best = (case["name"], of_mem, gbps)
-        noisy = " ~" if case["stats"].get("warnings") else ""
+        noisy = " ~" if stats.wider_than(case["stats"], stats.precision_target(result)) else ""
         rows.append([case["name"], "-" if gbps is None else f"{gbps:.2f}{noisy}", _share(of_mem), _share(of_cache),
                      _times(vs_perl), findings.get(case["name"], "")])
     notes = [f"input: {info['summary']}",
