@@ -213,3 +213,22 @@ def test_a_trace_its_logging_slowed_is_read_as_shares_and_leaves_no_negative_res
     assert rows[0]["ns"] == pytest.approx(52.8e6 / 124e6 * parts["spawn->exit"]["ns"])
     assert rows[0]["source"] == "-X importtime: 43% of the traced run"
     assert rows[-1]["ns"] >= 0
+
+
+def test_ld_sos_start_up_work_is_named_function_by_function_from_a_profile():
+    from layertax.elf import startup_work
+    from layertax.engine.measure import callgrind
+
+    ld = "ld-linux-x86-64.so.2"
+    profile = callgrind.Profile(total=1000)
+    profile.self_cost[(ld, "_dl_start")] = 10
+    for caller, callee, n in (("_dl_start", "_dl_sysdep_start", 900), ("_dl_sysdep_start", "dl_main", 700),
+                              ("dl_main", "_dl_relocate_object", 500), ("_dl_sysdep_start", "__GI___tunables_init", 150),
+                              ("dl_main", "mystery", 50)):
+        profile.calls[((ld, caller), (ld, callee))] = n
+    work = startup_work.summarise(profile)
+    assert work["loader_instructions"] == 910
+    names = [f["function"] for f in work["functions"]]
+    assert names == ["_dl_relocate_object", "__GI___tunables_init", "mystery"]
+    assert work["functions"][0]["source"] == "elf/dl-reloc.c" and work["functions"][2]["what"] is None
+    assert work["functions"][0]["share"] == pytest.approx(500 / 910)

@@ -12,6 +12,7 @@ from layertax.engine.store import runs
 from layertax.errors import LayertaxError, UsageError
 from layertax.inspect import measure, model, runtime, split, static, tables, whole
 from layertax.scratch import private_dir
+from layertax.elf import startup_work
 from layertax.launch import startable
 from layertax.launch import settings as launch_settings
 from layertax.launch import tools as launch_tools
@@ -129,6 +130,12 @@ def inspect(binary: str, args: list[str], lsettings: launch_settings.LaunchSetti
     if why_not is None:
         with private_dir("inspect-runtime") as workdir:
             _measure(result, path, args, dynamic, lsettings, tools, progress_factory, reference, workdir, say)
+        if dynamic and startup_work.available() and not result["interrupted"]:
+            say("counting ld.so's start-up work under callgrind (the empty program, once)")
+            try:
+                result["startup_work"] = startup_work.by_function(str(tools.empty))
+            except Exception as e:   # a view that fails is said, the inspection goes on
+                result["notes"].append(f"ld.so's start-up work not counted: {e}")
         if dynamic:
             empty_pic = static.picture(tools.empty, preload=preload)
             result["split"] = {v: split.split(result, v) for v in (measure.LAZY, measure.NOW)}
