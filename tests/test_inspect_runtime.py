@@ -232,3 +232,18 @@ def test_ld_sos_start_up_work_is_named_function_by_function_from_a_profile():
     assert names == ["_dl_relocate_object", "__GI___tunables_init", "mystery"]
     assert work["functions"][0]["source"] == "elf/dl-reloc.c" and work["functions"][2]["what"] is None
     assert work["functions"][0]["share"] == pytest.approx(500 / 910)
+
+
+@pytest.mark.slow
+def test_inspect_vs_splits_two_programs_side_by_side(tmp_path):
+    out = tmp_path / "r.json"
+    r = run_cli("inspect", "--runs", "3", "--no-predict", "--no-save", "--export-json", str(out),
+                "/bin/true", "--vs", "/bin/echo hello")
+    assert r.returncode == 0, r.stderr
+    exp = json.loads(out.read_text())["experiments"][0]
+    assert exp["vs"]["name"] == "vs: echo hello"
+    assert set(exp["vs"]) >= {"spawn->main", "spawn->exit"} and exp["vs"]["spawn->exit"]["ratio"]["median"] > 0
+    assert exp["split"]["vs: echo hello"]["status"] == "ok"
+    assert "true against echo hello" in r.stdout and "of its spawn->exit, paired per round" in r.stdout
+    bad = run_cli("inspect", "--no-save", "/bin/true", "--vs", "/no/such/program")
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "no such file" in bad.stderr

@@ -123,28 +123,35 @@ def launch(command, runs, timeout, ignore_failure, no_stamp, no_save, allow_conc
               help="Price the fixes with this saved `loadtime sweep` result. [default: the newest saved on this "
                    "machine, or a quick calibration run now]")
 @click.option("--no-predict", is_flag=True, help="Skip the prediction and the fixes (no cost model needed).")
+@click.option("--vs", metavar="OTHER", help="A second program (with its arguments, in one string) timed in the "
+              "same rounds and split beside the first, stage by stage, with paired ratios.")
 @launch_timer_options
 @click.argument("binary")
 @click.argument("args", nargs=-1)
-def inspect(binary, args, runs, timeout, model_file, no_predict, verbose, no_save, allow_concurrent,
+def inspect(binary, args, runs, timeout, model_file, no_predict, vs, verbose, no_save, allow_concurrent,
             **options) -> None:
     """Why does BINARY take this long to reach main, and what would fix it?
 
     \b
       layertax inspect /usr/bin/python3
       layertax inspect ./myprog -- --flag input.txt   (arguments after --)
+      layertax inspect ./prog-old --vs ./prog-new     (two programs, stage by stage)
+      layertax inspect python3 --vs "python3 -S" -- -c pass
 
-    Prints the dependency tree as the loader will resolve it with what each object asks
-    of it (relocations, lookups, symbols, init functions); times start-up lazy and with
-    LD_BIND_NOW=1, with stamps at the first constructor and at main; splits spawn->main
-    into exec, loading, relocation and constructors; and prices each fix with the
-    `loadtime sweep` cost model. Nothing runs through a shell.
+    Prints the answer first: the whole start-up, spawn->main and main->exit, and for
+    CPython, the JVM, Node and Go the runtime's own split of the part after main; times
+    start-up lazy and with LD_BIND_NOW=1, with stamps at the first constructor and at
+    main; splits spawn->main into exec, loading, relocation and constructors; tries the
+    fixes that need no rebuild and prices the others with the `loadtime sweep` cost model.
+    --vs OTHER: a second program in the same rounds, split beside the first with paired
+    ratios (OTHER with spaces is split like a shell would, no shell runs; without arguments of
+    its own it gets BINARY's). Nothing runs through a shell.
     """
     from layertax.commands import inspect as inspecting
 
     timer = timer_values(runs, timeout, options)
     exit_with(inspecting.run(binary, list(args), timer, model_file, not no_predict, not no_save, allow_concurrent,
-                         export_values(options), verbose))
+                             export_values(options), verbose, vs))
 
 
 @click.command(context_settings=CONTEXT)

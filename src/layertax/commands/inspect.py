@@ -1,6 +1,7 @@
 """`layertax inspect`: why does a program take this long to reach main, and what would fix it?"""
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 from layertax import console as consoles
@@ -11,21 +12,33 @@ from layertax.errors import UsageError
 from layertax.inspect import model
 from layertax.inspect.measure import stats_launches
 from layertax.inspect.run import inspect as inspect_program
+from layertax.inspect.run import resolve_binary
 from layertax.launch import settings as launch_settings
 from layertax.progress import for_console
 
 
+def other_program(vs: str, args: list[str]) -> list[str]:
+    """--vs OTHER: the second program and its arguments (split like a shell would, no shell runs;
+    none of its own: the first program's), resolved like BINARY; refused in one line before
+    anything is timed."""
+    argv = shlex.split(vs)
+    if not argv:
+        raise UsageError("--vs: no program given")
+    return [str(resolve_binary(argv[0])), *(argv[1:] or args)]
+
+
 def run(binary: str, args: list[str], timer_options: dict, model_file: Path | None, predict: bool,
-        save: bool, allow_concurrent: bool, export_options: dict, verbose: bool = False) -> int:
+        save: bool, allow_concurrent: bool, export_options: dict, verbose: bool = False, vs: str | None = None) -> int:
     settings = launch_settings.LaunchSettings.from_options(**timer_options)
     if settings.runs > MAX_RUNS:
         raise UsageError(f"--runs {settings.runs:,}: at most {MAX_RUNS:,} launches per variant")
     if model_file is not None and predict:
         model.load_sweep(model_file)       # a file that is not a sweep is refused now, not after the launches
+    vs_argv = other_program(vs, args) if vs is not None else None
     exports = keeping.targets(export_options, save)
     err = consoles.console(stderr=True)
     with Measuring(allow_concurrent) as claim:
         result = inspect_program(binary, args, settings, model_file, predict, lambda: for_console(err),
-                                 lambda m: err.print(m, style="dim"), keep_calibration=save)
+                                 lambda m: err.print(m, style="dim"), keep_calibration=save, vs=vs_argv)
         method = settings.method("variant", f"; {stats_launches(settings)} LD_DEBUG=statistics launches per variant")
         return keeping.finish_launch_command(result, method, save, exports, verbose, claim)

@@ -31,6 +31,7 @@ from layertax.launch.stamp import EMPTY, EMPTY_STAMPED, preload_cost, preload_en
 from layertax.inspect.whole import FIX_PREFIX
 
 LAZY = "lazy"
+VS_PREFIX = "vs: "
 NOW = "now (LD_BIND_NOW=1)"
 EMPTY_STATIC = "empty, static"
 REFERENCE = "reference (generated, for the model)"
@@ -45,13 +46,20 @@ def stats_launches(settings: launch_settings.LaunchSettings) -> int:
     return max(MIN_STATS_LAUNCHES, settings.runs)
 
 
+def vs_name(argv: list[str]) -> str:
+    """The case name of a second program (--vs): "vs: " and its name with its arguments, short."""
+    return (VS_PREFIX + " ".join([os.path.basename(argv[0]), *argv[1:]]))[:60]
+
+
 def targets(argv: list[str], dynamic: bool, tools: launch_tools.LaunchTools, reference: str | None = None,
-            fixes: tuple = ()) -> list[launch_settings.Target]:
+            fixes: tuple = (), vs: list[str] | None = None) -> list[launch_settings.Target]:
     """The program, its variants, the fixes to try (inspect/runtime: each timed as the program
     is, its exit status checked: a fix that breaks the program is reported, not priced) and
     the controls."""
     env = preload_env(tools, phases=True) if dynamic else ()
     tried = [launch_settings.Target(f"{FIX_PREFIX}{f.name}", f.argv, (*env, *f.env), False) for f in fixes]
+    if vs:        # the second program, with the same preload: its own split beside the first's
+        tried.insert(0, launch_settings.Target(vs_name(vs), tuple(vs), env, True))
     if not dynamic:  # LD_PRELOAD and LD_BIND_NOW mean nothing to a static program
         return [launch_settings.Target(LAZY, tuple(argv), (), True), *tried]
     return [launch_settings.Target(LAZY, tuple(argv), env, True),
@@ -77,10 +85,11 @@ def describe_failure(status: str) -> str:
 
 
 def measure(argv: list[str], dynamic: bool, settings: launch_settings.LaunchSettings, tools: launch_tools.LaunchTools,
-            progress=None, reference: str | None = None, fixes: tuple = ()) -> dict:
-    chosen = targets(argv, dynamic, tools, reference, fixes)
+            progress=None, reference: str | None = None, fixes: tuple = (), vs: list[str] | None = None) -> dict:
+    chosen = targets(argv, dynamic, tools, reference, fixes, vs)
     caveats = {f"{FIX_PREFIX}{f.name}": f.caveat for f in fixes}
-    stats_targets = [t for t in chosen if t.name in (LAZY, NOW, EMPTY_STAMPED)] if dynamic else []
+    stats_targets = [t for t in chosen if t.name in (LAZY, NOW, EMPTY_STAMPED) or t.name.startswith(VS_PREFIX)] \
+        if dynamic else []
     debugged = stats_launches(settings)
     views: dict = {"statistics": {}, "order": {"status": "none", "order": []}}
 
@@ -115,6 +124,7 @@ def measure(argv: list[str], dynamic: bool, settings: launch_settings.LaunchSett
         else:
             case["layer"] = ("as the user runs it, stamp preloaded" if t.name == LAZY
                              else "every PLT slot bound before main (no relink needed)" if t.name == NOW
+                             else "the program it is compared with (--vs)" if t.name.startswith(VS_PREFIX)
                              else "a fix tried, its start-up timed as the program's")
             if t.name in caveats:
                 case["caveat"] = caveats[t.name] or None

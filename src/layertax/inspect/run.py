@@ -102,7 +102,7 @@ def lookup_check(result: dict, pic, empty_pic) -> list[dict]:
 
 
 def inspect(binary: str, args: list[str], lsettings: launch_settings.LaunchSettings, model_file: Path | None,
-            predict: bool, progress_factory, say, keep_calibration: bool = True) -> dict:
+            predict: bool, progress_factory, say, keep_calibration: bool = True, vs: list[str] | None = None) -> dict:
     """keep_calibration: save a calibration sweep this run had to make, for the next inspect (not with --no-save)."""
     path = resolve_binary(binary)
     try:
@@ -129,7 +129,7 @@ def inspect(binary: str, args: list[str], lsettings: launch_settings.LaunchSetti
             result["notes"].append(f"the prediction is not calibrated on the day: {e}")
     if why_not is None:
         with private_dir("inspect-runtime") as workdir:
-            _measure(result, path, args, dynamic, lsettings, tools, progress_factory, reference, workdir, say)
+            _measure(result, path, args, dynamic, lsettings, tools, progress_factory, reference, workdir, say, vs)
         if dynamic and startup_work.available() and not result["interrupted"]:
             say("counting ld.so's start-up work under callgrind (the empty program, once)")
             try:
@@ -138,7 +138,8 @@ def inspect(binary: str, args: list[str], lsettings: launch_settings.LaunchSetti
                 result["notes"].append(f"ld.so's start-up work not counted: {e}")
         if dynamic:
             empty_pic = static.picture(tools.empty, preload=preload)
-            result["split"] = {v: split.split(result, v) for v in (measure.LAZY, measure.NOW)}
+            result["split"] = {v: split.split(result, v) for v in (measure.LAZY, measure.NOW,
+                                                                   *([measure.vs_name(vs)] if vs else []))}
             result["lookup_check"] = lookup_check(result, pic, empty_pic)
             if predict and not result["interrupted"]:
                 ref = (static.picture(Path(reference), preload=preload), reference_variant) if reference else None
@@ -152,6 +153,11 @@ def inspect(binary: str, args: list[str], lsettings: launch_settings.LaunchSetti
     result["answer"] = whole.answer(" ".join([path.name, *args])[:60], parts,
                                     (result.get("runtime_split") or {}).get("runtime"),
                                     whole.runtime_rows(result.get("runtime_split"), parts), result.get("fixes_tried") or [])
+    versus = ((result.get("vs") or {}).get("spawn->exit") or {}).get("ratio")
+    if result.get("answer") and versus:
+        lo, hi = versus["ci95"]
+        result["answer"] += (f"; {result['vs']['name'][4:]}: {versus['median']:.3f}x [{lo:.3f}, {hi:.3f}] of its "
+                             "spawn->exit, paired per round")
     result["tables"] = tables.all_tables(result, pic.without(stamp_paths))
     result["notes"] += tables.notes(result)
     result["detail_notes"] = tables.detail_notes(result)
@@ -159,7 +165,7 @@ def inspect(binary: str, args: list[str], lsettings: launch_settings.LaunchSetti
 
 
 def _measure(result: dict, path: Path, args: list[str], dynamic: bool, lsettings, tools, progress_factory,
-             reference: str | None, workdir: Path, say) -> None:
+             reference: str | None, workdir: Path, say, vs: list[str] | None = None) -> None:
     """The measured picture, with the fixes a recognised runtime allows tried beside the program
     (their archives and caches made first, in workdir), and the runtime's own split after main."""
     argv = [str(path), *args]
@@ -175,10 +181,12 @@ def _measure(result: dict, path: Path, args: list[str], dynamic: bool, lsettings
         hint = runtime.hint(rt, argv)
         if hint:
             result["notes"].append(hint)
-    measured = measure.measure(argv, dynamic, lsettings, tools, progress_factory(), reference, tuple(fixes))
+    measured = measure.measure(argv, dynamic, lsettings, tools, progress_factory(), reference, tuple(fixes), vs)
     result.update({k: v for k, v in measured.items() if k not in ("name", "title", "question")})
     result["whole"] = whole.whole(result, measure.LAZY)
     result["fixes_tried"] = whole.fix_rows(result, measure.LAZY)
+    if vs:
+        result["vs"] = whole.versus(result, measure.LAZY, measure.vs_name(vs))
     if rt is not None and not result["interrupted"]:
         say(f"tracing {path.name}'s start-up with {rt.RUNTIME}'s own logging (one run, not timed)")
         result["runtime_split"] = runtime.split(rt, argv, workdir).to_dict()

@@ -241,7 +241,7 @@ def all_tables(result: dict, pic) -> list[dict]:
     rest (the dependency tree, the measured picture, the full split, the lookups, the prediction,
     the fixes with how each was priced) for --verbose."""
     # Not measured (a foreign ELF file): the static picture is all there is, so it is shown.
-    tables = [whole_tables.whole_table(result), whole_tables.fixes_tried_table(result),
+    tables = [whole_tables.whole_table(result), whole_tables.versus_table(result), whole_tables.fixes_tried_table(result),
               {**tree_table(pic), "detail": bool(result.get("cases"))}]
     if result.get("cases"):
         tables += [{**measured_table(result), "detail": True}, {**split_summary(result), "brief": True},

@@ -118,3 +118,19 @@ def answer(name: str, parts: dict | None, runtime: str | None, rows: list[dict],
     elif fixes:
         text += "; no fix tried saved a measurable time"
     return text
+
+
+def versus(result: dict, lazy_name: str, other_name: str) -> dict | None:
+    """The second program against the first (--vs): its spawn->main and spawn->exit, each paired
+    per round as a ratio to the first's (its stages are set side by side from the split)."""
+    lazy = next((c for c in result["cases"] if c["name"] == lazy_name), None)
+    other = next((c for c in result["cases"] if c["name"] == other_name), None)
+    if not lazy or not other or not lazy["samples"] or not other["samples"]:
+        return None
+    out = {"name": other_name}
+    for key, label in (("main_ns", "spawn->main"), ("exit_ns", "spawn->exit")):
+        a, b = analyze.round_values(lazy, key), analyze.round_values(other, key)
+        if a and b:
+            out[label] = {"first_ns": statistics.median(a.values()), "other_ns": statistics.median(b.values()),
+                          "ratio": stats.ratio_summary(stats.paired_ratios(b, a))}
+    return out

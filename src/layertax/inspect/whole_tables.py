@@ -3,6 +3,7 @@ spends it) and the fixes tried by timing them. Numbers carry their units (report
 from __future__ import annotations
 
 from layertax.inspect import whole
+from layertax import units
 from layertax.units import bare, duration, with_interval
 
 
@@ -59,3 +60,30 @@ def fixes_tried_table(result: dict) -> dict:
     return {"title": "fixes tried: each timed against the program as it is, interleaved and paired per round "
                      "(saving on spawn->exit)",
             "columns": ["fix", "saving", "spawn->exit ratio [95% CI]", "what else it changes"], "rows": rows}
+
+
+def versus_table(result: dict) -> dict:
+    """--vs: the two programs side by side, the whole start-up paired per round, then the split of
+    spawn->main stage by stage (each stage its own median and interval, as in the split)."""
+    vs = result.get("vs")
+    if not vs:
+        return {"title": "", "columns": [], "rows": []}
+    rows = []
+    for label in ("spawn->main", "spawn->exit"):
+        p = vs.get(label)
+        if p:
+            r = p["ratio"]
+            text = "-" if not r else f"{r['median']:.3f}x [{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}]"
+            rows.append([label, duration(p["first_ns"]), duration(p["other_ns"]), text])
+    splits = result.get("split") or {}
+    first, other = splits.get("lazy") or {}, splits.get(vs["name"]) or {}
+    if first.get("status") == "ok" and other.get("status") == "ok":
+        theirs = {p["part"]: p for p in other["parts"]}
+        for p in first["parts"]:
+            q = theirs.get(p["part"])
+            rows.append([f"  {p['part']}", units.part(p), units.part(q) if q else "-", ""])
+    return {"title": f"{result.get('title', '').removeprefix('start-up of ')} against {vs['name'][4:]} "
+                     "(ratios paired per round: the second over the first)",
+            "columns": ["part", "first", "second", "second / first [95% CI]"], "rows": rows,
+            "notes": ["the stages are each program's own split, median [95% interval]; only the whole "
+                      "start-up is paired round by round"]}
