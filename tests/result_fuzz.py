@@ -65,7 +65,7 @@ def read_every_way(doc: dict, original: dict, html: bool = False) -> None:
     (a finding); returns quietly when doc is refused or read."""
     from layertax.console import SafeConsole
     from layertax.engine.analysis import compare, fleet
-    from layertax.engine.analysis.analyze import analyze, complete
+    from layertax.engine.analysis.analyze import analyzed, complete
     from layertax.engine.store import results
     from layertax.report import exporters, terminal
     from layertax.text import printable, printable_data
@@ -80,7 +80,7 @@ def read_every_way(doc: dict, original: dict, html: bool = False) -> None:
     doc = complete(doc)
     for exp in copy.deepcopy(doc)["experiments"]:      # the statistics again, from the raw samples
         if exp.get("metric") != "instructions" and any(c["samples"] for c in exp["cases"]):
-            analyze(exp)
+            analyzed(exp)
     for width in (80, 200):
         terminal.render(doc, SafeConsole(file=io.StringIO(), width=width, markup=False), True)
     for exporter in exporters.EXPORTERS.values():

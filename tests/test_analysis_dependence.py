@@ -113,7 +113,7 @@ def test_a_case_and_its_ratio_are_widened_by_the_order_of_their_rounds():
     rng.shuffle(samples)                       # stored order must not matter: rounds are sorted
     exp = {"name": "x", "baseline": "base", "metric": None,
            "cases": [{"name": "base", "samples": base}, {"name": "case", "samples": samples}]}
-    analyze.analyze(exp)
+    exp = analyze.analyzed(exp)
     st_ = exp["cases"][1]["stats"]
     assert st_["ci_dependence"] > 4 and st_["ratio"]["ci_dependence"] > 4
     round_medians = [float(np.median([s["ns"] for s in samples if s["round"] == r])) for r in range(30)]

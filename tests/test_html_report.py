@@ -35,7 +35,7 @@ def synthetic_doc(hostile: str = HOSTILE) -> dict:
            "tables": [{"title": f"matrix {hostile}", "columns": ["program", "C"], "rows": [[hostile, "exact"],
                                                                                           ["p", f"dropped {hostile}"]],
                        "styles": {"exact": "green", "dropped": "bold red"}, "notes": [hostile]}]}
-    analyze.analyze(exp)
+    exp = analyze.analyzed(exp)
     return {"schema": results.SCHEMA, "layertax_version": "test", "created": "2026-01-01T00:00:00+00:00",
             "command": ["layertax", "run", hostile], "complete": True,
             "settings": {"runs": 8, "burst": 3, "warmup": 1, "min_sample_ns": 1000, "seed": 1, "cpu": None},

@@ -29,7 +29,7 @@ def _doc() -> dict:
                "ratios": {"native": 1.0, "C runtime": 2.1}}
     exp = {"name": "demo", "title": "a demo", "question": "what?", "unit": "instructions/op", "baseline": "raw",
            "metric": "instructions", "cases": cases, "tables": [], "classic": classic}
-    analyze.analyze_instructions(exp)
+    exp = analyze.instructions_analyzed(exp)
     return {"machine": {"cpu_model": "cpu", "cores": 2}, "settings": {"method": "callgrind, the difference of two runs"}, "command": ["layertax", "run"],
             "experiments": [exp]}
 

@@ -106,9 +106,14 @@ def test_every_launch_says_whether_it_was_dodged_and_how_long_it_had(tools, tmp_
         found = descriptor["ticks"]["series"]
         launches = [x for x in lines if x.get("round", -1) >= 0]
         assert len(launches) == 20
+        # A move to another CPU (a busy machine: a placement line) learns that CPU's series anew,
+        # so the descriptor's series speaks for the launches before the first move only.
+        moved = next((i for i, x in enumerate(lines) if "placement" in x), len(lines))
+        before_move = [x for x in lines[:moved] if x.get("round", -1) >= 0]
         for x in launches:
             # clear_ns is there whenever a series was found; a launch is dodged only when asked and possible.
-            assert (x["clear_ns"] is None) == (not found)
+            if any(x is y for y in before_move):
+                assert (x["clear_ns"] is None) == (not found)
             assert x["dodged"] in (True, False) and (dodge or not x["dodged"])
             if x["dodged"]:
                 assert x["clear_ns"] >= descriptor["ticks"]["guard_ns"]

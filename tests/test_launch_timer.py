@@ -193,7 +193,7 @@ def _one_command_result(samples_us: list[float]) -> dict:
               "metric": "main_ns", "baseline": "prog", "classic": None, "summary": "hyperfine", "notes": [],
               "cases": [{"name": "prog", "kernel": "launch", "layer": "the command", "language": "-",
                          "status": "ok", "reason": None, "samples": samples}]}
-    analyze.analyze(result)
+    result = analyze.analyzed(result)
     return result
 
 
@@ -235,7 +235,7 @@ def test_a_failed_command_gets_no_summary_line_at_80_columns():
     result = _one_command_result([1012.5, 1104.25, 1230.75, 1333.5, 1444.125])
     result["cases"].append({"name": "broken", "kernel": "launch", "layer": "the command", "language": "-",
                             "status": "failed", "reason": "exit status 1", "samples": []})
-    analyze.analyze(result)
+    result = analyze.analyzed(result)
     out = io.StringIO()
     terminal.render({"machine": {}, "settings": {"method": "synthetic"}, "experiments": [result]},
                     Console(file=out, width=80, no_color=True))
@@ -248,7 +248,7 @@ def test_two_commands_keep_the_ratio_column():
     other = json.loads(json.dumps(result["cases"][0]))
     other["name"] = "other"
     result["cases"].append(other)
-    analyze.analyze(result)
+    result = analyze.analyzed(result)
     text = markdown.to_markdown({"machine": {}, "settings": {"method": "synthetic"}, "experiments": [result]})
     assert "prog (base)" in text and "ratio to prog [95% CI]" in text and "1.00x" in text
 

@@ -183,7 +183,7 @@ def _hostile_doc() -> dict:
                       "reason": None, "samples": samples},
                      {"name": "@SUM(1+1)", "kernel": "k", "layer": "-2+3", "language": "-", "status": "failed",
                       "reason": "+cmd|' /C calc'!A0", "samples": []}]}
-    analyze.analyze(exp)
+    exp = analyze.analyzed(exp)
     return {"schema": "layertax/1", "machine": {}, "settings": {"method": "synthetic"}, "command": ["layertax", "<b>"],
             "experiments": [exp]}
 

@@ -78,7 +78,7 @@ def test_instruction_ratios_are_taken_to_each_groups_baseline():
     exp = {"baseline": "xorshift", "groups": [{"name": "models", "baseline": "global-var"}],
            "cases": [case("xorshift", 28.0), case("rand", 56.0), case("global-var", 6.0, "models"),
                      case("tls-gd", 21.0, "models")], "classic": None}
-    analyze.analyze_instructions(exp)
+    exp = analyze.instructions_analyzed(exp)
     ratios = {c["name"]: c["ratio"] for c in exp["cases"]}
     assert ratios == {"xorshift": 1.0, "rand": 2.0, "global-var": 1.0, "tls-gd": 3.5}
 

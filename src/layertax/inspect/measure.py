@@ -139,7 +139,7 @@ def measure(argv: list[str], dynamic: bool, settings: launch_settings.LaunchSett
               "launch": {**launched.run.record(), "stamp": "native/stamp.c (preloaded) and native/first.c"},
               "init_order": views["order"], "cpu_activity": launched.cpu_activity, "notes": [],
               "groups": [{"name": "fixes", "title": "fixes tried", "baseline": LAZY, "show_cases": False}] if fixes else []}
-    analyze.analyze(result)
+    result = analyze.analyzed(result)
     result["preload_cost"] = preload_cost(result) if dynamic else None
     return result
 

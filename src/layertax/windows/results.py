@@ -117,8 +117,8 @@ def normalise(doc: dict) -> dict:
     note = _wine_note(doc)
     here = machine.fingerprint().get("machine_id")
     shape = None
+    doc["experiments"] = [analyze.analyzed(exp) for exp in doc["experiments"]]
     for exp in doc["experiments"]:
-        analyze.analyze(exp)
         if exp.get("shape"):
             shape = Shape(**exp["shape"])
         tables = [t for t in exp.get("tables", []) if t.get("detail")]   # the verifier's, from the bundle

@@ -1,8 +1,8 @@
 """Turns an experiment's raw samples into the statistics a report prints.
 
 Works on a case as saved (a dict) or as typed (result/model.Case) alike, so it can be re-run
-on any saved result; summaries() returns the statistics, analyze() writes them into a
-saved result's dicts for the measuring paths that still build one.
+on any saved result. Nothing here changes what it is given: summaries() returns the statistics
+of typed cases, analyzed() a saved result's experiment with its statistics.
 """
 from __future__ import annotations
 
@@ -129,39 +129,40 @@ def summaries(cases: list[Case], baseline: str, metric: str | None) -> dict[str,
     return {c.name: case_stats(c, values.get(baseline), metric) for c in cases}
 
 
-def analyze(exp: dict) -> None:
-    """Fills in stats for every case, the classic comparison and the experiment's warnings, in place."""
+def analyzed(exp: dict) -> dict:
+    """The experiment with its statistics: every case's stats, the classic comparison and the
+    experiment's warnings, as a new result (the one given is left as it was)."""
     metric = exp.get("metric")
     values = {c["name"]: round_values(c, metric) for c in exp["cases"]}
     stopped = ((exp.get("stopping") or {}).get("cases") or {})
-    for case in exp["cases"]:
-        precise = (stopped.get(case["name"]) or {}).get("stopped") == "precise"
-        case["stats"] = case_stats(case, values.get(baseline_of(exp, case)), metric, precise)
-    exp["classic_now"] = classic_now(exp, values)
-    exp["warnings"] = stats.experiment_warnings(exp.get("cpu_activity"))
+    cases = [{**case, "stats": case_stats(case, values.get(baseline_of(exp, case)), metric,
+                                          (stopped.get(case["name"]) or {}).get("stopped") == "precise")}
+             for case in exp["cases"]]
+    return {**exp, "cases": cases, "classic_now": classic_now(exp, values),
+            "warnings": stats.experiment_warnings(exp.get("cpu_activity"))}
 
 
 def complete(doc: dict) -> dict:
-    """A result whose producer wrote raw samples only (the Windows runner's results.json):
-    its statistics filled in, in place, as `layertax run` would have; others are left alone."""
-    for exp in doc["experiments"]:
-        if exp.get("metric") != "instructions" and any("stats" not in c for c in exp["cases"]):
-            analyze(exp)
-    return doc
+    """A result whose producer wrote raw samples only (the Windows runner's results.json), with
+    its statistics as `layertax run` would have given them; others as they are. A new document."""
+    return {**doc, "experiments": [analyzed(exp) if exp.get("metric") != "instructions"
+                                   and any("stats" not in c for c in exp["cases"]) else exp
+                                   for exp in doc["experiments"]]}
 
 
-def analyze_instructions(exp: dict) -> None:
+def instructions_analyzed(exp: dict) -> dict:
     """For a callgrind-counted experiment: each case's ratio to the baseline. Counts are
     deterministic: one value per case, so each interval is [x, x]. No classic comparison:
     the classics timed their layers, and an instruction ratio beside a time ratio (os.rename's
-    191x beside MoveFileA's 1.45x) compares two different quantities."""
+    191x beside MoveFileA's 1.45x) compares two different quantities. A new result."""
     per_op = {c["name"]: c["instructions"]["per_op"] for c in exp["cases"] if c.get("instructions")}
-    for case in exp["cases"]:
-        case["stats"] = None
+
+    def ratio(case: dict) -> float | None:
         n, base = per_op.get(case["name"]), per_op.get(baseline_of(exp, case))   # its group's baseline
-        case["ratio"] = n / base if n is not None and base else None
-    exp["classic_now"] = []
-    exp["warnings"] = [w for w in map(unsettled_floor_warning, exp["cases"]) if w]
+        return n / base if n is not None and base else None
+    cases = [{**case, "stats": None, "ratio": ratio(case)} for case in exp["cases"]]
+    return {**exp, "cases": cases, "classic_now": [],
+            "warnings": [w for w in map(unsettled_floor_warning, cases) if w]}
 
 
 # A repeated count whose two fewest runs of a size differ by more than this share of the

@@ -310,5 +310,4 @@ def _measure_cases(exp, kernels: dict, patterns: tuple[str, ...], timeout: float
     measured = {"input": shared.info} if shared else {}
     result = experiment_result(exp, kernels, runs, interrupted, unit="instructions/op", metric="instructions",
                                valgrind=toolchain.find("valgrind").version, **measured)
-    analyze.analyze_instructions(result)
-    return result, interrupted
+    return analyze.instructions_analyzed(result), interrupted

@@ -344,7 +344,7 @@ class Scheduler:
         if interrupted:
             measured["dropped_unfinished_round"] = dropped
         result = experiment_result(exp, kernels, runs, interrupted, **measured)
-        analyze.analyze(result)
+        result = analyze.analyzed(result)
         tables = exp.hook("tables")
         if tables is not None:
             result["tables"] = tables(result)

@@ -86,5 +86,4 @@ def experiment(path: Path) -> dict:
         exp["method"] += (f"; {zeros} of its times are 0.0: hyperfine subtracted its shell's start-up and clamped "
                           "the result at zero, so those runs took less than the shell's noise (hyperfine -N times "
                           "fast commands without a shell)")
-    analyze.analyze(exp)
-    return exp
+    return analyze.analyzed(exp)

@@ -158,7 +158,7 @@ def measure(exp, settings: Settings, progress, cache_root: Path, case_globs: tup
     result = {"name": exp.name, "title": exp.title, "question": exp.question, "unit": exp.unit,
               "baseline": exp.baseline, "notes": list(exp.notes), "classic": exp.classic.to_dict(),
               "harness": None, "kernels": {}, **raw}
-    analyze.analyze(result)
+    result = analyze.analyzed(result)
     result["split"] = stage_split(result)
     result["tables"] = [loader_table(result), views_table(result), split_table(result)]
     return result, interrupted

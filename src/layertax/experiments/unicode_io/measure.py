@@ -126,6 +126,6 @@ def measure(exp, settings, progress, cache_root: Path, case_globs: tuple[str, ..
               "columns": [info for _, info in columns], "channels": list(capture.CHANNELS), "versions": versions,
               "message": {"text": message.TEXT, "expected_b64": base64.b64encode(message.EXPECTED).decode()},
               "metric": "class", "method": METHOD}
-    analyze.analyze(result)
+    result = analyze.analyzed(result)
     result["tables"] = all_tables(result)
     return result, interrupted
