@@ -197,9 +197,9 @@ def test_launch_command_and_vs(tmp_path):
 @pytest.mark.slow
 def test_run_loadtime_quick_end_to_end(tmp_path):
     out = tmp_path / "r.json"
-    p = run_cli("run", "loadtime", "--quick", "--runs", "3", "--export-json", str(out), timeout=600)
+    p = run_cli("run", "loadtime", "--quick", "--runs", "3", "--export-json", str(out), "--verbose", timeout=600)
     assert p.returncode == 0, p.stderr
-    assert "three views" in p.stdout and "by name: bound" in p.stdout
+    assert "three views" in p.stdout and "by name: bound" in p.stdout     # the views: detail, --verbose
     exp = json.loads(out.read_text())["experiments"][0]
     assert exp["shape"] == {"libs": 10, "exports": 100, "relocs": 5, "name_len": 0}
     cases = {c["name"]: c for c in exp["cases"]}

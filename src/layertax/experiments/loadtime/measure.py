@@ -160,5 +160,8 @@ def measure(exp, settings: Settings, progress, cache_root: Path, case_globs: tup
               "harness": None, "kernels": {}, **raw}
     result = analyze.analyzed(result)
     result["split"] = stage_split(result)
-    result["tables"] = [loader_table(result), views_table(result), split_table(result)]
+    # The variants' table answers the question; the loader's views and the split are the detail
+    # behind it (--verbose, and every export).
+    result["tables"] = [{**loader_table(result), "detail": True}, {**views_table(result), "detail": True},
+                        {**split_table(result), "detail": True}]
     return result, interrupted
