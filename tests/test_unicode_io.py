@@ -186,8 +186,8 @@ def test_run_keeps_bytes_and_leaves_the_locale_alone(tmp_path):
     out = tmp_path / "u.json"
     # The user's own settings must not leak into any cell (nor crash the report): the run sees
     # hostile values here, and an ASCII-only stdout.
-    proc = run_cli("run", "unicode-io", "--export-json", str(out), "--export-markdown", str(tmp_path / "u.md"),
-                   env={"LC_ALL": "C", "PYTHONIOENCODING": "ascii", "PYTHONUTF8": "0", "JAVA_TOOL_OPTIONS": "-Dx=1"})
+    proc = run_cli("run", "unicode-io", "--verbose", "--export-json", str(out), "--export-markdown",
+                   str(tmp_path / "u.md"), env={"LC_ALL": "C", "PYTHONIOENCODING": "ascii", "PYTHONUTF8": "0", "JAVA_TOOL_OPTIONS": "-Dx=1"})
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert locale.setlocale(locale.LC_ALL, None) == before and dict(os.environ) == environ
     doc = json.loads(out.read_text())
@@ -221,3 +221,30 @@ def test_run_keeps_bytes_and_leaves_the_locale_alone(tmp_path):
     assert "what arrives" in proc.stdout and "then vs now" in proc.stdout
     assert "\\u4e2d" in proc.stdout     # the ASCII-only stdout got escapes, not a crash
     assert "| c-printf |" in (tmp_path / "u.md").read_text()
+
+
+@pytest.mark.parametrize("width", [90, 100])
+def test_the_matrix_a_terminal_shows_is_in_codes_that_fit_whole(width):
+    """The matrix in class codes (the full words behind --verbose): every line fits, no class or
+    program name is broken across lines (at 80 columns the longest program names still fold)."""
+    import io
+    import json
+    from pathlib import Path
+
+    from rich.console import Console
+
+    from layertax.experiments.unicode_io.tables import CODES, all_tables
+    from layertax.report import terminal
+
+    doc = json.loads((Path(__file__).parent / "data" / "recorded" / "unicode-io.json").read_text())
+    exp = doc["experiments"][0]
+    exp["tables"] = all_tables(exp)
+    out = io.StringIO()
+    terminal.render_experiment(exp, Console(file=out, width=width, no_color=True), verbose=False)
+    lines = out.getvalue().splitlines()
+    assert max(map(len, lines)) <= width
+    live = [c for c in exp["columns"] if not c.get("skipped")]
+    rows = [line.split() for line in lines if line.split() and line.split()[0] in {c["name"] for c in exp["cases"]}
+            and len(line.split()) == 1 + len(live)]      # the matrix's rows: a name and a code a column
+    assert len(rows) >= len(exp["cases"])
+    assert all(cell in CODES.values() or "/" in cell or cell in ("skipped", "failed") for row in rows for cell in row[1:])

@@ -4,6 +4,11 @@ from __future__ import annotations
 # How the terminal (and later reports) colour a class wherever it appears in a cell.
 STYLES = {"exact": "green", "transliterated": "yellow", "replaced": "yellow", "dropped": "bold red",
           "mojibake": "bold red", "truncated": "bold red", "error": "magenta"}
+# The classes in a few letters, for the matrix a terminal shows (the full words: --verbose and
+# every export), so that it fits 80 to 100 columns without breaking a word.
+CODES = {"exact": "ok", "transliterated": "tr", "replaced": "rep", "dropped": "DROP", "mojibake": "MOJI",
+         "truncated": "TRUNC", "error": "err"}
+CODE_STYLES = {CODES[word]: style for word, style in STYLES.items()}
 
 
 def _cells(case: dict) -> dict[str, dict[str, dict]]:
@@ -41,6 +46,19 @@ def matrix_table(exp: dict) -> dict:
     return {"title": "unicode-io: what arrives, by program (rows) and locale environment (LANG=, columns)",
             "columns": ["program", "how it writes", *(c["name"] for c in cols)], "rows": rows, "notes": notes,
             "styles": STYLES, "align": ["left", "left", *(["center"] * len(cols))]}
+
+
+def matrix_brief(exp: dict) -> dict:
+    """The matrix in class codes, without the "how it writes" column: the terminal's stand-in
+    for the full one (which --verbose prints, and every export keeps)."""
+    full = matrix_table(exp)
+    rows = [[row[0], *("/".join(CODES.get(w.strip(), w.strip()) for w in str(cell).split(" / "))
+                       for cell in row[2:])] for row in full["rows"]]
+    legend = ", ".join(f"{code} {word}" for word, code in CODES.items())
+    return {"title": full["title"] + " (--verbose: in words, with how each program writes)",
+            "columns": [full["columns"][0], *full["columns"][2:]], "rows": rows, "styles": CODE_STYLES,
+            "align": ["left", *(["center"] * (len(full["columns"]) - 2))], "brief": True,
+            "notes": [f"{legend}; a/b: the pipe's class, then the pty's"]}
 
 
 def _base_and_link(case: dict) -> tuple[str, str]:
@@ -149,4 +167,7 @@ def _agreement_line(exp: dict, link: str, what: str) -> str | None:
 
 
 def all_tables(exp: dict) -> list[dict]:
-    return [matrix_table(exp), diagnosis_table(exp), classic_table(exp)]
+    # The matrix in codes and the classic beside today answer; the matrix in words and the
+    # diagnosis of every cell (what arrives, why, the fix) are behind --verbose.
+    return [matrix_brief(exp), {**matrix_table(exp), "detail": True}, {**diagnosis_table(exp), "detail": True},
+            classic_table(exp)]
