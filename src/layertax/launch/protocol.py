@@ -10,15 +10,15 @@ prints garbage is as wrong as one that measures garbage.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass
 
+from layertax.engine.measure import protocol as measure_protocol
 from layertax.launch import contention
 from layertax.result.model import Sample
 
 
-class ProtocolError(ValueError):
-    pass
+# One error for a kernel's lines and the timer's: both speak docs/method/protocol.md.
+ProtocolError = measure_protocol.ProtocolError
 
 
 @dataclass(frozen=True)
@@ -124,12 +124,7 @@ def _launch(obj: dict, lineno: int) -> Launch:
 
 def parse_line(line: str, lineno: int = 0) -> Record:
     """One line of the timer as its record; ProtocolError if it is not one."""
-    try:
-        obj = json.loads(line)
-    except json.JSONDecodeError as e:
-        raise ProtocolError(f"line {lineno}: not JSON ({e.msg}): {line[:80]!r}") from None
-    if not isinstance(obj, dict):
-        raise ProtocolError(f"line {lineno}: expected a JSON object, got {type(obj).__name__}")
+    obj = measure_protocol.json_object(line, lineno)
     if "timer" in obj:
         return Descriptor(obj)
     if "warmed" in obj:

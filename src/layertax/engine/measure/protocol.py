@@ -48,17 +48,24 @@ def _sample(obj: dict, lineno: int, expected_case: str | None) -> dict:
     return sample
 
 
+def json_object(line: str, lineno: int) -> dict:
+    """One protocol line as its JSON object (a kernel's, or the launch timer's); ProtocolError
+    naming the line if it is not one."""
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as e:
+        raise ProtocolError(f"line {lineno}: not JSON ({e.msg}): {line[:80]!r}") from None
+    if not isinstance(obj, dict):
+        raise ProtocolError(f"line {lineno}: expected a JSON object, got {type(obj).__name__}")
+    return obj
+
+
 def parse(text: str, expected_case: str | None = None) -> KernelOutput:
     out = KernelOutput()
     for lineno, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise ProtocolError(f"line {lineno}: not JSON ({e.msg}): {line[:80]!r}") from None
-        if not isinstance(obj, dict):
-            raise ProtocolError(f"line {lineno}: expected a JSON object, got {type(obj).__name__}")
+        obj = json_object(line, lineno)
         if "error" in obj:
             out.error = str(obj["error"])
         elif "skip" in obj:
