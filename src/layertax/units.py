@@ -94,14 +94,20 @@ def with_interval(ns: float, lo: float, hi: float) -> str:
     return f"{duration(ns)} [{bare(lo, ns)}, {bare(hi, ns)}]"
 
 
-def part(stage_part: dict) -> str:
+def part(stage_part: dict, noise: str = "within noise ({})", below: str = "less than the control's (by {})") -> str:
     """A time as stats.as_time keeps it (a stage, a cost): its time and interval, within noise,
-    or below the control's ("-" for none)."""
+    or below the control's ("-" for none). noise and below word the last two ({} the figure)."""
     if not stage_part:
         return "-"
     if "within_noise_ns" in stage_part:
-        return f"within noise (±{duration(stage_part['within_noise_ns'])})"
+        return noise.format(f"±{duration(stage_part['within_noise_ns'])}")
     if "below_control_ns" in stage_part:
         lo, hi = stage_part["below_control_ci95"]
-        return f"less than the control's (by {with_interval(stage_part['below_control_ns'], lo, hi)})"
+        return below.format(with_interval(stage_part["below_control_ns"], lo, hi))
     return with_interval(stage_part["ns"], *stage_part["ci95"])
+
+
+def saving(fix_saving: dict) -> str:
+    """A fix's paired saving (stats.as_time of the program's time less the fix's), never a
+    negative one: within noise, or slower, said in words."""
+    return part(fix_saving, noise="no measurable saving ({})", below="none: slower by {}")

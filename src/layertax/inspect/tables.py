@@ -190,7 +190,7 @@ def _saves(fix: dict) -> str:
     """A fix's saving as estimated or measured, never negative: a measured one whose interval holds
     zero is no measurable saving; an upper bound says so."""
     if fix.get("saving"):
-        return whole_tables.saving(fix["saving"])
+        return units.saving(fix["saving"])
     if fix.get("upper_bound"):
         return f"up to {duration(fix['saves_ns'])}"
     return duration(fix["saves_ns"]) + (" (bounded)" if fix.get("bounded") else "")

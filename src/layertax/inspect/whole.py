@@ -16,7 +16,8 @@ FIX_PREFIX = "fix: "
 
 
 def _per_round(case: dict, key) -> dict[int, float]:
-    """One value per round: the median over the round's launches of key(sample)."""
+    """One value per round: the median over the round's launches of key(sample) (a derived
+    figure; analyze.round_values reads a sample's own fields)."""
     rounds: dict[int, list[float]] = {}
     for s in case["samples"]:
         v = key(s)
@@ -35,8 +36,8 @@ def whole(result: dict, lazy_name: str) -> dict | None:
     lazy = next((c for c in result["cases"] if c["name"] == lazy_name), None)
     if not lazy or not lazy["samples"]:
         return None
-    parts = {"spawn->exit": stats.median_summary(list(_per_round(lazy, lambda s: s["exit_ns"]).values()))}
-    main = _per_round(lazy, lambda s: s.get("main_ns"))
+    parts = {"spawn->exit": stats.median_summary(list(analyze.round_values(lazy, "exit_ns").values()))}
+    main = analyze.round_values(lazy, "main_ns")
     if main:
         parts["spawn->main"] = stats.median_summary(list(main.values()))
         parts["main->exit"] = stats.median_summary(list(_per_round(lazy, _after_main).values()))

@@ -4,22 +4,12 @@ from __future__ import annotations
 
 from layertax.inspect import whole
 from layertax import units
-from layertax.units import bare, duration, with_interval
+from layertax.units import bare, duration, saving
 
 
 def _interval(p: dict) -> str:
     lo, hi = p["ci95"]
     return f"[{bare(lo, p['ns'])}, {bare(hi, p['ns'])}]"
-
-
-def saving(s: dict) -> str:
-    """A fix's paired saving, never a negative one: within noise, or slower, said in words."""
-    if "within_noise_ns" in s:
-        return f"no measurable saving (±{duration(s['within_noise_ns'])})"
-    if "below_control_ns" in s:
-        lo, hi = s["below_control_ci95"]
-        return f"none: slower by {with_interval(s['below_control_ns'], lo, hi)}"
-    return with_interval(s["ns"], *s["ci95"])
 
 
 def whole_table(result: dict) -> dict:

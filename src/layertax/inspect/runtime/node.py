@@ -3,6 +3,7 @@ the modules and the program's first tick, the event loop until exit), read by a 
 script (--require) that prints it at exit; the compile cache where this Node has one (22.1+)."""
 from __future__ import annotations
 
+import functools
 import json
 import re
 import subprocess
@@ -51,6 +52,7 @@ def parse(stdout: str, stderr: str, workdir: Path) -> Split:
     return split
 
 
+@functools.lru_cache(maxsize=8)     # fixes() and hint() both ask: one `node --version` a program
 def _version(node: str) -> tuple[int, int]:
     try:
         text = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=10).stdout
