@@ -33,11 +33,64 @@ JVM_LOG = """[0.003s][info][startuptime] StubRoutines generation 1, 0.0001717 se
 """
 
 
+# -X importtime and -v in one run (their lines interleave on stderr): the interpreter's own
+# imports, site's, then the program's; each module's loader, a code object read before the
+# module runs (and before what it imports), one compiled from source and one that failed.
+IMPORTTIME_VERBOSE = """import _frozen_importlib # frozen
+import '_io' # <class '_frozen_importlib.BuiltinImporter'>
+import time: self [us] | cumulative | imported package
+import time:       100 |        100 |   _io
+# code object from '/usr/lib/python3.11/encodings/__pycache__/__init__.cpython-311.pyc'
+import 'encodings' # <_frozen_importlib_external.SourceFileLoader object at 0x7f0>
+import time:       250 |        350 | encodings
+# code object from '/usr/lib/python3.11/__pycache__/site.cpython-311.pyc'
+import 'os' # <class '_frozen_importlib.FrozenImporter'>
+import time:       400 |        400 |   os
+import time:        20 |         20 |   apport_python_hook
+import 'site' # <_frozen_importlib_external.SourceFileLoader object at 0x7f5>
+import time:      1000 |       1420 | site
+# code object from '/usr/lib/python3.11/asyncio/__pycache__/__init__.cpython-311.pyc'
+# code object from '/usr/lib/python3.11/asyncio/__pycache__/events.cpython-311.pyc'
+# extension module '_json' loaded from '/usr/lib/python3.11/lib-dynload/_json.so'
+import '_json' # <_frozen_importlib_external.ExtensionFileLoader object at 0x7f1>
+import time:        50 |         50 |       _json
+import 'asyncio.events' # <_frozen_importlib_external.SourceFileLoader object at 0x7f2>
+import time:      1200 |       1250 |     asyncio.events
+import 'asyncio' # <_frozen_importlib_external.SourceFileLoader object at 0x7f3>
+import time:       300 |       1550 | asyncio
+# code object from /home/me/tool/mymod.py
+import 'mymod' # <_frozen_importlib_external.SourceFileLoader object at 0x7f4>
+import time:        80 |         80 | mymod
+not an import line
+"""
+
+
 def test_cpython_imports_sum_each_modules_self_time_once(tmp_path):
     split = cpython.parse("", IMPORTTIME, tmp_path)
-    assert [(s.name, s.ns) for s in split.stages] == [("imports (4 modules)", 1_850_000.0)]
+    assert [(s.name, s.ns) for s in split.stages] == [("the program's imports (4 modules)", 1_850_000.0)]
     assert split.details == ["imports by package (self time): asyncio 1.5 ms, encodings 0.2 ms, _io 0.1 ms"]
     assert cpython.parse("", "no imports here", tmp_path).problem
+
+
+def test_cpython_imports_split_into_start_up_site_and_the_program_and_by_how_they_load(tmp_path):
+    split = cpython.parse("", IMPORTTIME_VERBOSE, tmp_path)
+    assert [(s.name, s.ns) for s in split.stages] == [
+        ("imports at interpreter start-up, before site (2 modules)", 350_000.0),
+        ("the site module's imports (3 modules)", 1_420_000.0),
+        ("the program's imports (4 modules)", 1_630_000.0)]
+    assert sum(s.ns for s in split.stages) == 3_400_000.0       # every module's self time, once
+    kinds = cpython.load_kinds(IMPORTTIME_VERBOSE)
+    assert kinds == {"_io": cpython.BUILTIN, "encodings": cpython.PYC, "os": cpython.FROZEN, "site": cpython.PYC,
+                     "_json": cpython.EXTENSION, "asyncio.events": cpython.PYC, "asyncio": cpython.PYC,
+                     "mymod": cpython.SOURCE}
+    assert split.details[1] == ("imports by how they load (self time): cached .pyc 4 modules 2.8 ms, "
+                                "frozen 1 module 0.4 ms, built in 1 module 0.1 ms, compiled from source 1 module "
+                                "0.1 ms, extension module 1 module 0.1 ms, not found or failed 1 module 0.0 ms")
+    assert split.details[2].startswith("1 module compiled from source on every start (mymod)")
+    written = IMPORTTIME_VERBOSE.replace("import 'mymod'", "# created '/home/me/tool/__pycache__/mymod.cpython-311.pyc'"
+                                         "\nimport 'mymod'")
+    assert cpython.load_kinds(written)["mymod"] == cpython.WRITTEN
+    assert len(cpython.parse("", written, tmp_path).details) == 2     # a first run wrote its .pyc: no advice
 
 
 def test_go_initialisers_sum_their_clock_time(tmp_path):
@@ -109,6 +162,28 @@ def test_a_fix_is_priced_by_its_paired_saving_never_a_negative_one(fix_exit, wor
     assert table["rows"][1][1] == "the program failed with it"
 
 
+def test_until_output_ends_the_start_up_at_the_first_byte_and_prices_fixes_there():
+    result = _result([40_000_000] * 12)
+    for case in result["cases"]:
+        for s in case["samples"]:
+            s["output_ns"] = s["exit_ns"] - 5_000_000
+    parts = whole.whole(result, "lazy", until_output=True)
+    assert whole.end_of(parts) == "output"
+    assert parts["spawn->main"]["share"] + parts["main->output"]["share"] == pytest.approx(1.0)
+    assert parts["output->exit"]["ns"] == pytest.approx(5_000_000) and parts["spawn->exit"]["share"] is None
+    assert parts["spawn->output"]["ns"] == pytest.approx(parts["spawn->exit"]["ns"] - 5_000_000)
+    assert whole.end_of(whole.whole(result, "lazy")) == "exit"        # not asked: the exit, as before
+    rows = whole.fix_rows(result, "lazy", "output")
+    assert rows and all(r["saving"]["ns"] >= 0 for r in rows if r.get("saving"))
+    said = whole.answer("p", parts, None, [], rows)
+    assert said.startswith("p: ") and "spawn->output" in said and "after it until its first output" in said
+    table = whole_tables.whole_table({"whole": parts})
+    assert [r[0] for r in table["rows"]][:4] == ["spawn->main", "main->output", "spawn->output", "output->exit"]
+    silent = whole.whole(_result([40_000_000] * 12), "lazy", until_output=True)    # wrote nothing: exit
+    assert whole.end_of(silent) == "exit"
+    assert "wrote nothing" in " ".join(whole_tables.whole_table({"whole": silent, "until_output": True})["notes"])
+
+
 def test_the_answer_leads_with_the_whole_and_the_biggest_measured_saving():
     result = _result([40_000_000] * 12)
     parts = whole.whole(result, "lazy")
@@ -160,17 +235,19 @@ def test_a_real_go_binary_with_a_heavy_init(tmp_path):
 
 
 @pytest.mark.slow
-def test_inspect_of_python_prints_the_whole_start_up_and_prices_its_fixes(tmp_path):
+def test_inspect_of_python_prints_the_whole_start_up_until_its_output_and_prices_its_fixes(tmp_path):
     out = tmp_path / "r.json"
-    r = run_cli("inspect", "--runs", "3", "--no-predict", "--no-save", "--export-json", str(out),
-                "/usr/bin/python3", "--", "-c", "pass")
+    r = run_cli("inspect", "--runs", "3", "--no-predict", "--no-save", "--until-output", "--export-json", str(out),
+                "/usr/bin/python3", "--", "-c", "print('ready')")
     assert r.returncode == 0, r.stderr
     exp = json.loads(out.read_text())["experiments"][0]
-    assert set(exp["whole"]) >= {"spawn->main", "main->exit", "spawn->exit"}
+    assert set(exp["whole"]) >= {"spawn->main", "main->exit", "spawn->exit", "spawn->output", "main->output"}
+    assert exp["whole"]["spawn->output"]["share"] == 1.0 and exp["whole"]["spawn->exit"]["share"] is None
+    assert "spawn->output" in exp["answer"] and "saving on spawn->output" in r.stdout
     assert exp["runtime_split"]["runtime"] == "CPython" and exp["runtime_split"]["stages"]
     assert {f["fix"] for f in exp["fixes_tried"]} >= {"python -S (no site module)", "python -I (isolated)"}
     assert all(f.get("saving", {}).get("ns", 0) >= 0 for f in exp["fixes_tried"])
-    assert r.stdout.splitlines()[r.stdout.splitlines().index(exp["question"]) + 1].startswith("python3 -c pass: ")
+    assert r.stdout.splitlines()[r.stdout.splitlines().index(exp["question"]) + 1].startswith("python3 -c print('ready'): ")
     assert "the whole start-up" in r.stdout and "fixes tried" in r.stdout
 
 

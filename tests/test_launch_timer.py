@@ -146,6 +146,24 @@ def test_the_driver_reads_the_lines_as_the_timer_writes_them(tools):
     assert run.of("true")[0].sample(None)["preempted"] is None   # no rule given: unknown
 
 
+def test_until_output_times_the_first_byte_on_stdout_or_stderr_and_never_blocks_the_writer(tools):
+    """Each variant timed until its output gets output_ns (the first byte, on either stream, comes
+    before the exit); one that writes nothing gets None (and no field in its samples); a program
+    that writes far more than a pipe holds is drained and exits; the others keep /dev/null."""
+    py = sys.executable
+    targets = [launch_settings.Target("stdout", (py, "-c", "print('ready', flush=True)"), until_output=True),
+               launch_settings.Target("stderr", (py, "-c", "import sys; sys.stderr.write('x')"), until_output=True),
+               launch_settings.Target("silent", ("/bin/true",), until_output=True),
+               launch_settings.Target("chatty", ("/usr/bin/seq", "1", "200000"), until_output=True),
+               launch_settings.Target("plain", ("/usr/bin/seq", "1", "3"))]
+    run = timer.run(targets, launch_settings.LaunchSettings(runs=2, warmup=0, warmup_time=0, timeout=20), tools)
+    assert not run.failures
+    for name in ("stdout", "stderr", "chatty"):
+        assert all(x.output_ns is not None and 0 < x.output_ns <= x.exit_ns for x in run.of(name)), name
+    assert all(x.output_ns is None for name in ("silent", "plain") for x in run.of(name))
+    assert "output_ns" in run.samples("stdout")[0] and "output_ns" not in run.samples("plain")[0]
+
+
 def test_ctrl_c_in_glibcs_views_stops_the_command_instead_of_returning_fewer_readings(tools):
     """launch.run takes Ctrl-C to stop the timer and keeps what finished; a view built on it
     (LD_DEBUG=statistics) must pass it on, or inspect carries on and calls its result complete."""

@@ -36,7 +36,7 @@ def test_a_hostile_document_is_refused_where_it_enters():
 
 
 def test_a_launch_line_becomes_a_sample_the_statistics_read():
-    line = json.dumps({"variant": "a", "round": 2, "pid": 7, "status": "ok", "main_ns": 900, "exit_ns": 1500,
+    line = json.dumps({"variant": "a", "round": 2, "pid": 7, "status": "ok", "main_ns": 900, "output_ns": None, "exit_ns": 1500,
                        "first_init_ns": None, "preload_init_ns": None, "libc_start_main_ns": None,
                        "runq_wait_ns": 0, "clear_ns": None, "dodged": False, "dodged_until": None,
                        "descendants_ended": 0, "exit_status": 0, "minflt": 60, "majflt": 0, "utime_ns": 400,

@@ -125,11 +125,13 @@ def launch(command, runs, timeout, ignore_failure, no_stamp, no_save, allow_conc
 @click.option("--no-predict", is_flag=True, help="Skip the prediction and the fixes (no cost model needed).")
 @click.option("--vs", metavar="OTHER", help="A second program (with its arguments, in one string) timed in the "
               "same rounds and split beside the first, stage by stage, with paired ratios.")
+@click.option("--until-output", is_flag=True, help="The start-up ends at the program's first output (the first "
+              "byte it writes to stdout or stderr), not at its exit; the fixes are priced on spawn->output.")
 @launch_timer_options
 @click.argument("binary")
 @click.argument("args", nargs=-1)
-def inspect(binary, args, runs, timeout, model_file, no_predict, vs, verbose, no_save, allow_concurrent,
-            **options) -> None:
+def inspect(binary, args, runs, timeout, model_file, no_predict, vs, until_output, verbose, no_save,
+            allow_concurrent, **options) -> None:
     """Why does BINARY take this long to reach main, and what would fix it?
 
     \b
@@ -137,6 +139,7 @@ def inspect(binary, args, runs, timeout, model_file, no_predict, vs, verbose, no
       layertax inspect ./myprog -- --flag input.txt   (arguments after --)
       layertax inspect ./prog-old --vs ./prog-new     (two programs, stage by stage)
       layertax inspect python3 --vs "python3 -S" -- -c pass
+      layertax inspect --until-output java -- -version   (up to its first byte of output)
 
     Prints the answer first: the whole start-up, spawn->main and main->exit, and for
     CPython, the JVM, Node and Go the runtime's own split of the part after main; times
@@ -151,7 +154,7 @@ def inspect(binary, args, runs, timeout, model_file, no_predict, vs, verbose, no
 
     timer = timer_values(runs, timeout, options)
     exit_with(inspecting.run(binary, list(args), timer, model_file, not no_predict, not no_save, allow_concurrent,
-                             export_values(options), verbose, vs))
+                             export_values(options), verbose, vs, until_output))
 
 
 @click.command(context_settings=CONTEXT)

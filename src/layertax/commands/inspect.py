@@ -28,7 +28,8 @@ def other_program(vs: str, args: list[str]) -> list[str]:
 
 
 def run(binary: str, args: list[str], timer_options: dict, model_file: Path | None, predict: bool,
-        save: bool, allow_concurrent: bool, export_options: dict, verbose: bool = False, vs: str | None = None) -> int:
+        save: bool, allow_concurrent: bool, export_options: dict, verbose: bool = False, vs: str | None = None,
+        until_output: bool = False) -> int:
     settings = launch_settings.LaunchSettings.from_options(**timer_options)
     if settings.runs > MAX_RUNS:
         raise UsageError(f"--runs {settings.runs:,}: at most {MAX_RUNS:,} launches per variant")
@@ -39,6 +40,7 @@ def run(binary: str, args: list[str], timer_options: dict, model_file: Path | No
     err = consoles.console(stderr=True)
     with Measuring(allow_concurrent) as claim:
         result = inspect_program(binary, args, settings, model_file, predict, lambda: for_console(err),
-                                 lambda m: err.print(m, style="dim"), keep_calibration=save, vs=vs_argv)
+                                 lambda m: err.print(m, style="dim"), keep_calibration=save, vs=vs_argv,
+                                 until_output=until_output)
         method = settings.method("variant", f"; {stats_launches(settings)} LD_DEBUG=statistics launches per variant")
         return keeping.finish_launch_command(result, method, save, exports, verbose, claim)

@@ -52,18 +52,19 @@ def vs_name(argv: list[str]) -> str:
 
 
 def targets(argv: list[str], dynamic: bool, tools: launch_tools.LaunchTools, reference: str | None = None,
-            fixes: tuple = (), vs: list[str] | None = None) -> list[launch_settings.Target]:
+            fixes: tuple = (), vs: list[str] | None = None, until_output: bool = False) -> list[launch_settings.Target]:
     """The program, its variants, the fixes to try (inspect/runtime: each timed as the program
     is, its exit status checked: a fix that breaks the program is reported, not priced) and
-    the controls."""
+    the controls; until_output: the program's own variants are timed to their first output too."""
     env = preload_env(tools, phases=True) if dynamic else ()
-    tried = [launch_settings.Target(f"{FIX_PREFIX}{f.name}", f.argv, (*env, *f.env), False) for f in fixes]
+    out = until_output
+    tried = [launch_settings.Target(f"{FIX_PREFIX}{f.name}", f.argv, (*env, *f.env), False, out) for f in fixes]
     if vs:        # the second program, with the same preload: its own split beside the first's
-        tried.insert(0, launch_settings.Target(vs_name(vs), tuple(vs), env, True))
+        tried.insert(0, launch_settings.Target(vs_name(vs), tuple(vs), env, True, out))
     if not dynamic:  # LD_PRELOAD and LD_BIND_NOW mean nothing to a static program
-        return [launch_settings.Target(LAZY, tuple(argv), (), True), *tried]
-    return [launch_settings.Target(LAZY, tuple(argv), env, True),
-            launch_settings.Target(NOW, tuple(argv), (*env, ("LD_BIND_NOW", "1")), True), *tried,
+        return [launch_settings.Target(LAZY, tuple(argv), (), True, out), *tried]
+    return [launch_settings.Target(LAZY, tuple(argv), env, True, out),
+            launch_settings.Target(NOW, tuple(argv), (*env, ("LD_BIND_NOW", "1")), True, out), *tried,
             launch_settings.Target(EMPTY_STAMPED, (str(tools.empty),), env),
             launch_settings.Target(EMPTY, (str(tools.empty),))] + (
             [launch_settings.Target(EMPTY_STATIC, (str(tools.empty_static),))] if tools.empty_static else []) + (
@@ -85,8 +86,9 @@ def describe_failure(status: str) -> str:
 
 
 def measure(argv: list[str], dynamic: bool, settings: launch_settings.LaunchSettings, tools: launch_tools.LaunchTools,
-            progress=None, reference: str | None = None, fixes: tuple = (), vs: list[str] | None = None) -> dict:
-    chosen = targets(argv, dynamic, tools, reference, fixes, vs)
+            progress=None, reference: str | None = None, fixes: tuple = (), vs: list[str] | None = None,
+            until_output: bool = False) -> dict:
+    chosen = targets(argv, dynamic, tools, reference, fixes, vs, until_output)
     caveats = {f"{FIX_PREFIX}{f.name}": f.caveat for f in fixes}
     stats_targets = [t for t in chosen if t.name in (LAZY, NOW, EMPTY_STAMPED) or t.name.startswith(VS_PREFIX)] \
         if dynamic else []

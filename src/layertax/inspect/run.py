@@ -5,7 +5,7 @@ import os
 import statistics
 from pathlib import Path
 
-from layertax import paths
+from layertax import paths, units
 from layertax.engine import machine
 from layertax.engine.analysis import analyze, stats
 from layertax.engine.store import runs
@@ -50,11 +50,30 @@ def _refuse_what_is_not_an_elf_program(path: Path, name: str) -> None:
         raise UsageError(f"{name}: cannot read it ({e.strerror or e})") from None
     if head.startswith(b"#!"):
         line = head[2:].split(b"\n")[0].decode(errors="replace").strip()
-        interp = line.split()[0] if line.split() else "its interpreter"
         raise UsageError(f"{name}: a script (#!{line}), not an ELF program: inspect its interpreter "
-                         f"(layertax inspect {interp} {name})")
+                         f"(layertax inspect {_interpreter(line)} -- {path}){_shim_hint(line, path)}")
     if not head.startswith(b"\x7fELF"):
         raise UsageError(f"{name}: not an ELF program (no ELF header)")
+
+
+def _interpreter(shebang: str) -> str:
+    """The program a #! line runs: "/usr/bin/env node" runs node (env's own options skipped)."""
+    words = shebang.split()
+    if not words:
+        return "its-interpreter"
+    if os.path.basename(words[0]) == "env":
+        rest = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
+        return rest[0] if rest else words[0]
+    return words[0]
+
+
+def _shim_hint(shebang: str, path: Path) -> str:
+    """A shell script that stands for a program (pyenv's, asdf's, rbenv's shims) times the shell
+    and the manager, not the program: the real one is asked of the manager."""
+    if "shims" in path.parts and _interpreter(shebang) in ("bash", "sh", "/bin/sh", "/bin/bash", "/usr/bin/env"):
+        return f"; {path.name} is a version manager's shim: inspect the program it runs (`pyenv which {path.name}`, " \
+               f"`asdf which {path.name}`)"
+    return ""
 
 
 def refuse_what_cannot_start(program, path: Path, name: str) -> str | None:
@@ -102,8 +121,10 @@ def lookup_check(result: dict, pic, empty_pic) -> list[dict]:
 
 
 def inspect(binary: str, args: list[str], lsettings: launch_settings.LaunchSettings, model_file: Path | None,
-            predict: bool, progress_factory, say, keep_calibration: bool = True, vs: list[str] | None = None) -> dict:
-    """keep_calibration: save a calibration sweep this run had to make, for the next inspect (not with --no-save)."""
+            predict: bool, progress_factory, say, keep_calibration: bool = True, vs: list[str] | None = None,
+            until_output: bool = False) -> dict:
+    """keep_calibration: save a calibration sweep this run had to make, for the next inspect (not with --no-save).
+    until_output: the start-up ends at the program's first output (its first byte on stdout or stderr)."""
     path = resolve_binary(binary)
     try:
         program = static.elfinfo.read(path)
@@ -119,7 +140,7 @@ def inspect(binary: str, args: list[str], lsettings: launch_settings.LaunchSetti
               "question": f"Why does {path.name} take as long as it does to reach main, and what would fix it?",
               "unit": "spawn->main", "baseline": measure.LAZY, "classic": None, "cases": [], "controls": [],
               "static": pic.to_dict(), "measured_skipped": why_not, "notes": [], "interrupted": False,
-              "show_cases": why_not is None}
+              "show_cases": why_not is None, "until_output": until_output}
     reference = reference_variant = None
     if why_not is None and dynamic and predict:
         try:
@@ -129,7 +150,8 @@ def inspect(binary: str, args: list[str], lsettings: launch_settings.LaunchSetti
             result["notes"].append(f"the prediction is not calibrated on the day: {e}")
     if why_not is None:
         with private_dir("inspect-runtime") as workdir:
-            _measure(result, path, args, dynamic, lsettings, tools, progress_factory, reference, workdir, say, vs)
+            _measure(result, path, args, dynamic, lsettings, tools, progress_factory, reference, workdir, say, vs,
+                     until_output)
         if dynamic and startup_work.available() and not result["interrupted"]:
             say("counting ld.so's start-up work under callgrind (the empty program, once)")
             try:
@@ -153,11 +175,11 @@ def inspect(binary: str, args: list[str], lsettings: launch_settings.LaunchSetti
     result["answer"] = whole.answer(" ".join([path.name, *args])[:60], parts,
                                     (result.get("runtime_split") or {}).get("runtime"),
                                     whole.runtime_rows(result.get("runtime_split"), parts), result.get("fixes_tried") or [])
-    versus = ((result.get("vs") or {}).get("spawn->exit") or {}).get("ratio")
+    end = whole.end_of(parts)
+    versus = ((result.get("vs") or {}).get(f"spawn->{end}") or {}).get("ratio")
     if result.get("answer") and versus:
-        lo, hi = versus["ci95"]
-        result["answer"] += (f"; {result['vs']['name'][4:]}: {versus['median']:.3f}x [{lo:.3f}, {hi:.3f}] of its "
-                             "spawn->exit, paired per round")
+        result["answer"] += (f"; {result['vs']['name'][4:]}: {units.ratio_with_ci(versus)} of its "
+                             f"spawn->{end}, paired per round")
     result["tables"] = tables.all_tables(result, pic.without(stamp_paths))
     result["notes"] += tables.notes(result)
     result["detail_notes"] = tables.detail_notes(result)
@@ -165,7 +187,8 @@ def inspect(binary: str, args: list[str], lsettings: launch_settings.LaunchSetti
 
 
 def _measure(result: dict, path: Path, args: list[str], dynamic: bool, lsettings, tools, progress_factory,
-             reference: str | None, workdir: Path, say, vs: list[str] | None = None) -> None:
+             reference: str | None, workdir: Path, say, vs: list[str] | None = None,
+             until_output: bool = False) -> None:
     """The measured picture, with the fixes a recognised runtime allows tried beside the program
     (their archives and caches made first, in workdir), and the runtime's own split after main."""
     argv = [str(path), *args]
@@ -181,10 +204,11 @@ def _measure(result: dict, path: Path, args: list[str], dynamic: bool, lsettings
         hint = runtime.hint(rt, argv)
         if hint:
             result["notes"].append(hint)
-    measured = measure.measure(argv, dynamic, lsettings, tools, progress_factory(), reference, tuple(fixes), vs)
+    measured = measure.measure(argv, dynamic, lsettings, tools, progress_factory(), reference, tuple(fixes), vs,
+                               until_output)
     result.update({k: v for k, v in measured.items() if k not in ("name", "title", "question")})
-    result["whole"] = whole.whole(result, measure.LAZY)
-    result["fixes_tried"] = whole.fix_rows(result, measure.LAZY)
+    result["whole"] = whole.whole(result, measure.LAZY, until_output)
+    result["fixes_tried"] = whole.fix_rows(result, measure.LAZY, whole.end_of(result["whole"]))
     if vs:
         result["vs"] = whole.versus(result, measure.LAZY, measure.vs_name(vs))
     if rt is not None and not result["interrupted"]:

@@ -1,7 +1,7 @@
-"""The whole start-up, spawn to exit: the part before main (the loader's, split elsewhere), the
-part after it (the runtime's, split by its own tracing, with the residual shown), each with its
-interval and share; the fixes tried, each priced by its paired saving on spawn->exit; and the
-answer in one sentence."""
+"""The whole start-up, spawn to exit (or to the program's first output, --until-output): the part
+before main (the loader's, split elsewhere), the part after it (the runtime's, split by its own
+tracing, with the residual shown), each with its interval and share; the fixes tried, each
+priced by its paired saving on the same interval; and the answer in one sentence."""
 from __future__ import annotations
 
 import statistics
@@ -26,13 +26,21 @@ def _per_round(case: dict, key) -> dict[int, float]:
     return {r: statistics.median(v) for r, v in rounds.items()}
 
 
-def _after_main(s: dict) -> float | None:
-    return s["exit_ns"] - s["main_ns"] if s.get("main_ns") is not None else None
+def _between(start: str, end: str):
+    """A sample's time from one of its marks to a later one (None where either is missing)."""
+    return lambda s: s[end] - s[start] if s.get(start) is not None and s.get(end) is not None else None
 
 
-def whole(result: dict, lazy_name: str) -> dict | None:
+def end_of(parts: dict | None) -> str:
+    """Where the start-up ends: "output" (its first output, --until-output) or "exit"."""
+    return "output" if parts and "spawn->output" in parts else "exit"
+
+
+def whole(result: dict, lazy_name: str, until_output: bool = False) -> dict | None:
     """spawn->main, main->exit and spawn->exit of the program as the user runs it, each the median
-    of its round medians with the 95% interval of that median; None without samples."""
+    of its round medians with the 95% interval of that median; with until_output also
+    main->output, spawn->output and output->exit, the shares then of spawn->output (the
+    start-up ends at the first byte written). None without samples."""
     lazy = next((c for c in result["cases"] if c["name"] == lazy_name), None)
     if not lazy or not lazy["samples"]:
         return None
@@ -40,11 +48,19 @@ def whole(result: dict, lazy_name: str) -> dict | None:
     main = analyze.round_values(lazy, "main_ns")
     if main:
         parts["spawn->main"] = stats.median_summary(list(main.values()))
-        parts["main->exit"] = stats.median_summary(list(_per_round(lazy, _after_main).values()))
-    total = parts["spawn->exit"]["median"]
-    out = {name: {"ns": p["median"], "ci95": p["ci95"], "share": p["median"] / total if total else None}
-           for name, p in parts.items()}
-    return out
+        parts["main->exit"] = stats.median_summary(list(_per_round(lazy, _between("main_ns", "exit_ns")).values()))
+    output = analyze.round_values(lazy, "output_ns") if until_output else {}
+    if output:
+        parts["spawn->output"] = stats.median_summary(list(output.values()))
+        parts["output->exit"] = stats.median_summary(list(_per_round(lazy, _between("output_ns", "exit_ns")).values()))
+        if main:
+            parts["main->output"] = stats.median_summary(
+                list(_per_round(lazy, _between("main_ns", "output_ns")).values()))
+    within = ("spawn->main", "main->output", "spawn->output") if output else ("spawn->main", "main->exit", "spawn->exit")
+    total = parts["spawn->output" if output else "spawn->exit"]["median"]
+    return {name: {"ns": p["median"], "ci95": p["ci95"],
+                   "share": p["median"] / total if total and name in within else None}
+            for name, p in parts.items()}
 
 
 def runtime_rows(split: dict | None, whole_parts: dict | None) -> list[dict]:
@@ -77,14 +93,15 @@ def trace_matches(split: dict | None, whole_parts: dict | None) -> bool:
     return bool(traced and measured) and abs(traced - measured) <= SUM_TOLERANCE * measured
 
 
-def fix_rows(result: dict, lazy_name: str) -> list[dict]:
-    """Each fix tried: its paired saving on spawn->exit against the program as it is (never a
-    negative saving: an interval that holds zero is "no measurable saving"), its ratio, and
-    whether the program still ran."""
+def fix_rows(result: dict, lazy_name: str, end: str = "exit") -> list[dict]:
+    """Each fix tried: its paired saving on spawn->exit (or spawn->output: end) against the program
+    as it is (never a negative saving: an interval that holds zero is "no measurable saving"),
+    its ratio, and whether the program still ran."""
     lazy = next((c for c in result["cases"] if c["name"] == lazy_name), None)
     if not lazy:
         return []
-    base = analyze.round_values(lazy, "exit_ns")
+    key = f"{end}_ns"
+    base = analyze.round_values(lazy, key)
     rows = []
     for case in result["cases"]:
         if not case["name"].startswith(FIX_PREFIX):
@@ -92,7 +109,7 @@ def fix_rows(result: dict, lazy_name: str) -> list[dict]:
         row = {"fix": case["name"][len(FIX_PREFIX):], "status": case["status"], "reason": case.get("reason"),
                "caveat": case.get("caveat")}
         if case["status"] == "ok" and case["samples"]:
-            mine = analyze.round_values(case, "exit_ns")
+            mine = analyze.round_values(case, key)
             row["saving"] = stats.as_time(stats.paired_difference(base, mine))
             row["ratio"] = stats.ratio_summary(stats.paired_ratios(mine, base))
         rows.append(row)
@@ -104,11 +121,13 @@ def answer(name: str, parts: dict | None, runtime: str | None, rows: list[dict],
     30.1 ms); biggest measured saving: AppCDS archive of its classes, 6.2 ms"."""
     if not parts:
         return None
-    total = parts["spawn->exit"]
-    text = f"{name}: {duration(total['ns'])} spawn->exit"
-    if "main->exit" in parts:
-        before, after = parts["spawn->main"], parts["main->exit"]
+    end = end_of(parts)
+    total = parts[f"spawn->{end}"]
+    text = f"{name}: {duration(total['ns'])} spawn->{end}"
+    if f"main->{end}" in parts:
+        before, after = parts["spawn->main"], parts[f"main->{end}"]
         text += f"; {before['share']:.0%} reaching main, {after['share']:.0%} after it"
+        text += " until its first output" if end == "output" else ""
     if runtime and rows:
         named = max((r for r in rows if r["source"] != "measured - named"), key=lambda r: r["ns"])
         text += f" ({runtime}: {named['stage']} {duration(named['ns'])})"
@@ -122,14 +141,15 @@ def answer(name: str, parts: dict | None, runtime: str | None, rows: list[dict],
 
 
 def versus(result: dict, lazy_name: str, other_name: str) -> dict | None:
-    """The second program against the first (--vs): its spawn->main and spawn->exit, each paired
+    """The second program against the first (--vs): its spawn->main, spawn->output (timed with
+    --until-output) and spawn->exit, each paired
     per round as a ratio to the first's (its stages are set side by side from the split)."""
     lazy = next((c for c in result["cases"] if c["name"] == lazy_name), None)
     other = next((c for c in result["cases"] if c["name"] == other_name), None)
     if not lazy or not other or not lazy["samples"] or not other["samples"]:
         return None
     out = {"name": other_name}
-    for key, label in (("main_ns", "spawn->main"), ("exit_ns", "spawn->exit")):
+    for key, label in (("main_ns", "spawn->main"), ("output_ns", "spawn->output"), ("exit_ns", "spawn->exit")):
         a, b = analyze.round_values(lazy, key), analyze.round_values(other, key)
         if a and b:
             out[label] = {"first_ns": statistics.median(a.values()), "other_ns": statistics.median(b.values()),

@@ -13,19 +13,24 @@ def _interval(p: dict) -> str:
 
 
 def whole_table(result: dict) -> dict:
+    """The start-up to its end (exit, or the first output with --until-output: then what follows
+    it is shown too, without a share), and main->exit split by the runtime's own stages."""
     parts = result.get("whole") or {}
     split = result.get("runtime_split") or {}
+    end = whole.end_of(parts)
+    order = (("spawn->main", "main->output", "spawn->output", "output->exit", "main->exit") if end == "output"
+             else ("spawn->main", "main->exit"))
     rows = []
-    for name in ("spawn->main", "main->exit"):
+    stages = whole.runtime_rows(split, parts)
+    for name in order:
         if name in parts:
             p = parts[name]
             rows.append([name, p["ns"], _interval(p), p["share"]])
-    stages = whole.runtime_rows(split, parts)
-    for r in stages:
-        rows.append([f"  {r['stage']}", r["ns"], r["source"], None])
+            if name == "main->exit":
+                rows += [[f"  {r['stage']}", r["ns"], r["source"], None] for r in stages]
     if "spawn->exit" in parts:
         p = parts["spawn->exit"]
-        rows.append(["spawn->exit", p["ns"], _interval(p), 1.0])
+        rows.append(["spawn->exit", p["ns"], _interval(p), p["share"]])
     notes = list(split.get("details") or [])
     if split.get("problem"):
         notes.append(f"{split['runtime']}: {split['problem']}")
@@ -33,7 +38,10 @@ def whole_table(result: dict) -> dict:
         notes.append(f"the traced run took {duration(split.get('traced_ns') or 0)} against "
                      f"{duration(parts['spawn->exit']['ns'])} timed ({split['runtime']}'s logging slows it): each "
                      "stage is its share of the traced run applied to the timed one, an approximation")
-    return {"title": "the whole start-up (medians of the timed launches; the runtime's stages from one traced run)",
+    if end == "exit" and result.get("until_output"):
+        notes.append("--until-output: the program wrote nothing to stdout or stderr, so its start-up ends at exit")
+    title = "the whole start-up" + (" until the first output" if end == "output" else "")
+    return {"title": f"{title} (medians of the timed launches; the runtime's stages from one traced run)",
             "columns": ["part", "time", "95% CI / source", "share"], "units": [None, "ns", None, "share"],
             "rows": rows, "notes": notes}
 
@@ -44,12 +52,12 @@ def fixes_tried_table(result: dict) -> dict:
         if f["status"] != "ok":
             rows.append([f["fix"], "the program failed with it", "-", f.get("reason") or ""])
             continue
-        ratio = f.get("ratio")
-        text = "-" if not ratio else f"{ratio['median']:.3f}x [{ratio['ci95'][0]:.3f}, {ratio['ci95'][1]:.3f}]"
-        rows.append([f["fix"], saving(f["saving"]) if f.get("saving") else "-", text, f.get("caveat") or ""])
+        rows.append([f["fix"], saving(f["saving"]) if f.get("saving") else "-", units.ratio_with_ci(f.get("ratio")),
+                     f.get("caveat") or ""])
+    end = whole.end_of(result.get("whole"))
     return {"title": "fixes tried: each timed against the program as it is, interleaved and paired per round "
-                     "(saving on spawn->exit)",
-            "columns": ["fix", "saving", "spawn->exit ratio [95% CI]", "what else it changes"], "rows": rows}
+                     f"(saving on spawn->{end})",
+            "columns": ["fix", "saving", f"spawn->{end} ratio [95% CI]", "what else it changes"], "rows": rows}
 
 
 def versus_table(result: dict) -> dict:
@@ -59,12 +67,10 @@ def versus_table(result: dict) -> dict:
     if not vs:
         return {"title": "", "columns": [], "rows": []}
     rows = []
-    for label in ("spawn->main", "spawn->exit"):
+    for label in ("spawn->main", "spawn->output", "spawn->exit"):
         p = vs.get(label)
         if p:
-            r = p["ratio"]
-            text = "-" if not r else f"{r['median']:.3f}x [{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}]"
-            rows.append([label, duration(p["first_ns"]), duration(p["other_ns"]), text])
+            rows.append([label, duration(p["first_ns"]), duration(p["other_ns"]), units.ratio_with_ci(p["ratio"])])
     splits = result.get("split") or {}
     first, other = splits.get("lazy") or {}, splits.get(vs["name"]) or {}
     if first.get("status") == "ok" and other.get("status") == "ok":

@@ -29,6 +29,7 @@ class Launch:
     pid: int
     status: str                       # "ok", or why its exit counts as a failure (ignored by the variant)
     main_ns: int | None               # the stamp at main (None: the program did not stamp)
+    output_ns: int | None             # its first output (None: not asked for, or it wrote nothing)
     exit_ns: int
     first_init_ns: int | None         # the stages before main (the phases stamp; None otherwise)
     preload_init_ns: int | None
@@ -54,7 +55,8 @@ class Launch:
         switches cannot say that: nearly every launch has one, the timer woken when the child's
         execve releases the vfork (docs/method/launch-timer.md), so by them every launch of a
         run would count as preempted."""
-        out = {key: value for key, value in asdict(self).items() if key not in ("variant", "pid", "status", "round")}
+        out = {key: value for key, value in asdict(self).items() if key not in ("variant", "pid", "status", "round")
+               and (key != "output_ns" or value is not None)}    # kept only when it was timed
         known = min_wait_ns is not None and self.runq_wait_ns is not None
         out["preempted"] = contention.waited(out, min_wait_ns) if known else None
         return Sample(self.round, out)
@@ -112,7 +114,7 @@ def _launch(obj: dict, lineno: int) -> Launch:
         nullable = "None" in kind
         kinds = (str,) if kind.startswith("str") else (bool,) if kind == "bool" else _INT
         values[name] = _check(obj, name, kinds, nullable, lineno)
-    for name in ("main_ns", "exit_ns", "first_init_ns", "preload_init_ns", "libc_start_main_ns", "runq_wait_ns",
+    for name in ("main_ns", "output_ns", "exit_ns", "first_init_ns", "preload_init_ns", "libc_start_main_ns", "runq_wait_ns",
                  "clear_ns", "utime_ns", "stime_ns", "minflt", "majflt", "csw_vol", "csw_invol", "maxrss_kb",
                  "descendants_ended"):
         if values[name] is not None and values[name] < 0:

@@ -24,6 +24,7 @@ class Target:
     argv: tuple[str, ...]
     env: tuple[tuple[str, str], ...] = ()
     ignore_status: bool = False
+    until_output: bool = False     # time its first output too (output_ns: docs/method/protocol.md)
 
 
 @dataclass

@@ -69,6 +69,8 @@ def write_spec(targets: list[Target], path: Path) -> None:
         lines += [f"env {k}={v}" for k, v in t.env]
         if t.ignore_status:
             lines.append("ignore-status 1")
+        if t.until_output:
+            lines.append("until-output 1")
     files.write_text("\n".join(lines) + "\n", path)
 
 

@@ -1,6 +1,8 @@
 """Node: its start-up from performance.nodeTiming (V8's start, the environment, the bootstrap,
 the modules and the program's first tick, the event loop until exit), read by a preloaded
-script (--require) that prints it at exit; the compile cache where this Node has one (22.1+)."""
+script (--require) that prints it at exit. Fixes: V8's worker threads not started (--v8-pool-size=0:
+a short-lived program pays for their creation and never uses them), and the compile cache
+where this Node has one (22.1+)."""
 from __future__ import annotations
 
 import functools
@@ -63,11 +65,14 @@ def _version(node: str) -> tuple[int, int]:
 
 
 def fixes(argv: list[str], workdir: Path) -> list[Fix]:
-    if _version(argv[0]) < (22, 1):
-        return []     # no compile cache before Node 22.1: said in the notes (runtime.hint)
-    cache = workdir / "compile-cache"
-    return [Fix("compile cache (NODE_COMPILE_CACHE)", tuple(argv), (("NODE_COMPILE_CACHE", str(cache)),),
-                prepare=tuple(argv), caveat="the cache lives in a directory the program must be able to write")]
+    out = [Fix("no V8 worker threads (--v8-pool-size=0)", (argv[0], "--v8-pool-size=0", *argv[1:]),
+               caveat="garbage collection and optimising compilation run on the main thread: a long-running "
+                      "program may slow down")]
+    if _version(argv[0]) >= (22, 1):     # no compile cache before Node 22.1: said in the notes (runtime.hint)
+        cache = workdir / "compile-cache"
+        out.append(Fix("compile cache (NODE_COMPILE_CACHE)", tuple(argv), (("NODE_COMPILE_CACHE", str(cache)),),
+                       prepare=tuple(argv), caveat="the cache lives in a directory the program must be able to write"))
+    return out
 
 
 def hint(argv: list[str]) -> str | None:

@@ -11,6 +11,7 @@
  *     arg ARG               appends ARG to its argv (the first is the program)
  *     env KEY=VALUE         sets KEY in its environment (added to ours)
  *     ignore-status 1       a non-zero exit status is not a failure
+ *     until-output 1        also time its first output (below)
  *
  * In each round every live variant is launched once, in a freshly shuffled order,
  * so drift in the machine hits all variants alike.
@@ -42,7 +43,12 @@
  * stamped program writes one 8-byte CLOCK_MONOTONIC reading there at the top of main
  * (or a preloaded stamp library does, as main is called). A second pipe, PHASE_FD
  * (LAYERTAX_PHASE_FD), takes 16-byte (tag, ns) records of the stages before main (see
- * stamp.c and first.c). stdin, stdout and stderr are /dev/null.
+ * stamp.c and first.c). stdin, stdout and stderr are /dev/null; for a variant timed
+ * until its output, stdout and stderr are one pipe whose reading end the kernel signals
+ * (O_ASYNC: SIGIO) when bytes arrive, and "output_ns" is when the timer, waiting for
+ * SIGCHLD or SIGIO, first found bytes there: the first byte the program wrote to either,
+ * plus the timer's wake-up. The pipe is drained as the program writes, so it never
+ * blocks on a full pipe.
  *
  * Output, JSON lines: a descriptor, then one line per launch with spawn->main,
  * spawn->exit, the child's rusage and the launch's run-queue wait (the time the
@@ -100,6 +106,7 @@ typedef struct {
     char **envp;             /* ours plus the variant's, plus LAYERTAX_STAMP_FD */
     size_t envc;
     int ignore_status;
+    int until_output;        /* time its first output too (stdout and stderr into a pipe) */
     int dead;                /* failed once: not launched again */
     uint64_t expect_ns;      /* how long its next launch is expected to take (0: not known yet) */
     uint64_t expect_main_ns; /* and until main (0: not known, or the program does not stamp) */
@@ -192,6 +199,8 @@ static void read_spec(const char *path)
             setenv_in(v, line + 4);
         } else if (strncmp(line, "ignore-status ", 14) == 0) {
             v->ignore_status = atoi(line + 14);
+        } else if (strncmp(line, "until-output ", 13) == 0) {
+            v->until_output = atoi(line + 13);
         } else if (len > 0) {
             die("spec: unknown directive: %s", line);
         }
@@ -348,6 +357,31 @@ static int end_descendants(pid_t group)
     return ended;
 }
 
+/* The pipe a variant timed until its output writes to. Its reading end (ours) does not block
+ * and signals the timer (SIGIO, blocked and taken by sigtimedwait) when bytes arrive; the
+ * writing end (the child's stdout and stderr) blocks, as a program expects of its output. */
+static int output_pipe(int fds[2])
+{
+    if (pipe2(fds, O_CLOEXEC) != 0)
+        return -1;
+    if (fcntl(fds[0], F_SETOWN, getpid()) != 0 || fcntl(fds[0], F_SETFL, O_NONBLOCK | O_ASYNC) != 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return -1;
+    }
+    return 0;
+}
+
+/* Reads what the pipe holds (and drops it); returns whether there were any bytes. */
+static int drain(int fd)
+{
+    static char sink[65536];
+    int any = 0;
+    while (read(fd, sink, sizeof sink) > 0)
+        any = 1;
+    return any;
+}
+
 static void report_failure(const variant *v, int round, const char *status)
 {
     fprintf(out, "{\"variant\":");
@@ -372,9 +406,26 @@ static int launch_once(variant *v, int round, long timeout_ms, int primer)
         report_failure(v, round, "pipe failed");
         return -1;
     }
+    int outfd[2] = {-1, -1};
+    if (v->until_output && output_pipe(outfd) != 0) {
+        close(pipefd[0]);
+        close(pipefd[1]);
+        close(phasefd[0]);
+        close(phasefd[1]);
+        report_failure(v, round, "pipe failed");
+        return -1;
+    }
+    int child_out = v->until_output ? outfd[1] : dev_null;
     /* The child's descriptors: the stamp pipes, and stdio on one /dev/null opened once (as
      * hyperfine does), not three path lookups in every child. */
-    const lt_dup dups[] = {{pipefd[1], STAMP_FD}, {phasefd[1], PHASE_FD}, {dev_null, 0}, {dev_null, 1}, {dev_null, 2}};
+    const lt_dup dups[] = {{pipefd[1], STAMP_FD}, {phasefd[1], PHASE_FD}, {dev_null, 0}, {child_out, 1}, {child_out, 2}};
+    sigset_t woken;                      /* SIGCHLD, and SIGIO for the output pipe */
+    sigemptyset(&woken);
+    sigaddset(&woken, SIGCHLD);
+    sigaddset(&woken, SIGIO);
+    struct timespec zero = {0, 0};
+    while (sigtimedwait(&woken, NULL, &zero) > 0)   /* a signal left from an earlier launch wakes nothing now */
+        ;
     pid_t pid = -1;
     enum until until = primer ? UNTIL_NONE : dodge_for(v);
     long long self_wait0 = lt_runq_wait(self_schedstat);
@@ -388,22 +439,29 @@ static int launch_once(variant *v, int round, long timeout_ms, int primer)
         close(pipefd[1]);
         close(phasefd[0]);
         close(phasefd[1]);
+        if (outfd[0] >= 0) {
+            close(outfd[0]);
+            close(outfd[1]);
+        }
         return -1;
     }
+    if (outfd[1] >= 0)
+        close(outfd[1]);     /* the child's now: at its exit the pipe reads end-of-file */
 
-    sigset_t chld;
-    sigemptyset(&chld);
-    sigaddset(&chld, SIGCHLD);
-    uint64_t deadline = t0 + (uint64_t)timeout_ms * 1000000u, t_exit = 0;
+    uint64_t deadline = t0 + (uint64_t)timeout_ms * 1000000u, t_exit = 0, t_output = 0;
     int status = 0, timed_out = 0;
     struct rusage ru;
     for (;;) {
         uint64_t now = lt_now_ns();
         if (now >= deadline) { timed_out = 1; break; }
         struct timespec left = {(time_t)((deadline - now) / 1000000000u), (long)((deadline - now) % 1000000000u)};
-        int sig = sigtimedwait(&chld, NULL, &left);
+        int sig = sigtimedwait(&woken, NULL, &left);
         t_exit = lt_now_ns();
         if (sig < 0 && errno == EAGAIN) { timed_out = 1; break; }
+        /* Output first: a program that writes and exits at once raises both signals, and
+         * SIGCHLD (the lower number) is taken first. */
+        if (outfd[0] >= 0 && drain(outfd[0]) && !t_output)
+            t_output = t_exit;
         siginfo_t info = {0};   /* exited? (WNOWAIT: left a zombie, so its schedstat can be read) */
         if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid)
             break;
@@ -416,6 +474,8 @@ static int launch_once(variant *v, int round, long timeout_ms, int primer)
         end_descendants(pid);
         close(pipefd[0]);
         close(phasefd[0]);
+        if (outfd[0] >= 0)
+            close(outfd[0]);
         char msg[64];
         snprintf(msg, sizeof msg, "timed out after %ld ms", timeout_ms);
         report_failure(v, round, msg);
@@ -430,6 +490,8 @@ static int launch_once(variant *v, int round, long timeout_ms, int primer)
     if (runq_wait > (long long)(t_exit - t0))
         runq_wait = (long long)(t_exit - t0);
     int ended = end_descendants(pid);   /* after the interval, before anything else runs */
+    if (outfd[0] >= 0)
+        close(outfd[0]);
     long long stamp = 0;
     ssize_t got = read(pipefd[0], &stamp, sizeof stamp);
     close(pipefd[0]);
@@ -474,6 +536,10 @@ static int launch_once(variant *v, int round, long timeout_ms, int primer)
         else
             fprintf(out, ",\"%s_ns\":null", phase_names[p]);
     }
+    if (t_output)
+        fprintf(out, ",\"output_ns\":%llu", (unsigned long long)(t_output - t0));
+    else
+        fprintf(out, ",\"output_ns\":null");
     if (runq_wait >= 0)
         fprintf(out, ",\"runq_wait_ns\":%lld", runq_wait);
     else
@@ -627,7 +693,8 @@ int main(int argc, char **argv)
     sigset_t chld;
     sigemptyset(&chld);
     sigaddset(&chld, SIGCHLD);
-    sigprocmask(SIG_BLOCK, &chld, NULL);  /* so sigtimedwait catches it */
+    sigaddset(&chld, SIGIO);
+    sigprocmask(SIG_BLOCK, &chld, NULL);  /* so sigtimedwait catches them (SIGIO: an output pipe) */
     int spawn_err = lt_spawn_init();      /* after our handlers: it notes which the child resets */
     if (spawn_err)
         die("cannot prepare the child stack: %s", strerror(spawn_err));
