@@ -109,6 +109,36 @@ def test_the_jvm_log_gives_vm_creation_and_the_classes_and_where_they_came_from(
     assert jvm.parse("", "", tmp_path).problem
 
 
+def _hsperfdata(values: dict[str, int], order: str = "<") -> bytes:
+    """A HotSpot performance data file (format 2.0) holding these long counters."""
+    import struct
+
+    entries = b""
+    for name, value in values.items():
+        raw = name.encode() + b"\0"
+        raw += b"\0" * (-(20 + len(raw)) % 8)
+        length = 20 + len(raw) + 8
+        entries += struct.pack(order + "IIIBBBBI", length, 20, 0, ord("J"), 0, 3, 3, 20 + len(raw)) + raw
+        entries += struct.pack(order + "q", value)
+    prologue = b"\xca\xfe\xc0\xc0" + bytes([1 if order == "<" else 0, 2, 0, 1])
+    return prologue + struct.pack(order + "IIqII", 32 + len(entries), 0, 0, 32, len(values)) + entries
+
+
+@pytest.mark.parametrize("order", ["<", ">"])
+def test_hotspots_saved_counters_give_the_class_loaders_time(order):
+    from layertax.inspect.runtime import hsperfdata
+
+    data = _hsperfdata({"sun.os.hrt.frequency": 1_000_000, "sun.cls.time": 4_000, "sun.cls.classInitTime.self": 2_500,
+                        "sun.cls.classLinkedTime.self": 1_500, "java.cls.loadedClasses": 363}, order)
+    found = hsperfdata.counters(data)
+    assert found["java.cls.loadedClasses"] == 363
+    assert hsperfdata.class_loading(found) == {"total": 4e6, "initialisation": 2.5e6, "linking": 1.5e6,
+                                              "verification": 0.0}
+    assert hsperfdata.counters(b"not a counters file" * 4) == {}
+    assert hsperfdata.counters(data[:60]) == {}             # cut short: nothing, never an error
+    assert hsperfdata.class_loading({"sun.cls.time": 1}) is None
+
+
 def test_node_timing_marks_become_consecutive_stages(tmp_path):
     line = node.MARK + json.dumps({"nodeStart": 0.5, "v8Start": 40.5, "environment": 48.5, "bootstrapComplete": 56.5,
                                    "loopStart": 60.5, "exit": 70.5})
@@ -210,6 +240,10 @@ def test_a_real_traced_run_of_each_runtime_installed(name, argv, module, tmp_pat
     split = runtime.split(rt, argv, tmp_path)
     assert split.problem is None and split.stages and all(s.ns > 0 for s in split.stages)
     assert split.traced_ns and split.traced_ns > 0
+    if module is jvm:
+        assert any(d.startswith("class loading, linking and initialisation: ") for d in split.details)
+    if module is cpython:
+        assert any(d.startswith("imports by how they load (self time): ") for d in split.details)
 
 
 @pytest.mark.slow

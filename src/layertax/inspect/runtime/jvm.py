@@ -1,16 +1,19 @@
 """The JVM: VM creation and its phases from -Xlog:startuptime, the classes loaded (and how many
-came from a CDS archive) from -Xlog:class+load; the fixes: an AppCDS archive of this program's
-classes, built in a private directory, and CDS off to show what the default archive saves."""
+came from a CDS archive) from -Xlog:class+load, and the class loader's time from HotSpot's own
+counters saved at exit (hsperfdata.py); the fixes: an AppCDS archive of this program's classes,
+built in a private directory, and CDS off to show what the default archive saves."""
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
 from layertax import files
+from layertax.inspect.runtime import hsperfdata
 from layertax.inspect.runtime.stage import Fix, Split, Stage
 
 RUNTIME = "JVM"
 LOG = "jvm.log"
+COUNTERS = "jvm.hsperfdata"
 # "[0.051s][info][startuptime] Create VM, 0.0499655 secs"
 _PHASE = re.compile(r"\[startuptime\s*\]\s*(.+?), ([\d.]+) secs")
 # "[0.020s][info][class,load] java.lang.Object source: shared objects file"
@@ -23,7 +26,8 @@ def recognise(path: Path, argv: list[str]) -> bool:
 
 def traced(argv: list[str], workdir: Path) -> tuple[list[str], dict[str, str]]:
     log = workdir / LOG
-    return [argv[0], f"-Xlog:startuptime,class+load=info:file={log}", *argv[1:]], {}
+    return [argv[0], f"-Xlog:startuptime,class+load=info:file={log}", "-XX:+UsePerfData", "-XX:+PerfDataSaveToFile",
+            f"-XX:PerfDataSaveFile={workdir / COUNTERS}", *argv[1:]], {}
 
 
 def parse(stdout: str, stderr: str, workdir: Path) -> Split:
@@ -48,6 +52,15 @@ def parse(stdout: str, stderr: str, workdir: Path) -> Split:
     top = sorted(inner.items(), key=lambda kv: -kv[1])[:4]
     split.details.append("VM creation, its largest phases: " + ", ".join(f"{k} {v / 1e6:.1f} ms" for k, v in top))
     split.details.append(f"classes loaded: {classes:,}, {shared:,} of them from a CDS archive (-Xlog:class+load)")
+    saved = workdir / COUNTERS
+    loading = hsperfdata.class_loading(hsperfdata.counters(
+        files.read_bytes(saved, "the JVM's counters", hsperfdata.MAX_BYTES))) if saved.exists() else None
+    if loading:
+        split.details.append(
+            f"class loading, linking and initialisation: {loading['total'] / 1e6:.2f} ms in all (HotSpot's "
+            f"sun.cls.time), of it initialisation {loading['initialisation'] / 1e6:.2f} ms, linking "
+            f"{loading['linking'] / 1e6:.2f} ms, verification {loading['verification'] / 1e6:.2f} ms (their own "
+            "times, in the traced run)")
     return split
 
 
