@@ -160,6 +160,19 @@ def _result(fix_exit: list[int]) -> dict:
     return {"cases": [lazy, fix, broken]}
 
 
+def test_a_program_that_does_not_stamp_main_has_its_whole_start_up_split_by_its_runtime():
+    result = _result([40_000_000] * 12)
+    for s in result["cases"][0]["samples"]:
+        s["main_ns"] = None                  # a static Go binary: no stamp at main
+    parts = whole.whole(result, "lazy")
+    assert set(parts) == {"spawn->exit"}
+    split = {"runtime": "Go", "traced_ns": parts["spawn->exit"]["ns"],
+             "stages": [{"name": "package initialisers", "ns": 20e6, "source": "GODEBUG=inittrace=1"}]}
+    rows = whole_tables.whole_table({"whole": parts, "runtime_split": split})["rows"]
+    assert [r[0] for r in rows] == ["spawn->exit", "  package initialisers", "  not named by the trace (residual)"]
+    assert rows[1][1] + rows[2][1] == pytest.approx(parts["spawn->exit"]["ns"])
+
+
 def test_the_whole_start_up_splits_at_main_with_shares_that_add_up():
     parts = whole.whole(_result([40_000_000] * 12), "lazy")
     assert parts["spawn->main"]["ns"] == 1_000_000

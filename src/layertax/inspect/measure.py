@@ -124,7 +124,8 @@ def measure(argv: list[str], dynamic: bool, settings: launch_settings.LaunchSett
             case["layer"] = "control"
             controls.append(case)
         else:
-            case["layer"] = ("as the user runs it, stamp preloaded" if t.name == LAZY
+            case["layer"] = (("as the user runs it, stamp preloaded" if dynamic else "as the user runs it")
+                             if t.name == LAZY
                              else "every PLT slot bound before main (no relink needed)" if t.name == NOW
                              else "the program it is compared with (--vs)" if t.name.startswith(VS_PREFIX)
                              else "a fix tried, its start-up timed as the program's")

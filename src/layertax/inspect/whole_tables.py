@@ -31,6 +31,8 @@ def whole_table(result: dict) -> dict:
     if "spawn->exit" in parts:
         p = parts["spawn->exit"]
         rows.append(["spawn->exit", p["ns"], _interval(p), p["share"]])
+        if "main->exit" not in parts:     # a program that does not stamp main: the stages split the whole
+            rows += [[f"  {r['stage']}", r["ns"], r["source"], None] for r in stages]
     notes = list(split.get("details") or [])
     if split.get("problem"):
         notes.append(f"{split['runtime']}: {split['problem']}")
