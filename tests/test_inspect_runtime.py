@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -237,8 +238,11 @@ def test_the_answer_leads_with_the_whole_and_the_biggest_measured_saving():
                     "biggest measured saving: try, 10.6 ms")
 
 
+NPM = "/usr/lib/node_modules/npm/bin/npm-cli.js"
 RUNTIMES = [("python3", ["/usr/bin/python3", "-c", "import json"], cpython),
-            ("java", ["java", "-version"], jvm), ("node", ["node", "-e", "0"], node)]
+            ("pip", ["/usr/bin/python3", "-m", "pip", "--version"], cpython),
+            ("java", ["java", "-version"], jvm), ("node", ["node", "-e", "0"], node),
+            ("npm", ["node", NPM, "--version"], node)]
 
 
 @pytest.mark.slow
@@ -248,6 +252,10 @@ def test_a_real_traced_run_of_each_runtime_installed(name, argv, module, tmp_pat
     if not found:
         pytest.skip(f"{name} is not installed (apt-get install {name})")
     argv = [found, *argv[1:]]
+    if name == "npm" and not Path(NPM).exists():
+        pytest.skip("npm is not installed (apt-get install npm)")
+    if name == "pip" and subprocess.run([*argv], capture_output=True).returncode != 0:
+        pytest.skip("pip is not installed for /usr/bin/python3 (apt-get install python3-pip)")
     rt = runtime.recognise(Path(found), argv[1:])
     assert rt is module
     split = runtime.split(rt, argv, tmp_path)
@@ -257,6 +265,29 @@ def test_a_real_traced_run_of_each_runtime_installed(name, argv, module, tmp_pat
         assert any(d.startswith("class loading, linking and initialisation: ") for d in split.details)
     if module is cpython:
         assert any(d.startswith("imports by how they load (self time): ") for d in split.details)
+
+
+@pytest.mark.slow
+def test_a_real_traced_run_of_a_small_jar(tmp_path):
+    javac, jar = shutil.which("javac"), shutil.which("jar")
+    if not javac or not jar:
+        pytest.skip("no JDK here (apt-get install openjdk-17-jdk-headless)")
+    (tmp_path / "Hello.java").write_text('public class Hello { public static void main(String[] a) {'
+                                         ' System.out.println(String.join(",", java.util.List.of("a", "b"))); } }')
+    subprocess.run([javac, "Hello.java"], cwd=tmp_path, check=True, capture_output=True, timeout=120)
+    subprocess.run([jar, "--create", "--file", "hello.jar", "--main-class", "Hello", "Hello.class"], cwd=tmp_path,
+                   check=True, capture_output=True, timeout=120)
+    java = shutil.which("java")
+    argv = [java, "-jar", str(tmp_path / "hello.jar")]
+    rt = runtime.recognise(Path(java), argv[1:])
+    work = tmp_path / "work"
+    work.mkdir()
+    split = runtime.split(rt, argv, work)
+    assert split.problem is None and split.stages[0].name == "VM creation"
+    loaded = next(d for d in split.details if d.startswith("classes loaded: "))
+    assert int(loaded.split()[2].rstrip(",").replace(",", "")) > 0
+    for fix in runtime.fixes(rt, argv, work):      # the AppCDS archive is made from the jar's own run
+        assert runtime.prepare(fix, work) is None, fix.name
 
 
 @pytest.mark.slow
@@ -296,6 +327,24 @@ def test_inspect_of_python_prints_the_whole_start_up_until_its_output_and_prices
     assert all(f.get("saving", {}).get("ns", 0) >= 0 for f in exp["fixes_tried"])
     assert r.stdout.splitlines()[r.stdout.splitlines().index(exp["question"]) + 1].startswith("python3 -c print('ready'): ")
     assert "the whole start-up" in r.stdout and "fixes tried" in r.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("argv", [["java", "-version"], ["node", "-e", "0"]], ids=["java", "node"])
+def test_inspect_of_each_runtime_installed_splits_it_and_prices_a_fix_by_timing_it(argv, tmp_path):
+    if not shutil.which(argv[0]):
+        pytest.skip(f"{argv[0]} is not installed")
+    out = tmp_path / "r.json"
+    r = run_cli("inspect", "--runs", "3", "--no-predict", "--no-save", "--export-json", str(out), argv[0], "--",
+                *argv[1:])
+    assert r.returncode == 0, r.stderr
+    exp = json.loads(out.read_text())["experiments"][0]
+    assert exp["runtime_split"]["stages"] and not exp["runtime_split"]["problem"]
+    rows = whole.runtime_rows(exp["runtime_split"], exp["whole"])
+    total, after_main = sum(row["ns"] for row in rows), exp["whole"]["main->exit"]["ns"]
+    assert 0.9 * after_main <= total <= 1.1 * after_main          # the residual closes it, within 10%
+    priced = [f for f in exp["fixes_tried"] if f["status"] == "ok"]
+    assert priced and all(f["saving"]["ns"] >= 0 for f in priced)
 
 
 def _model() -> dict:
