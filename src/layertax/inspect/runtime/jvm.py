@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from layertax import files
-from layertax.inspect.runtime import hsperfdata
+from layertax.inspect.runtime.hsperfdata import MAX_BYTES, class_loading, counters
 from layertax.inspect.runtime.stage import Fix, Split, Stage
 
 RUNTIME = "JVM"
@@ -53,8 +53,7 @@ def parse(stdout: str, stderr: str, workdir: Path) -> Split:
     split.details.append("VM creation, its largest phases: " + ", ".join(f"{k} {v / 1e6:.1f} ms" for k, v in top))
     split.details.append(f"classes loaded: {classes:,}, {shared:,} of them from a CDS archive (-Xlog:class+load)")
     saved = workdir / COUNTERS
-    loading = hsperfdata.class_loading(hsperfdata.counters(
-        files.read_bytes(saved, "the JVM's counters", hsperfdata.MAX_BYTES))) if saved.exists() else None
+    loading = class_loading(counters(files.read_bytes(saved, "the JVM's counters", MAX_BYTES))) if saved.exists() else None
     if loading:
         split.details.append(
             f"class loading, linking and initialisation: {loading['total'] / 1e6:.2f} ms in all (HotSpot's "
