@@ -233,3 +233,53 @@ def test_busy_off_a_terminal_is_silent_when_quick_and_speaks_when_slow(monkeypat
         time.sleep(0.3)
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) >= 2 and all(line.startswith("layertax: writing report.html (") for line in lines)
+
+
+def test_rounds_needed_follow_the_square_root_law():
+    from layertax.engine.measure.stopping import rounds_needed
+
+    assert rounds_needed(0.04, 8, 0.02) == 32          # twice the target: four times the rounds
+    assert rounds_needed(0.01, 8, 0.02) == 8           # already there: no fewer than done
+
+
+def test_the_time_left_goes_to_the_cases_cheapest_to_finish_and_a_hopeless_one_stops():
+    from layertax.engine.measure.stopping import hopeless
+
+    rng = np.random.default_rng(5)
+    drift = rng.normal(0, 0.01, 8)
+    base = {r: 100 * np.exp(d) for r, d in enumerate(drift)}
+    near = {r: 120 * np.exp(d + rng.normal(0, 0.015)) for r, d in enumerate(drift)}    # a few rounds more
+    far = {r: 120 * np.exp(d + rng.normal(0, 0.5)) for r, d in enumerate(drift)}       # hundreds more
+    cases, baselines = {"base": base, "near": near, "far": far}, {"base": None, "near": "base", "far": "base"}
+    rule = StoppingRule(0.02, min_rounds=8, max_rounds=40)
+    going = {"base", "near", "far"}
+    # 60 s left at 1 s a case in a round: 20 rounds of all three, 30 of the two left.
+    dropped = hopeless(cases, baselines, rule, going, 8, 60.0, 1.0)
+    assert set(dropped) == {"far"} and dropped["far"] > 40
+    # Time for everything: only the rule's maximum of rounds limits, and "far" cannot meet it.
+    assert set(hopeless(cases, baselines, rule, going, 8, 1e9, 1.0)) == {"far"}
+    # A baseline is never dropped while a case compared with it goes on.
+    assert "base" not in hopeless({**cases, "base": far}, baselines, rule, going, 8, 60.0, 1.0)
+    # No time at all: every case that is not precise is dropped, the baseline with the last of them.
+    assert set(hopeless(cases, baselines, rule, going, 8, 0.0, 1.0)) >= {"far", "near"}
+
+
+def test_the_plan_stops_a_hopeless_case_at_a_checkpoint_under_a_deadline_and_records_its_need():
+    now = [0.0]
+    exp, runs, plan = _plan({}, StoppingRule(0.02, min_rounds=6, max_rounds=24), deadline=100.0,
+                            clock=lambda: now[0])
+    rng = np.random.default_rng(6)
+    names = [c.name for c in exp.cases]
+    wild = [n for n in names if n != exp.baseline][0]
+    for r in range(6):
+        d = rng.normal(0, 0.005)
+        _add_round(runs, r, {n: 100 * np.exp(d + (rng.normal(0, 0.6) if n == wild else rng.normal(0, 0.002)))
+                             for n in names})
+        now[0] += 1.0
+        plan.finished(r + 1, 1.0)
+    assert plan.stopped[wild] == "hopeless"
+    case = plan.record(False)["cases"][wild]
+    assert case["stopped"] == "hopeless" and case["needed"] > 24 and case["met"] is False
+    from layertax.report import format as fmt
+    line = fmt.stopping_line({"stopping": plan.record(False)})
+    assert "could not get there in the time left" in line

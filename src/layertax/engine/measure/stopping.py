@@ -15,6 +15,7 @@ baseline keeps running while any case compared with it does, whatever its own pr
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from layertax.engine.analysis import stats
@@ -81,3 +82,40 @@ def still_going(cases: dict[str, dict[int, float]], baselines: dict[str, str | N
         if base and base in cases:
             going.add(base)
     return going
+
+
+def rounds_needed(reached: float, rounds: int, target: float) -> int:
+    """The rounds a case would need in all to reach the target: an interval's half-width shrinks
+    as 1/sqrt(rounds), so n * (half-width / target)^2."""
+    return max(rounds, math.ceil(rounds * (reached / target) ** 2))
+
+
+def hopeless(cases: dict[str, dict[int, float]], baselines: dict[str, str | None], rule: StoppingRule,
+             going: set[str], rounds_done: int, seconds_left: float, seconds_per_case: float) -> dict[str, int]:
+    """The cases still going that cannot reach the target in what is left, each with the rounds it
+    would need in all: the time left goes to the cases cheapest to finish.
+
+    Each case still going would need rounds_needed() rounds; the rounds left are the rule's
+    maximum less those done, and no more than the time left at seconds_per_case for each case in
+    a round (its baseline included, once). The case that needs most is dropped while it needs more
+    than that; each drop makes a round shorter, so more rounds fit for the rest. A baseline goes
+    on while a case compared with it does."""
+    need: dict[str, int] = {}
+    for name in going:
+        base = baselines.get(name)
+        reached = precision_reached(cases[name], cases.get(base) if base else None)
+        if reached is not None:
+            need[name] = rounds_needed(reached, rounds_done, rule.precision)
+    kept = set(going)
+    dropped: dict[str, int] = {}
+    while kept:
+        members = kept | {baselines[n] for n in kept if baselines.get(n)}
+        fit = seconds_left / (seconds_per_case * len(members)) if seconds_per_case > 0 else float("inf")
+        left = min(rule.max_rounds - rounds_done, fit)
+        worst = max((n for n in kept if n in need), key=lambda n: need[n], default=None)
+        if worst is None or need[worst] - rounds_done <= left:
+            break
+        kept.discard(worst)
+        dropped[worst] = need[worst]
+    # A baseline dropped for its own median stays while a case compared with it goes on.
+    return {n: k for n, k in dropped.items() if not any(baselines.get(m) == n for m in kept)}
