@@ -304,12 +304,15 @@ def test_a_real_go_binary_with_a_heavy_init(tmp_path):
     subprocess.run([go, "build", "-o", "heavy", "."], cwd=tmp_path, check=True, capture_output=True, timeout=300,
                    env={**__import__("os").environ, "GOFLAGS": "-mod=mod", "GOTOOLCHAIN": "local"})
     binary = tmp_path / "heavy"
-    rt = runtime.recognise(binary, [])
-    assert rt is golang
-    work = tmp_path / "work"
-    work.mkdir()
-    split = runtime.split(rt, [str(binary)], work)
-    assert split.problem is None and "main" in split.details[0]
+    assert runtime.recognise(binary, []) is golang
+    out = tmp_path / "r.json"                       # inspected as a user would: launched, traced, a fix tried
+    r = run_cli("inspect", "--runs", "3", "--no-predict", "--no-save", "--export-json", str(out), str(binary))
+    assert r.returncode == 0, r.stderr
+    exp = json.loads(out.read_text())["experiments"][0]
+    split = exp["runtime_split"]
+    assert split["runtime"] == "Go" and not split["problem"] and "main" in split["details"][0]
+    assert any(row[0].startswith("  package initialisers") for row in exp["tables"][0]["rows"])
+    assert [f["fix"] for f in exp["fixes_tried"] if f["status"] == "ok"] == ["GOGC=off"]
 
 
 @pytest.mark.slow

@@ -45,7 +45,8 @@ class Budget:
 
 
 def saved_round_costs(machine_id: str | None, names: list[str]) -> dict[str, float]:
-    """Seconds per round of each named experiment in its newest saved run on this machine."""
+    """Seconds per round of all its cases of each named experiment in its newest saved run on this
+    machine."""
     from layertax.engine.store import history
 
     found: dict[str, float] = {}
@@ -63,8 +64,10 @@ def saved_round_costs(machine_id: str | None, names: list[str]) -> dict[str, flo
             continue
         for exp in doc["experiments"]:
             stop = exp.get("stopping") or {}
-            if exp["name"] in wanted and stop.get("round_s_median"):
-                found[exp["name"]] = float(stop["round_s_median"])
+            # A round of all its cases (round_s_full); an older result has only the median round.
+            cost = stop.get("round_s_full") or stop.get("round_s_median")
+            if exp["name"] in wanted and cost:
+                found[exp["name"]] = float(cost)
         if len(found) == len(names):
             break
     return found

@@ -32,6 +32,10 @@ class RoundPlan:
         self.needed: dict[str, int] = {}     # a case stopped as hopeless -> the rounds it would have needed
         self.rounds_done = 0
         self.round_seconds: list[float] = []
+        # The rounds every case ran (before any stopped): what a round of the experiment costs,
+        # which the budget shares by (budget.saved_round_costs). Later rounds are shorter the
+        # more cases stop, and a share taken from them would starve the next run.
+        self.full_round_seconds: list[float] = []
         self.warmup_estimate: float | None = None   # a measured round's length guessed from the warm-up
         self.checked = False                 # whether the last finished round was a checkpoint
 
@@ -45,6 +49,8 @@ class RoundPlan:
         """A measured round ended (rounds_done of them so far), taking `seconds`."""
         self.rounds_done = rounds_done
         self.round_seconds.append(seconds)
+        if not self.stopped:
+            self.full_round_seconds.append(seconds)
         self.checked = bool(self.rule and self.rule.checkpoint(rounds_done))
         if self.checked:
             values = self._round_values()
@@ -115,4 +121,5 @@ class RoundPlan:
         return {"rule": self.rule.to_dict() if self.rule else None,
                 "rounds_s": round(sum(self.round_seconds), 3),
                 "round_s_median": float(np.median(self.round_seconds)) if self.round_seconds else None,
+                "round_s_full": float(np.median(self.full_round_seconds)) if self.full_round_seconds else None,
                 "cases": cases}
