@@ -173,3 +173,38 @@ def test_a_drawn_share_gives_way_to_whole_names_at_80_columns():
         text = out.getvalue()
         assert all(cell in text for row in table["rows"] for cell in row[:3]), width
         assert ("#####" in text) == drawn and max(map(len, text.splitlines())) <= width
+
+
+def _cut_names(text: str, names: set[str]) -> set[str]:
+    """The case names the output shows folded inside a word: its first piece and the piece after
+    it both there as tokens ("mmap-simd-fre" then "sh"). A name wrapped after one of its hyphens
+    or between its words ("c-wprintf-setlocale-" then "static") is not cut."""
+    tokens = set(re.findall(r"[\w.+-]+", text))
+    found = set()
+    for name in names:
+        for k in range(3, len(name) - 1):
+            head, rest = name[:k], name[k:]
+            # A head with no hyphen may be an ordinary word of the prose ("page" of "page cache").
+            if head[-1] in "- " or rest[0] in "- ,(" or "-" not in head or head not in tokens or head in names:
+                continue
+            if any(rest.startswith(t) for t in tokens if len(t) >= 2):
+                found.add(f"{head} (of {name})")
+    return found
+
+
+@pytest.mark.parametrize("path", RECORDED, ids=lambda p: p.stem)
+@pytest.mark.parametrize("width", [80, 100])
+@pytest.mark.parametrize("verbose", [False, True], ids=["brief", "verbose"])
+def test_no_name_is_broken_inside_a_word_at_80_and_100_columns(path, width, verbose):
+    doc = json.loads(path.read_text())
+    out = io.StringIO()
+    terminal.render(doc, Console(file=out, width=width, no_color=True), verbose=verbose)
+    names = {c["name"] for exp in doc["experiments"] for c in exp.get("cases", []) + exp.get("controls", [])}
+    assert not _cut_names(out.getvalue(), names)
+
+
+def test_the_cut_name_check_finds_a_name_folded_mid_word():
+    names = {"mmap-simd-fresh", "c-wprintf-setlocale-static", "getc", "getc-unlocked"}
+    assert _cut_names(" mmap-simd-fre   28.17\n sh\n", names) == {"mmap-simd-fre (of mmap-simd-fresh)"}
+    assert _cut_names(" global-v   1.00x\n ar\n", {"global-var"}) == {"global-v (of global-var)"}
+    assert not _cut_names(" c-wprintf-setlocale-   tr\n static\n getc   getc-unlocked\n", names)

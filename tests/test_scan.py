@@ -271,3 +271,23 @@ def test_reports_name_the_settings_an_experiment_ran_with():
     line = fmt.own_settings_line({"settings": {"runs": 10, "burst": 1}})
     assert line == "this experiment ran with rounds = 10, samples per round = 1"
     assert fmt.own_settings_line({}) is None
+
+
+def test_the_throughput_table_is_brief_without_verbose_and_whole_in_the_result():
+    """A bare run shows the ceilings, the best kernel and the article's rows; the whole table is
+    detail (--verbose and every export)."""
+    import json
+    from pathlib import Path
+
+    from layertax.experiments.scan import tables as scan_tables
+
+    doc = json.loads((Path(__file__).parent / "data" / "recorded" / "scan.json").read_text())
+    exp = next(e for e in doc["experiments"] if e["name"] == "scan")
+    whole, short = scan_tables.experiment_tables(exp)
+    assert whole["detail"] and short["brief"] and len(short["rows"]) < len(whole["rows"])
+    names = {row[0] for row in short["rows"]}
+    best = {whole["best"]["case"]} if whole.get("best") else set()    # a recording keeps no rounds to pair
+    assert {"mem-read", "pagecache-read", *best} <= names
+    assert names - {"mem-read", "pagecache-read", *best} <= set(scan_tables.FINDINGS)
+    assert "of page-cache read" not in short["columns"] and len(short["align"]) == len(short["columns"])
+    assert all(len(row) == len(short["columns"]) for row in short["rows"])

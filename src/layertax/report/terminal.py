@@ -89,9 +89,14 @@ def _case_table(exp: dict, group: dict, width: int) -> tuple[Table, list[str], l
         prose = key == "case"
         t.add_column(headers.get(key, dict(columns)[key]), justify="left" if prose else "right", no_wrap=not prose,
                      overflow="fold" if prose else "ellipsis")
+    # The case column gets what the figures leave; a name longer than that wraps after a hyphen
+    # (never inside a word; a part longer still folds).
+    room = width - widths.compact([0, *(widths.column(headers.get(k, k), (row[k] for row in rows))
+                                        for k in keys if k != "case")])
     legend = []
     for row in rows:
-        t.add_row(*(Text(row[key]) if key == "case" else row[key] for key in keys), style=_row_style(row["status"]))
+        name = _name_lines(row["case"], max(room, CASE_MIN)) if len(row["case"]) > room else row["case"]
+        t.add_row(*(Text(name) if key == "case" else row[key] for key in keys), style=_row_style(row["status"]))
         calls = f" [{row['syscalls']}]" if row.get("syscalls") else ""
         legend.append(f"{row['case']}: {row['layer']}{calls}")
     return t, legend, summaries
@@ -189,18 +194,90 @@ def _extra_table(table: dict, console: Console) -> Table | Group:
     t = Table(title=table["title"], title_justify="left") if wide else \
         Table(title=table["title"], title_justify="left", box=box.SIMPLE_HEAD, show_edge=False)
     align = table.get("align") or ["left"] + ["right"] * (len(table["columns"]) - 1)
-    nowrap = table.get("nowrap", 1)   # leading columns kept on one line (names) where there is room
+    nowrap = table.get("nowrap", 1)   # leading columns (names) kept whole: the prose beside them wraps
+    # The names on one line where they fit; else broken into lines as wide as the room the other
+    # columns leave, between their words and after their hyphens.
+    room = _name_room(table, nowrap, console.width)
+    longest = max((len(str(row[i])) for row in table["rows"] for i in range(min(nowrap, len(row)))), default=0)
+    limit = None if longest <= room else max(room, PROSE_MIN)
     for i, col in enumerate(table["columns"]):
         cells = [str(row[i]) for row in table["rows"] if i < len(row)]
-        figures = _figures(cells) and i >= nowrap
-        t.add_column(col, justify=align[i], no_wrap=figures or (i < nowrap and wide),
-                     overflow="ellipsis" if figures else "fold", min_width=None if figures else PROSE_MIN)
+        whole = _whole(cells) and i >= nowrap
+        # A name keeps its width (a long one wraps after a hyphen, never inside a word); a prose
+        # column wraps between its words.
+        # Names are never wrapped by the table (it would cut them anywhere): they are on one line,
+        # or broken beforehand between their words and after their hyphens (limit).
+        # A column that does not wrap keeps its header to its own width too: the header's words
+        # go on lines of their own where the figures are narrower than it.
+        header = _packed(str(col), max(max((len(c) for c in cells), default=0),
+                                       len(max(str(col).split(), key=len, default="")))) if whole else col
+        t.add_column(header, justify=align[i], no_wrap=whole or i < nowrap,
+                     overflow="ellipsis" if whole else "fold", min_width=None if whole or i < nowrap else PROSE_MIN)
     styles = table.get("styles") or {}
     for row in table["rows"]:
-        t.add_row(*(_cell(c, styles) for c in row))
-    if _fits(table, nowrap if wide else 0, console.width):
+        t.add_row(*(_cell(_broken_name(str(c), limit) if i < nowrap and limit else c, styles)
+                    for i, c in enumerate(row)))
+    if _fits(table, nowrap, console.width, limit):
         return t
     return _stacked(table, styles, console.width)
+
+
+NAME_MAX = 22   # a longer name wraps after one of its hyphens (c-wprintf-setlocale- / static)
+TOKEN_MAX = 12  # a column of single words no longer than this (ok, DROP, tr) is kept whole, like figures
+
+
+def _whole(cells: list[str]) -> bool:
+    """Whether a column is never wrapped: figures, or short one-word codes."""
+    return _figures(cells) or all(len(c) <= TOKEN_MAX and " " not in c.strip() for c in cells)
+
+
+def _name_lines(name: str, limit: int) -> str:
+    """A name longer than limit broken into lines after its hyphens, each at most limit where the
+    parts allow (a part longer still is left whole, for the table to fold)."""
+    if len(name) <= limit or "-" not in name or "\n" in name:
+        return name
+    parts = [p + "-" for p in name.split("-")]
+    parts[-1] = parts[-1][:-1]
+    lines = [""]
+    for part in parts:
+        if lines[-1] and len(lines[-1]) + len(part) > limit:
+            lines.append("")
+        lines[-1] += part
+    return "\n".join(lines)
+
+
+def _packed(text: str, width: int) -> str:
+    """Words packed onto lines of at most width (a longer word on a line of its own)."""
+    lines = [""]
+    for word in text.split():
+        if lines[-1] and len(lines[-1]) + 1 + len(word) > width:
+            lines.append("")
+        lines[-1] += (" " if lines[-1] else "") + word
+    return "\n".join(lines)
+
+
+def _broken_name(name: str, limit: int) -> str:
+    """A name in lines of at most limit where its words and hyphens allow: words packed onto a
+    line, a word longer than limit broken after its hyphens."""
+    lines = [""]
+    for word in name.split():
+        for piece in _name_lines(word, limit).split("\n"):
+            if lines[-1] and len(lines[-1]) + 1 + len(piece) > limit:
+                lines.append("")
+            lines[-1] += (" " if lines[-1] and not lines[-1].endswith("-") else "") + piece
+    return "\n".join(lines)
+
+
+def _name_width(cells: list[str], limit: int = NAME_MAX) -> int:
+    """How wide a name column is with its names broken at limit (_broken_name): its longest line."""
+    longest = max((len(line) for c in cells for line in _broken_name(c, limit).split("\n")), default=0)
+    return max(PROSE_MIN, longest)
+
+
+def _name_room(table: dict, nowrap: int, width: int) -> int:
+    """What the other columns leave the name columns (one name column: all of it)."""
+    rest = _needs(table, nowrap, None)[nowrap:]
+    return max(0, (width - widths.boxed(rest) - 3 * nowrap) // max(nowrap, 1))
 
 
 BAR = re.compile(r"^[#.]+$")
@@ -233,18 +310,26 @@ def _figures(cells: list[str]) -> bool:
 PROSE_MIN = 8   # the narrowest a wrapping (prose) column is allowed to get
 
 
-def _fits(table: dict, nowrap: int, width: int) -> bool:
-    """Whether the table fits `width` with every figure column whole and every prose column at
-    least PROSE_MIN wide (borders and padding: 3 a column, and 1)."""
+def _fits(table: dict, nowrap: int, width: int, limit: int | None = None) -> bool:
+    """Whether the table fits `width` (_needs)."""
+    return widths.boxed(_needs(table, nowrap, limit)) <= width
+
+
+def _needs(table: dict, nowrap: int, limit: int | None) -> list[int]:
+    """Each column's least width: a figure column whole, a prose column PROSE_MIN, the names on
+    one line (limit None) or broken at limit (_broken_name); widths.boxed adds the borders."""
     needs = []
     for i, col in enumerate(table["columns"]):
         cells = [str(row[i]) for row in table["rows"] if i < len(row)]
-        figures = _figures(cells) and i >= nowrap
-        if figures or i < nowrap:   # whole; the header may wrap between its words
+        figures = _whole(cells) and i >= nowrap
+        if figures:                 # whole; the header may wrap between its words
             needs.append(widths.column(max(str(col).split(), key=len, default=""), cells))
+        elif i < nowrap:            # a name: on one line, or its longest part when wrapped
+            head = len(max(str(col).split(), key=len, default=""))
+            needs.append(max(head, _name_width(cells, limit) if limit else widths.column("", cells)))
         else:
             needs.append(PROSE_MIN)
-    return widths.boxed(needs) <= width
+    return needs
 
 
 def _stacked(table: dict, styles: dict, width: int) -> Group:
@@ -275,15 +360,18 @@ def render_experiment(exp: dict, console: Console, verbose: bool = True) -> None
             console.print(f"  {line}", style="dim", markup=False, highlight=False)
         for table in tables[1:]:
             console.print(table)
-    else:
+    legends = 0                       # case legends left out without --verbose
+    if not instructions:
         for group in fmt.case_groups(exp):
             table, legend, summaries = _case_table(exp, group, console.width)
             console.print(table)
             for line in summaries:
                 console.print(f"  {line}", markup=False, highlight=False)
-            if legend:
+            if legend and verbose:      # what each case is: detail (the wide table has it as a column)
                 console.print("  layers" + (" [system calls per op]" if fmt.has_syscalls(exp) else "") + ": "
                               + "; ".join(legend), style="dim", markup=False, highlight=False)
+            elif legend:
+                legends += 1
             marks = fmt.marks_line(exp, fmt.case_rows(exp, group))
             if marks:
                 console.print(f"  {marks}", style="dim", markup=False, highlight=False)
@@ -335,11 +423,13 @@ def render_experiment(exp: dict, console: Console, verbose: bool = True) -> None
             console.print("  warnings (the figures' own, and the machine's while it ran):", style="yellow")
             for line in warnings:
                 console.print(f"    {line}", style="yellow")
-    elif details or warnings:
+    elif details or warnings or legends:
         # The answer first: the notes and warnings are folded into one line, as the HTML report does.
-        counted = [f"{len(details)} note{'s' * (len(details) != 1)}"] * bool(details) + \
+        counted = ["what each case is"] * bool(legends) + \
+            [f"{len(details)} note{'s' * (len(details) != 1)}"] * bool(details) + \
             [f"{len(warnings)} warning{'s' * (len(warnings) != 1)}"] * bool(warnings)
-        console.print(f"  {' and '.join(counted)} (--verbose prints them)", style="dim", markup=False)
+        said = counted[0] if len(counted) == 1 else ", ".join(counted[:-1]) + " and " + counted[-1]
+        console.print(f"  {said} (--verbose prints them)", style="dim", markup=False)
     if exp.get("interrupted"):
         console.print("  interrupted: the figures above use only the rounds that finished", style="bold yellow")
 

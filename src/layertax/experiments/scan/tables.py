@@ -75,6 +75,7 @@ def throughput(result: dict, findings: dict[str, str]) -> dict:
         notes.append("the file is empty: every kernel counts 0 and there is no throughput to report")
     return {"title": "scan throughput: GB/s, share of the ceilings, time vs Perl's tr, and the classic's findings",
             "columns": ["case", "GB/s", "of memory ceiling", "of page-cache read", "time vs perl-tr", "then (2017)"],
+            "align": ["left", "right", "right", "right", "right", "left"],
             "rows": rows, "notes": notes, "best": {"case": best[0], "share_of_memory": best[1], "gbps": best[2]}
             if best else None}
 
@@ -92,6 +93,23 @@ FINDINGS = {
 }
 
 
+def brief(table: dict, keep: set[str]) -> dict:
+    """The throughput table cut to the rows that answer scan's question: the two ceilings, the best
+    kernel and the rows the article had a finding for (the whole table is detail: --verbose and
+    every export)."""
+    drop = table["columns"].index("of page-cache read")      # in the whole table; room for the findings here
+    cut = lambda row: [cell for i, cell in enumerate(row) if i != drop]
+    return {**table, "title": table["title"] + " (the ceilings, the best and the article's rows; all: --verbose)",
+            "columns": cut(table["columns"]), "align": cut(table["align"]),
+            "rows": [cut(row) for row in table["rows"] if row[0] in keep],
+            "notes": [n for n in table["notes"] if n.startswith("best kernel")]}
+
+
 def experiment_tables(result: dict) -> list[dict]:
-    """The scan experiment's tables hook: throughput beside the article's findings."""
-    return [throughput(result, FINDINGS)]
+    """The scan experiment's tables hook: throughput beside the article's findings, whole behind
+    --verbose and in short without it."""
+    whole = throughput(result, FINDINGS)
+    if not whole["rows"]:
+        return [whole]
+    keep = {MEMORY, PAGECACHE, *FINDINGS, *([whole["best"]["case"]] if whole.get("best") else [])}
+    return [{**whole, "detail": True}, {**brief(whole, keep), "brief": True}]
