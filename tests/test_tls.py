@@ -67,7 +67,9 @@ def test_every_case_runs_and_checks_its_value(tmp_path):
         if case["status"] == "ok":
             assert case["samples"] and all(s["iters"] > 0 for s in case["samples"])
     assert "then vs now: what one per-thread lookup costs" in proc.stdout
-    assert "access model it claims" in proc.stdout
+    check = next(t for t in exp["tables"] if "access model it claims" in t["title"])
+    assert check["rows"] and all(row[-1] == "ok" for row in check["rows"])
+    assert check["detail"] and "access model it claims" not in proc.stdout   # every library checked out
 
 
 def test_instruction_ratios_are_taken_to_each_groups_baseline():

@@ -376,5 +376,5 @@ def marks_line(exp: dict, rows: list[dict]) -> str | None:
     """What "~" means, under a table that has one."""
     if not any(r["noisy"] for r in rows):
         return None
-    return (f"~ its 95% interval is wider than ±{precision_target(exp):.0%}, the precision target "
-            "(medians describe this run; compare ratios, paired per round)")
+    return (f"~ 95% interval wider than ±{precision_target(exp):.0%}, the target (a median describes this run; "
+            "a ratio compares)")
