@@ -7,6 +7,7 @@ progress sink per experiment, and hands back the document."""
 from __future__ import annotations
 
 import contextlib
+import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ from layertax.engine import machine
 from layertax.engine.builder import kernels
 from layertax.engine.measure import instructions
 from layertax.engine.measure.lock import Measuring
+from layertax.engine.measure import noise_probe
 from layertax.engine.measure.budget import Budget, saved_round_costs
 from layertax.engine.measure.scheduler import Scheduler
 from layertax.engine.measure.settings import Settings
@@ -70,6 +72,23 @@ class _ProgressSaver:
                       "measured on and kept at the end")
 
 
+def _probe(budget: Budget, settings, note) -> dict | None:
+    """The machine's noise now (noise_probe.py) and what the budget's rounds reach on it, said
+    before the first round; None where the probe could not run (said, and the run goes on)."""
+    try:
+        probe = noise_probe.measure(settings.cpu)
+    except (OSError, RuntimeError, ValueError, subprocess.SubprocessError) as e:
+        note(f"noise probe not run: {e}")
+        return None
+    rule = settings.stopping_rule()
+    per_round = sum(budget.weights.values())
+    rounds = int(budget.seconds // per_round) if per_round else rule.max_rounds
+    rounds = max(rule.min_rounds, min(rule.max_rounds, rounds)) if rule else rounds
+    probe["rounds"], probe["forecast"] = rounds, noise_probe.reachable(probe["spread"], rounds)
+    note(noise_probe.forecast(probe, rounds, settings.precision))
+    return probe
+
+
 def _measure(chosen, settings, case_globs, prepared, doc, keeper, progress, note, warn, claim) -> Session:
     fingerprint = doc["machine"]
     scheduler = Scheduler(settings, progress(), note=note)
@@ -84,6 +103,8 @@ def _measure(chosen, settings, case_globs, prepared, doc, keeper, progress, note
     budget = Budget(seconds, scheduled, case_globs, costs)
     doc["settings"]["round_costs_from_history"] = costs
     doc["settings"]["budget_s"] = budget.seconds
+    if seconds and scheduled and settings.precision:      # a precision to forecast, rounds driven by it
+        doc["settings"]["noise_probe"] = _probe(budget, settings, note)
     for exp in chosen:
         kmap = {k.name: prepared[(exp.name, k.name)] for k in exp.kernels}
         own_way = exp.hook("measure")
