@@ -223,8 +223,8 @@ def test_control_characters_and_markup_from_a_result_reach_no_terminal_and_no_ex
     path = _hostile_doc(tmp_path)
     outputs = {name: tmp_path / f"r.{name}" for name in ("markdown", "csv", "html", "pyperf", "bmf", "gbench")}
     for columns in ("80", "200"):
-        done = run_cli("report", str(path), *[x for name, p in outputs.items() for x in (f"--export-{name}", str(p))],
-                       env={"COLUMNS": columns})
+        done = run_cli("report", "--verbose", str(path),    # --verbose: the layers too (a legend at 80 columns)
+                       *[x for name, p in outputs.items() for x in (f"--export-{name}", str(p))], env={"COLUMNS": columns})
         assert done.returncode == 0, done.stderr
         texts = {"stdout": done.stdout, "stderr": done.stderr, **{n: p.read_text() for n, p in outputs.items()}}
         for where, text in texts.items():
