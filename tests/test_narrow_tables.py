@@ -208,3 +208,17 @@ def test_the_cut_name_check_finds_a_name_folded_mid_word():
     assert _cut_names(" mmap-simd-fre   28.17\n sh\n", names) == {"mmap-simd-fre (of mmap-simd-fresh)"}
     assert _cut_names(" global-v   1.00x\n ar\n", {"global-var"}) == {"global-v (of global-var)"}
     assert not _cut_names(" c-wprintf-setlocale-   tr\n static\n getc   getc-unlocked\n", names)
+
+
+def test_names_break_between_words_and_after_hyphens_never_inside_a_word():
+    from layertax.report import breaking
+
+    assert breaking.hyphens("c-wprintf-setlocale-static", 20) == "c-wprintf-setlocale-\nstatic"
+    assert breaking.hyphens("c-rename", 20) == "c-rename"                        # fits: whole
+    assert breaking.hyphens("averyveryverylongword", 5) == "averyveryverylongword"   # no hyphen: whole
+    assert breaking.name("lazy: ld.so: start-up work any program pays", 16) == \
+        "lazy: ld.so:\nstart-up work\nany program pays"
+    assert breaking.words("cache (LD_DEBUG)", 10) == "cache\n(LD_DEBUG)"
+    for text, limit in (("java-stat-path-of-string-nonascii", 12), ("now (LD_BIND_NOW=1)", 8)):
+        pieces = breaking.name(text, limit).split("\n")
+        assert "".join(p if p.endswith("-") else p + " " for p in pieces).strip() == text

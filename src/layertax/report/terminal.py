@@ -11,6 +11,7 @@ from rich.tree import Tree
 
 from layertax import units
 from layertax.text import printable_data
+from layertax.report import breaking
 from layertax.report import format as fmt
 from layertax.report import widths
 
@@ -95,7 +96,7 @@ def _case_table(exp: dict, group: dict, width: int) -> tuple[Table, list[str], l
                                         for k in keys if k != "case")])
     legend = []
     for row in rows:
-        name = _name_lines(row["case"], max(room, CASE_MIN)) if len(row["case"]) > room else row["case"]
+        name = breaking.hyphens(row["case"], max(room, CASE_MIN)) if len(row["case"]) > room else row["case"]
         t.add_row(*(Text(name) if key == "case" else row[key] for key in keys), style=_row_style(row["status"]))
         calls = f" [{row['syscalls']}]" if row.get("syscalls") else ""
         legend.append(f"{row['case']}: {row['layer']}{calls}")
@@ -203,26 +204,22 @@ def _extra_table(table: dict, console: Console) -> Table | Group:
     for i, col in enumerate(table["columns"]):
         cells = [str(row[i]) for row in table["rows"] if i < len(row)]
         whole = _whole(cells) and i >= nowrap
-        # A name keeps its width (a long one wraps after a hyphen, never inside a word); a prose
-        # column wraps between its words.
         # Names are never wrapped by the table (it would cut them anywhere): they are on one line,
-        # or broken beforehand between their words and after their hyphens (limit).
-        # A column that does not wrap keeps its header to its own width too: the header's words
-        # go on lines of their own where the figures are narrower than it.
-        header = _packed(str(col), max(max((len(c) for c in cells), default=0),
+        # or broken beforehand between their words and after their hyphens (limit); prose wraps
+        # between its words. A column that does not wrap keeps its header to its own width too.
+        header = breaking.words(str(col), max(max((len(c) for c in cells), default=0),
                                        len(max(str(col).split(), key=len, default="")))) if whole else col
         t.add_column(header, justify=align[i], no_wrap=whole or i < nowrap,
                      overflow="ellipsis" if whole else "fold", min_width=None if whole or i < nowrap else PROSE_MIN)
     styles = table.get("styles") or {}
     for row in table["rows"]:
-        t.add_row(*(_cell(_broken_name(str(c), limit) if i < nowrap and limit else c, styles)
+        t.add_row(*(_cell(breaking.name(str(c), limit) if i < nowrap and limit else c, styles)
                     for i, c in enumerate(row)))
     if _fits(table, nowrap, console.width, limit):
         return t
     return _stacked(table, styles, console.width)
 
 
-NAME_MAX = 22   # a longer name wraps after one of its hyphens (c-wprintf-setlocale- / static)
 TOKEN_MAX = 12  # a column of single words no longer than this (ok, DROP, tr) is kept whole, like figures
 
 
@@ -231,46 +228,9 @@ def _whole(cells: list[str]) -> bool:
     return _figures(cells) or all(len(c) <= TOKEN_MAX and " " not in c.strip() for c in cells)
 
 
-def _name_lines(name: str, limit: int) -> str:
-    """A name longer than limit broken into lines after its hyphens, each at most limit where the
-    parts allow (a part longer still is left whole, for the table to fold)."""
-    if len(name) <= limit or "-" not in name or "\n" in name:
-        return name
-    parts = [p + "-" for p in name.split("-")]
-    parts[-1] = parts[-1][:-1]
-    lines = [""]
-    for part in parts:
-        if lines[-1] and len(lines[-1]) + len(part) > limit:
-            lines.append("")
-        lines[-1] += part
-    return "\n".join(lines)
-
-
-def _packed(text: str, width: int) -> str:
-    """Words packed onto lines of at most width (a longer word on a line of its own)."""
-    lines = [""]
-    for word in text.split():
-        if lines[-1] and len(lines[-1]) + 1 + len(word) > width:
-            lines.append("")
-        lines[-1] += (" " if lines[-1] else "") + word
-    return "\n".join(lines)
-
-
-def _broken_name(name: str, limit: int) -> str:
-    """A name in lines of at most limit where its words and hyphens allow: words packed onto a
-    line, a word longer than limit broken after its hyphens."""
-    lines = [""]
-    for word in name.split():
-        for piece in _name_lines(word, limit).split("\n"):
-            if lines[-1] and len(lines[-1]) + 1 + len(piece) > limit:
-                lines.append("")
-            lines[-1] += (" " if lines[-1] and not lines[-1].endswith("-") else "") + piece
-    return "\n".join(lines)
-
-
-def _name_width(cells: list[str], limit: int = NAME_MAX) -> int:
-    """How wide a name column is with its names broken at limit (_broken_name): its longest line."""
-    longest = max((len(line) for c in cells for line in _broken_name(c, limit).split("\n")), default=0)
+def _name_width(cells: list[str], limit: int) -> int:
+    """How wide a name column is with its names broken at limit (breaking.name): its longest line."""
+    longest = max((len(line) for c in cells for line in breaking.name(c, limit).split("\n")), default=0)
     return max(PROSE_MIN, longest)
 
 
@@ -317,7 +277,7 @@ def _fits(table: dict, nowrap: int, width: int, limit: int | None = None) -> boo
 
 def _needs(table: dict, nowrap: int, limit: int | None) -> list[int]:
     """Each column's least width: a figure column whole, a prose column PROSE_MIN, the names on
-    one line (limit None) or broken at limit (_broken_name); widths.boxed adds the borders."""
+    one line (limit None) or broken at limit (breaking.name); widths.boxed adds the borders."""
     needs = []
     for i, col in enumerate(table["columns"]):
         cells = [str(row[i]) for row in table["rows"] if i < len(row)]
