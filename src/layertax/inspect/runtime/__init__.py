@@ -28,6 +28,11 @@ def split(runtime: ModuleType, argv: list[str], workdir: Path) -> Split:
         return Split(runtime.RUNTIME, problem=f"the traced run took over {TRACE_TIMEOUT_S:g} s")
     found = runtime.parse(out, err, workdir)
     found.traced_ns = float(took)
+    if hasattr(runtime, "classify_traced") and not found.problem:   # a second run, for what the first cannot say
+        command, env = runtime.classify_traced(argv, workdir)
+        status, out, err, _ = traced.run(command, env, workdir, TRACE_TIMEOUT_S)
+        if status is not None:
+            runtime.classify(found, out, err)
     return found
 
 

@@ -1,8 +1,9 @@
 """CPython: its imports from -X importtime, in three stages (those the interpreter's own start-up
 makes before the site module, site's, the program's), with the packages that took most and how
 each module was loaded (frozen, built in, cached .pyc, compiled from source, extension module)
-from -v's lines in the same run; and the start-up options that can be tried: -S (no site
-module), -I (isolated mode), -X frozen_modules=on."""
+from -v's lines in a second traced run (-v writes a line for every module again at exit, which
+would swell the first run's time outside its imports); and the start-up options that can be
+tried: -S (no site module), -I (isolated mode), -X frozen_modules=on."""
 from __future__ import annotations
 
 import re
@@ -33,7 +34,28 @@ def recognise(path: Path, argv: list[str]) -> bool:
 
 
 def traced(argv: list[str], workdir: Path) -> tuple[list[str], dict[str, str]]:
+    return [argv[0], "-X", "importtime", *argv[1:]], {}
+
+
+def classify_traced(argv: list[str], workdir: Path) -> tuple[list[str], dict[str, str]]:
+    """The second traced run: -v says how each module was loaded (its times are not used)."""
     return [argv[0], "-X", "importtime", "-v", *argv[1:]], {}
+
+
+def classify(split: Split, stdout: str, stderr: str) -> None:
+    """How the modules loaded (load_kinds, from the second run's -v lines), by the first run's
+    self times, and the modules compiled from source on every start."""
+    kinds = load_kinds(stderr)
+    if not split.self_us or not any(k != FAILED for k in kinds.values()):
+        return
+    split.details.append(_by_kind(split.self_us, kinds))
+    compiled = [n for n in split.self_us if kinds.get(n) == SOURCE]
+    if compiled:
+        split.details.append(
+            f"{len(compiled)} module{'s' if len(compiled) != 1 else ''} compiled from source on every start "
+            f"({', '.join(compiled[:4])}{', ...' if len(compiled) > 4 else ''}): no .pyc could be written beside "
+            "them (a read-only directory, or PYTHONDONTWRITEBYTECODE); `python -m compileall` on their directory, "
+            "or PYTHONPYCACHEPREFIX, keeps the compiled code")
 
 
 def _module_of(code_path: str) -> str:
@@ -106,8 +128,8 @@ def parse(stdout: str, stderr: str, workdir: Path) -> Split:
         split.problem = "-X importtime printed no imports (not a CPython, or it ignores -X)"
         return split
     site = next((i for i, g in enumerate(groups) if g[0] == "site"), None)
-    stages = ((f"imports at interpreter start-up, before site", groups[:site] if site is not None else []),
-              ("the site module's imports", groups[site:site + 1] if site is not None else []),
+    stages = (("the interpreter's own imports", groups[:site] if site is not None else []),
+              ("site's imports", groups[site:site + 1] if site is not None else []),
               ("the program's imports", groups[site + 1:] if site is not None else groups))
     for title, members in stages:
         if members:
@@ -116,17 +138,7 @@ def parse(stdout: str, stderr: str, workdir: Path) -> Split:
                                       "-X importtime"))
     top = sorted(by_package.items(), key=lambda kv: -kv[1])[:5]
     split.details.append("imports by package (self time): " + ", ".join(f"{name} {us / 1e3:.1f} ms" for name, us in top))
-    kinds = load_kinds(stderr)
-    if any(k != FAILED for k in kinds.values()):
-        split.details.append(_by_kind(self_by_name, kinds))
-        compiled = [n for n in self_by_name if kinds.get(n) == SOURCE]
-        if compiled:
-            split.details.append(
-                f"{len(compiled)} module{'s' if len(compiled) != 1 else ''} compiled from source on every start "
-                f"({', '.join(compiled[:4])}"
-                f"{', ...' if len(compiled) > 4 else ''}): no .pyc could be written beside them (a read-only "
-                "directory, or PYTHONDONTWRITEBYTECODE); `python -m compileall` on their directory, or "
-                "PYTHONPYCACHEPREFIX, keeps the compiled code")
+    split.self_us = self_by_name
     return split
 
 

@@ -29,6 +29,7 @@ class Split:
     details: list[str] = field(default_factory=list)   # e.g. the top imported packages by self time
     problem: str | None = None   # why the trace gave nothing
     traced_ns: float | None = None   # the traced run's spawn->exit, as the parent saw it (not the timer)
+    self_us: dict[str, int] = field(default_factory=dict)   # CPython: each module's own import time (µs)
 
     def to_dict(self) -> dict:
         return {"runtime": self.runtime, "problem": self.problem, "details": self.details, "traced_ns": self.traced_ns,
