@@ -134,6 +134,22 @@ def test_the_budget_is_shared_by_cases_and_what_is_left_goes_on():
     assert Budget(None, [a]).deadline_for(a) is None
 
 
+def test_an_experiment_that_needed_less_last_time_gets_that_and_the_rest_goes_to_the_others():
+    """Left to the experiments after it, the time one does not need goes unused (they finish early
+    too); given to the others from the start, the first ones get it."""
+    now = [0.0]
+    a = probe_experiment()
+    b = dataclasses.replace(a, name="other")
+    c = dataclasses.replace(a, name="third")
+    budget = Budget(120.0, [a, b, c], clock=lambda: now[0], needs={"other": 8.0})
+    assert budget.shares(120.0) == pytest.approx({"probe": 54.0, "other": 12.0, "third": 54.0})
+    assert budget.deadline_for(a) == pytest.approx(54.0)
+    # A need above its proportional share changes nothing; with --case, the needs (of all the
+    # cases) are not used.
+    assert Budget(120.0, [a, b], needs={"other": 100.0}).shares(120.0) == pytest.approx({"probe": 60.0, "other": 60.0})
+    assert Budget(120.0, [a, b], ("count",), needs={"other": 8.0}).needs == {}
+
+
 def test_settings_presets_and_their_contradictions():
     default = Settings.from_options(pin=False)
     assert default.precision == 0.02 and default.budget_s and default.stopping_rule().max_rounds == 40
@@ -233,65 +249,6 @@ def test_busy_off_a_terminal_is_silent_when_quick_and_speaks_when_slow(monkeypat
         time.sleep(0.3)
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) >= 2 and all(line.startswith("layertax: writing report.html (") for line in lines)
-
-
-def test_rounds_needed_follow_the_square_root_law():
-    from layertax.engine.measure.stopping import rounds_needed
-
-    assert rounds_needed(0.04, 8, 0.02) == 32          # twice the target: four times the rounds
-    assert rounds_needed(0.01, 8, 0.02) == 8           # already there: no fewer than done
-
-
-def test_the_time_left_goes_to_the_cases_cheapest_to_finish_and_a_hopeless_one_stops():
-    from layertax.engine.measure.stopping import hopeless
-
-    rng = np.random.default_rng(5)
-    drift = rng.normal(0, 0.01, 8)
-    base = {r: 100 * np.exp(d) for r, d in enumerate(drift)}
-    near = {r: 120 * np.exp(d + rng.normal(0, 0.015)) for r, d in enumerate(drift)}    # 11 rounds in all
-    far = {r: 120 * np.exp(d + rng.normal(0, 0.5)) for r, d in enumerate(drift)}       # thousands
-    cases, baselines = {"base": base, "near": near, "far": far}, {"base": None, "near": "base", "far": "base"}
-    rule = StoppingRule(0.02, min_rounds=8, max_rounds=40)
-    going = {"base", "near", "far"}
-    # 7 s left at 1 s a case in a round: 2.3 rounds of all three, 3.5 of near and its baseline,
-    # and near needs 3 more: far stops so that near can finish.
-    dropped = hopeless(cases, baselines, rule, going, 8, 7.0, 1.0)
-    assert set(dropped) == {"far"} and dropped["far"] > 40
-    assert hopeless(cases, baselines, rule, going, 8, 60.0, 1.0) == {}   # room for everyone: none stops
-    assert hopeless(cases, baselines, rule, going, 8, 1.0, 1.0) == {}    # none can finish: none stops
-    # A baseline is never dropped while a case compared with it goes on.
-    assert "base" not in hopeless({**cases, "base": far}, baselines, rule, going, 8, 7.0, 1.0)
-
-
-def test_the_plan_stops_a_hopeless_case_at_a_checkpoint_under_a_deadline_and_records_its_need():
-    from layertax.engine.measure.stopping import precision_reached, rounds_needed
-
-    now = [0.0]
-    exp, runs, plan = _plan({}, StoppingRule(0.02, min_rounds=6, max_rounds=24), deadline=1e9,
-                            clock=lambda: now[0])
-    rng = np.random.default_rng(6)
-    names = [c.name for c in exp.cases]
-    wild, near = [n for n in names if n != exp.baseline][:2]
-    spread = {wild: 0.6, near: 0.03}
-    for r in range(6):
-        d = rng.normal(0, 0.005)
-        _add_round(runs, r, {n: 100 * np.exp(d + rng.normal(0, spread.get(n, 0.001))) for n in names})
-        now[0] += 1.0
-        if r < 5:
-            plan.finished(r + 1, 1.0)
-    values = {r.case.name: {s["round"]: s["ns"] for s in r.samples} for r in runs}
-    extra = rounds_needed(precision_reached(values[near], values[exp.baseline]), 6, 0.02) - 6
-    assert 2 <= extra <= 18
-    # The checkpoint leaves three cases going (the two and their baseline) at a third of a second
-    # each: time for 0.8 of near's rounds with wild, 1.2 without it.
-    plan.deadline = now[0] + extra * 0.8
-    plan.finished(6, 1.0)
-    assert plan.stopped[wild] == "hopeless" and near not in plan.stopped
-    case = plan.record(False)["cases"][wild]
-    assert case["stopped"] == "hopeless" and case["needed"] > 24 and case["met"] is False
-    from layertax.report import format as fmt
-    line = fmt.stopping_line({"stopping": plan.record(False)})
-    assert "could not get there in the time left" in line
 
 
 def test_the_cost_of_a_round_kept_for_the_next_budget_is_a_round_of_every_case():

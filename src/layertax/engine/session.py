@@ -19,7 +19,7 @@ from layertax.engine.builder import kernels
 from layertax.engine.measure import instructions
 from layertax.engine.measure.lock import Measuring
 from layertax.engine.measure import noise_probe
-from layertax.engine.measure.budget import Budget, saved_round_costs
+from layertax.engine.measure.budget import Budget, saved_needs, saved_round_costs
 from layertax.engine.measure.scheduler import Scheduler
 from layertax.engine.measure.settings import Settings
 from layertax.engine.store import results, runs
@@ -99,9 +99,12 @@ def _measure(chosen, settings, case_globs, prepared, doc, keeper, progress, note
     interrupted = False
     scheduled = [e for e in chosen if e.measure is None]
     seconds = settings.budget_s if settings.metric == "time" else None
-    costs = saved_round_costs(fingerprint.get("machine_id"), [e.name for e in scheduled]) if seconds else {}
-    budget = Budget(seconds, scheduled, case_globs, costs)
+    names = [e.name for e in scheduled]
+    costs = saved_round_costs(fingerprint.get("machine_id"), names) if seconds else {}
+    needs = saved_needs(fingerprint.get("machine_id"), names) if seconds else {}
+    budget = Budget(seconds, scheduled, case_globs, costs, needs=needs)
     doc["settings"]["round_costs_from_history"] = costs
+    doc["settings"]["needs_from_history"] = budget.needs
     doc["settings"]["budget_s"] = budget.seconds
     if seconds and scheduled and settings.precision:      # a precision to forecast, rounds driven by it
         doc["settings"]["noise_probe"] = _probe(budget, settings, note)

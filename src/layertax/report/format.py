@@ -295,8 +295,8 @@ def stopping_line(exp: dict) -> str | None:
 
 
 def _why(stopped: str) -> str:
-    return {"budget": "out of budget", "max rounds": "the maximum of rounds", "interrupted": "interrupted",
-            "hopeless": "stopping early, as it could not get there in the time left"}.get(stopped, stopped)
+    return {"budget": "out of budget", "max rounds": "the maximum of rounds", "interrupted": "interrupted"}.get(
+        stopped, stopped)
 
 
 def concurrent_line(doc: dict) -> str | None:

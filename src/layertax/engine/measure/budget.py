@@ -5,8 +5,10 @@ costs, so that every experiment gets about as many rounds as the others: a round
 (every case reads a whole file) costs a minute where a round of callchain costs two
 seconds, and a share by number of cases would starve scan. The cost of a round is taken
 from the newest saved run of that experiment on this machine; without one, from its number
-of cases at a typical tenth of a second each. Time an experiment does not use (its cases
-reached their precision early) is left for the ones after it.
+of cases at a typical tenth of a second each. An experiment that last time finished before its
+share ran out (every case precise, or at the rule's maximum) is given what it needed then, with a
+margin, and the rest of its share goes to the others from the start: left to the experiments
+after it, that time would go unused (they finish early too), while the ones before it ran out.
 """
 from __future__ import annotations
 
@@ -15,13 +17,18 @@ import time
 from layertax.engine.measure.scheduler import select_cases
 
 SECONDS_PER_CASE_ROUND = 0.1   # the guess before any run was saved: one process and a burst of samples
+NEED_MARGIN = 1.5              # over what an experiment needed last time: the machine is noisier on some runs
 
 
 class Budget:
     def __init__(self, seconds: float | None, scheduled: list, case_globs: tuple[str, ...] = (),
-                 round_costs: dict[str, float] | None = None, clock=time.monotonic):
-        """round_costs: seconds per round (of all its cases) each experiment took last time, where known."""
+                 round_costs: dict[str, float] | None = None, clock=time.monotonic,
+                 needs: dict[str, float] | None = None):
+        """round_costs: seconds per round (of all its cases) each experiment took last time, where known;
+        needs: the seconds it measured last time when it finished before its share ran out (for all
+        its cases: not used with --case)."""
         self.seconds, self.clock = seconds, clock
+        self.needs = {} if case_globs else dict(needs or {})
         self.started = clock()
         self.allotted_at = self.started
         costs = round_costs or {}
@@ -38,18 +45,60 @@ class Budget:
             return None
         now = self.clock()
         left = max(self.seconds - (now - self.started), 0.0)
-        share = self.weights[exp.name] / sum(self.weights.values())
+        share = self.shares(left)[exp.name]
         del self.weights[exp.name]
         self.allotted_at = now
-        return now + left * share
+        return now + share
+
+    def shares(self, left: float) -> dict[str, float]:
+        """The seconds left shared by the experiments still to run: in proportion to their rounds'
+        cost, except that one known to need less than that is given its need (with NEED_MARGIN) and
+        what it leaves is shared by the others the same way."""
+        out: dict[str, float] = {}
+        open_ = dict(self.weights)
+        while open_:
+            total = sum(open_.values())
+            capped = {n: self.needs[n] * NEED_MARGIN for n, w in open_.items()
+                      if n in self.needs and self.needs[n] * NEED_MARGIN < left * w / total}
+            if not capped:
+                out.update({n: left * w / total for n, w in open_.items()})
+                break
+            for n, need in capped.items():
+                out[n] = need
+                left -= need
+                del open_[n]
+        return out
 
 
 def saved_round_costs(machine_id: str | None, names: list[str]) -> dict[str, float]:
     """Seconds per round of all its cases of each named experiment in its newest saved run on this
     machine."""
+    found = {}
+    for name, stop in _newest_stopping(machine_id, names).items():
+        # A round of all its cases (round_s_full); an older result has only the median round.
+        cost = stop.get("round_s_full") or stop.get("round_s_median")
+        if cost:
+            found[name] = float(cost)
+    return found
+
+
+def saved_needs(machine_id: str | None, names: list[str]) -> dict[str, float]:
+    """The seconds each named experiment measured in its newest saved run on this machine, where it
+    finished before its share of the budget ran out (no case stopped by the budget)."""
+    found = {}
+    for name, stop in _newest_stopping(machine_id, names).items():
+        cases = stop.get("cases") or {}
+        if stop.get("allotted_s") and stop.get("rounds_s") and cases and \
+                all(c.get("stopped") != "budget" for c in cases.values()):
+            found[name] = float(stop["rounds_s"])
+    return found
+
+
+def _newest_stopping(machine_id: str | None, names: list[str]) -> dict[str, dict]:
+    """The stopping record of each named experiment in its newest saved run on this machine."""
     from layertax.engine.store import history
 
-    found: dict[str, float] = {}
+    found: dict[str, dict] = {}
     try:
         rows = history.runs(machine_id=machine_id)
     except Exception:   # noqa: BLE001 - no usable history: every experiment gets the guess
@@ -63,11 +112,8 @@ def saved_round_costs(machine_id: str | None, names: list[str]) -> dict[str, flo
         except Exception:   # noqa: BLE001 - a moved or damaged file: the next one may do
             continue
         for exp in doc["experiments"]:
-            stop = exp.get("stopping") or {}
-            # A round of all its cases (round_s_full); an older result has only the median round.
-            cost = stop.get("round_s_full") or stop.get("round_s_median")
-            if exp["name"] in wanted and cost:
-                found[exp["name"]] = float(cost)
+            if exp["name"] in wanted and exp.get("stopping"):
+                found[exp["name"]] = exp["stopping"]
         if len(found) == len(names):
             break
     return found

@@ -2,10 +2,8 @@
 
 The scheduler asks it before each round (which cases are still going, is there time for
 another round) and tells it when a round is done; at the stopping rule's checkpoints it
-stops the cases whose figure is precise enough (stopping.py), and, under a deadline, the cases
-that cannot get there in the time left (stopping.hopeless): the rounds go to the cases cheapest
-to finish. At the end it records, per case, the rounds it used, the precision it reached and why
-it stopped.
+stops the cases whose figure is precise enough (stopping.py). At the end it records, per
+case, the rounds it used, the precision it reached and why it stopped.
 """
 from __future__ import annotations
 
@@ -14,7 +12,7 @@ import time
 import numpy as np
 
 from layertax.engine.analysis import analyze, stats
-from layertax.engine.measure.stopping import StoppingRule, hopeless, precision_reached, still_going
+from layertax.engine.measure.stopping import StoppingRule, precision_reached, still_going
 
 
 class RoundPlan:
@@ -28,8 +26,7 @@ class RoundPlan:
         for r in runs:
             base = exp.group_baseline(r.case.group)
             self.baselines[r.case.name] = base if base != r.case.name and base in names else None
-        self.stopped: dict[str, str] = {}    # case -> why: "precise" | "hopeless" | "budget"
-        self.needed: dict[str, int] = {}     # a case stopped as hopeless -> the rounds it would have needed
+        self.stopped: dict[str, str] = {}    # case -> why: "precise" | "budget"
         self.rounds_done = 0
         self.round_seconds: list[float] = []
         # The rounds every case ran (before any stopped): what a round of the experiment costs,
@@ -58,16 +55,6 @@ class RoundPlan:
             for name in values:
                 if name not in going and name not in self.stopped:
                     self.stopped[name] = "precise"
-            # Under a deadline with room for another round: the rounds go to the cases that can
-            # finish (with none, the budget stops every case: out_of_time).
-            if self.deadline is not None and going and self.clock() + seconds <= self.deadline:
-                active = sum(1 for name in values if name not in self.stopped) or 1
-                per_case = seconds / active          # a round's length, shared alike by its cases
-                left = max(self.deadline - self.clock(), 0.0)
-                for name, need in hopeless(values, self.baselines, self.rule, going, rounds_done, left,
-                                           per_case).items():
-                    self.stopped[name] = "hopeless"
-                    self.needed[name] = need
 
     def warmed_up(self, seconds: float, burst: int) -> None:
         """The warm-up round took `seconds` at one sample per case; a measured round takes `burst`.
@@ -116,8 +103,6 @@ class RoundPlan:
             cases[name] = {"rounds": len(rounds), "precision": None if reached is None else round(reached, 5),
                            "met": None if self.rule is None or reached is None else reached <= self.rule.precision,
                            "stopped": why}
-            if name in self.needed:
-                cases[name]["needed"] = self.needed[name]
         return {"rule": self.rule.to_dict() if self.rule else None,
                 "rounds_s": round(sum(self.round_seconds), 3),
                 "round_s_median": float(np.median(self.round_seconds)) if self.round_seconds else None,

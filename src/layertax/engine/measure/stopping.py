@@ -15,7 +15,6 @@ baseline keeps running while any case compared with it does, whatever its own pr
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from layertax.engine.analysis import stats
@@ -83,48 +82,3 @@ def still_going(cases: dict[str, dict[int, float]], baselines: dict[str, str | N
             going.add(base)
     return going
 
-
-def rounds_needed(reached: float, rounds: int, target: float) -> int:
-    """The rounds a case would need in all to reach the target: an interval's half-width shrinks
-    as 1/sqrt(rounds), so n * (half-width / target)^2."""
-    return max(rounds, math.ceil(rounds * (reached / target) ** 2))
-
-
-def hopeless(cases: dict[str, dict[int, float]], baselines: dict[str, str | None], rule: StoppingRule,
-             going: set[str], rounds_done: int, seconds_left: float, seconds_per_case: float) -> dict[str, int]:
-    """The cases still going to stop now so that others can finish in the time left, each with
-    the rounds it would need in all: the time left goes to the cases cheapest to finish.
-
-    Each case still going would need rounds_needed() rounds. The cases that can finish are the
-    most, taken from the cheapest, whose rounds (to the rule's maximum) fit the time left at
-    seconds_per_case for each of them and their baselines in a round. The others stop only when
-    running them too would leave those short; when no case can finish, none is stopped (they
-    all gain precision until the budget ends them). A baseline goes on while a case compared
-    with it does."""
-    need: dict[str, int] = {}
-    for name in going:
-        base = baselines.get(name)
-        reached = precision_reached(cases[name], cases.get(base) if base else None)
-        if reached is not None:
-            need[name] = rounds_needed(reached, rounds_done, rule.precision)
-
-    def rounds_that_fit(members: set[str]) -> float:
-        everyone = members | {baselines[n] for n in members if baselines.get(n)}
-        return seconds_left / (seconds_per_case * len(everyone)) if seconds_per_case > 0 else float("inf")
-
-    order = sorted(need, key=lambda n: need[n])
-    finishing: set[str] = set()
-    for name in order:
-        trial = finishing | {name}
-        extra = need[name] - rounds_done
-        if need[name] > rule.max_rounds or extra > rounds_that_fit(trial):
-            break
-        finishing = trial
-    if not finishing:
-        return {}
-    longest = max(need[n] for n in finishing) - rounds_done
-    if longest <= rounds_that_fit(set(going)):
-        return {}                                # room for everyone: nobody needs to stop
-    dropped = {n: need[n] for n in need if n not in finishing}
-    kept = set(going) - set(dropped)
-    return {n: k for n, k in dropped.items() if not any(baselines.get(m) == n for m in kept)}
