@@ -18,6 +18,7 @@ from layertax.engine.measure.scheduler import select_cases
 
 SECONDS_PER_CASE_ROUND = 0.1   # the guess before any run was saved: one process and a burst of samples
 NEED_MARGIN = 1.5              # over what an experiment needed last time: the machine is noisier on some runs
+NEED_FLOOR = 0.05              # and at least this share of the budget more (a need of seconds has no room else)
 
 
 class Budget:
@@ -52,14 +53,16 @@ class Budget:
 
     def shares(self, left: float) -> dict[str, float]:
         """The seconds left shared by the experiments still to run: in proportion to their rounds'
-        cost, except that one known to need less than that is given its need (with NEED_MARGIN) and
-        what it leaves is shared by the others the same way."""
+        cost, except that one known to need less than that is given its need (with NEED_MARGIN, and
+        at least NEED_FLOOR of the budget more) and what it leaves is shared by the others the same
+        way."""
         out: dict[str, float] = {}
         open_ = dict(self.weights)
         while open_:
             total = sum(open_.values())
-            capped = {n: self.needs[n] * NEED_MARGIN for n, w in open_.items()
-                      if n in self.needs and self.needs[n] * NEED_MARGIN < left * w / total}
+            given = {n: max(self.needs[n] * NEED_MARGIN, self.needs[n] + NEED_FLOOR * (self.seconds or 0.0))
+                     for n in open_ if n in self.needs}
+            capped = {n: t for n, t in given.items() if t < left * open_[n] / total}
             if not capped:
                 out.update({n: left * w / total for n, w in open_.items()})
                 break
