@@ -243,7 +243,7 @@ def test_python_counts_do_not_follow_the_callers_environment(tmp_path, cache_roo
     k = kernels.prepare([exp], cache_root / "layertax")[("callchain", exp.case("py-shutil-move").kernel)]
     argv = [*k.argv, "--case", "py-shutil-move"]
     counts = [instructions.count(argv, instructions.counting_environment({**os.environ, "PAD": pad}, k.env),
-                                 tmp_path, with_chain=False, iters=(20, 620))["per_op"]
+                                 tmp_path, with_chain=False, iters=(20, 320))["per_op"]
               for pad in ("", "a" * 35)]
     assert counts[0] > 0 and abs(counts[1] - counts[0]) / counts[0] < 0.0005, counts
 
