@@ -25,17 +25,16 @@ import statistics
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+from layertax.engine.measure.noise_probe import spread  # noqa: E402
+
 DESIGNS = {
     "median": lambda burst: statistics.median(burst),
     "drop-first": lambda burst: statistics.median(burst[1:]) if len(burst) > 1 else burst[0],
     "first": lambda burst: burst[0],
     "min": lambda burst: min(burst),
 }
-
-
-def spread(logs: list[float]) -> float:
-    mid = statistics.median(logs)
-    return 1.4826 * statistics.median(abs(x - mid) for x in logs)
 
 
 def bursts(case: dict) -> dict[int, list[float]]:

@@ -19,7 +19,7 @@ from layertax.engine.builder import kernels
 from layertax.engine.measure import instructions
 from layertax.engine.measure.lock import Measuring
 from layertax.engine.measure import noise_probe
-from layertax.engine.measure.budget import Budget, saved_needs, saved_round_costs
+from layertax.engine.measure import budget as budgets
 from layertax.engine.measure.scheduler import Scheduler
 from layertax.engine.measure.settings import Settings
 from layertax.engine.store import results, runs
@@ -72,7 +72,7 @@ class _ProgressSaver:
                       "measured on and kept at the end")
 
 
-def _probe(budget: Budget, settings, note) -> dict | None:
+def _probe(budget: budgets.Budget, settings, note) -> dict | None:
     """The machine's noise now (noise_probe.py) and what the budget's rounds reach on it, said
     before the first round; None where the probe could not run (said, and the run goes on)."""
     try:
@@ -80,10 +80,10 @@ def _probe(budget: Budget, settings, note) -> dict | None:
     except (OSError, RuntimeError, ValueError, subprocess.SubprocessError) as e:
         note(f"noise probe not run: {e}")
         return None
-    rule = settings.stopping_rule()
+    rule = settings.stopping_rule()          # a precision is set: rounds are driven by it
     per_round = sum(budget.weights.values())
     rounds = int(budget.seconds // per_round) if per_round else rule.max_rounds
-    rounds = max(rule.min_rounds, min(rule.max_rounds, rounds)) if rule else rounds
+    rounds = max(rule.min_rounds, min(rule.max_rounds, rounds))
     probe["rounds"], probe["forecast"] = rounds, noise_probe.reachable(probe["spread"], rounds)
     note(noise_probe.forecast(probe, rounds, settings.precision))
     return probe
@@ -99,10 +99,9 @@ def _measure(chosen, settings, case_globs, prepared, doc, keeper, progress, note
     interrupted = False
     scheduled = [e for e in chosen if e.measure is None]
     seconds = settings.budget_s if settings.metric == "time" else None
-    names = [e.name for e in scheduled]
-    costs = saved_round_costs(fingerprint.get("machine_id"), names) if seconds else {}
-    needs = saved_needs(fingerprint.get("machine_id"), names) if seconds else {}
-    budget = Budget(seconds, scheduled, case_globs, costs, needs=needs)
+    stops = budgets.newest_stopping(fingerprint.get("machine_id"), [e.name for e in scheduled]) if seconds else {}
+    costs = budgets.round_costs(stops)
+    budget = budgets.Budget(seconds, scheduled, case_globs, costs, needs=budgets.needs(stops))
     doc["settings"]["round_costs_from_history"] = costs
     doc["settings"]["needs_from_history"] = budget.needs
     doc["settings"]["budget_s"] = budget.seconds

@@ -26,9 +26,11 @@ def _per_round(case: dict, key) -> dict[int, float]:
     return {r: statistics.median(v) for r, v in rounds.items()}
 
 
-def _between(start: str, end: str):
-    """A sample's time from one of its marks to a later one (None where either is missing)."""
-    return lambda s: s[end] - s[start] if s.get(start) is not None and s.get(end) is not None else None
+def _between(case: dict, start: str, end: str) -> dict:
+    """The median of the round medians of a case's time from one of its marks to a later one, with
+    its interval (launches missing either mark left out)."""
+    gap = (lambda s: s[end] - s[start] if s.get(start) is not None and s.get(end) is not None else None)
+    return stats.median_summary(list(_per_round(case, gap).values()))
 
 
 def end_of(parts: dict | None) -> str:
@@ -48,14 +50,13 @@ def whole(result: dict, lazy_name: str, until_output: bool = False) -> dict | No
     main = analyze.round_values(lazy, "main_ns")
     if main:
         parts["spawn->main"] = stats.median_summary(list(main.values()))
-        parts["main->exit"] = stats.median_summary(list(_per_round(lazy, _between("main_ns", "exit_ns")).values()))
+        parts["main->exit"] = _between(lazy, "main_ns", "exit_ns")
     output = analyze.round_values(lazy, "output_ns") if until_output else {}
     if output:
         parts["spawn->output"] = stats.median_summary(list(output.values()))
-        parts["output->exit"] = stats.median_summary(list(_per_round(lazy, _between("output_ns", "exit_ns")).values()))
+        parts["output->exit"] = _between(lazy, "output_ns", "exit_ns")
         if main:
-            parts["main->output"] = stats.median_summary(
-                list(_per_round(lazy, _between("main_ns", "output_ns")).values()))
+            parts["main->output"] = _between(lazy, "main_ns", "output_ns")
     within = ("spawn->main", "main->output", "spawn->output") if output else ("spawn->main", "main->exit", "spawn->exit")
     total = parts["spawn->output" if output else "spawn->exit"]["median"]
     return {name: {"ns": p["median"], "ci95": p["ci95"],

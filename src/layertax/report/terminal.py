@@ -207,8 +207,8 @@ def _extra_table(table: dict, console: Console) -> Table | Group:
         # Names are never wrapped by the table (it would cut them anywhere): they are on one line,
         # or broken beforehand between their words and after their hyphens (limit); prose wraps
         # between its words. A column that does not wrap keeps its header to its own width too.
-        header = breaking.words(str(col), max(max((len(c) for c in cells), default=0),
-                                       len(max(str(col).split(), key=len, default="")))) if whole else col
+        header = breaking.words(str(col), widths.column(max(str(col).split(), key=len, default=""), cells)) \
+            if whole else col
         t.add_column(header, justify=align[i], no_wrap=whole or i < nowrap,
                      overflow="ellipsis" if whole else "fold", min_width=None if whole or i < nowrap else PROSE_MIN)
     styles = table.get("styles") or {}

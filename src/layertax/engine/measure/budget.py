@@ -73,11 +73,11 @@ class Budget:
         return out
 
 
-def saved_round_costs(machine_id: str | None, names: list[str]) -> dict[str, float]:
-    """Seconds per round of all its cases of each named experiment in its newest saved run on this
-    machine."""
+def round_costs(stops: dict[str, dict]) -> dict[str, float]:
+    """Seconds per round of all its cases of each experiment, from its newest stopping record
+    (newest_stopping)."""
     found = {}
-    for name, stop in _newest_stopping(machine_id, names).items():
+    for name, stop in stops.items():
         # A round of all its cases (round_s_full); an older result has only the median round.
         cost = stop.get("round_s_full") or stop.get("round_s_median")
         if cost:
@@ -85,11 +85,11 @@ def saved_round_costs(machine_id: str | None, names: list[str]) -> dict[str, flo
     return found
 
 
-def saved_needs(machine_id: str | None, names: list[str]) -> dict[str, float]:
-    """The seconds each named experiment measured in its newest saved run on this machine, where it
-    finished before its share of the budget ran out (no case stopped by the budget)."""
+def needs(stops: dict[str, dict]) -> dict[str, float]:
+    """The seconds each experiment measured in its newest saved run, where it finished before its
+    share of the budget ran out (no case stopped by the budget)."""
     found = {}
-    for name, stop in _newest_stopping(machine_id, names).items():
+    for name, stop in stops.items():
         cases = stop.get("cases") or {}
         if stop.get("allotted_s") and stop.get("rounds_s") and cases and \
                 all(c.get("stopped") != "budget" for c in cases.values()):
@@ -97,7 +97,7 @@ def saved_needs(machine_id: str | None, names: list[str]) -> dict[str, float]:
     return found
 
 
-def _newest_stopping(machine_id: str | None, names: list[str]) -> dict[str, dict]:
+def newest_stopping(machine_id: str | None, names: list[str]) -> dict[str, dict]:
     """The stopping record of each named experiment in its newest saved run on this machine."""
     from layertax.engine.store import history
 

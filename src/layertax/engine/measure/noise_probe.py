@@ -26,6 +26,10 @@ PAIRS = 12
 SAMPLES = 7
 Z95 = 1.96
 MEDIAN_SE = 1.2533     # a median's standard error over the mean's, for normal data: sqrt(pi/2)
+# The forecast warns beyond this many times the target: the probe is as noisy as the noisiest
+# kernels (on the 2-vCPU VM of docs/method/measurement.md it reads 3-5%, where callchain's
+# per-round ratios spread 4% and tls's 1%), so a forecast just above the target is normal there.
+WARN_AT = 2.0
 # The probe's own process: a busy loop of about 2 ms, timed SAMPLES times; its median is printed.
 WORKER = (
     "import time\n"
@@ -93,9 +97,3 @@ def forecast(probe: dict, rounds: int, target: float) -> str:
         text += (": this machine is noisy now; expect '~' on many ratios (a longer --budget, or a --precision "
                  "nearer the forecast)")
     return text
-
-
-# The forecast warns beyond this many times the target: the probe is as noisy as the noisiest
-# kernels (on the 2-vCPU VM of docs/method/measurement.md it reads 3-5%, where callchain's
-# per-round ratios spread 4% and tls's 1%), so a forecast just above the target is normal there.
-WARN_AT = 2.0

@@ -30,7 +30,7 @@ class RoundPlan:
         self.rounds_done = 0
         self.round_seconds: list[float] = []
         # The rounds every case ran (before any stopped): what a round of the experiment costs,
-        # which the budget shares by (budget.saved_round_costs). Later rounds are shorter the
+        # which the budget shares by (budget.round_costs). Later rounds are shorter the
         # more cases stop, and a share taken from them would starve the next run.
         self.full_round_seconds: list[float] = []
         self.warmup_estimate: float | None = None   # a measured round's length guessed from the warm-up

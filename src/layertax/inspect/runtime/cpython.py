@@ -38,8 +38,8 @@ def traced(argv: list[str], workdir: Path) -> tuple[list[str], dict[str, str]]:
 
 
 def classify_traced(argv: list[str], workdir: Path) -> tuple[list[str], dict[str, str]]:
-    """The second traced run: -v says how each module was loaded (its times are not used)."""
-    return [argv[0], "-X", "importtime", "-v", *argv[1:]], {}
+    """The second traced run: -v says how each module was loaded (the first run has the times)."""
+    return [argv[0], "-v", *argv[1:]], {}
 
 
 def classify(split: Split, stdout: str, stderr: str) -> None:

@@ -372,6 +372,31 @@ static int output_pipe(int fds[2])
     return 0;
 }
 
+/* Closes both ends of a pipe that are still open. */
+static void close_pipe(int fds[2])
+{
+    for (int i = 0; i < 2; i++)
+        if (fds[i] >= 0) {
+            close(fds[i]);
+            fds[i] = -1;
+        }
+}
+
+/* Closes an output pipe (if the launch had one) and takes the SIGIO it may have left pending,
+ * so that it does not wake the next launch's wait; launches without one pay nothing. */
+static void end_output(int fds[2])
+{
+    if (fds[0] < 0 && fds[1] < 0)
+        return;
+    close_pipe(fds);
+    sigset_t io;
+    sigemptyset(&io);
+    sigaddset(&io, SIGIO);
+    struct timespec zero = {0, 0};
+    while (sigtimedwait(&io, NULL, &zero) > 0)
+        ;
+}
+
 /* Reads what the pipe holds (and drops it); returns whether there were any bytes. */
 static int drain(int fd)
 {
@@ -395,23 +420,12 @@ static void report_failure(const variant *v, int round, const char *status)
 /* Launches v once; prints its line (a primer only its failure); returns 0 if it ran as expected. */
 static int launch_once(variant *v, int round, long timeout_ms, int primer)
 {
-    int pipefd[2], phasefd[2];
-    if (pipe2(pipefd, O_CLOEXEC | O_NONBLOCK) != 0) {
-        report_failure(v, round, "pipe failed");
-        return -1;
-    }
-    if (pipe2(phasefd, O_CLOEXEC | O_NONBLOCK) != 0) {
-        close(pipefd[0]);
-        close(pipefd[1]);
-        report_failure(v, round, "pipe failed");
-        return -1;
-    }
-    int outfd[2] = {-1, -1};
-    if (v->until_output && output_pipe(outfd) != 0) {
-        close(pipefd[0]);
-        close(pipefd[1]);
-        close(phasefd[0]);
-        close(phasefd[1]);
+    int pipefd[2] = {-1, -1}, phasefd[2] = {-1, -1}, outfd[2] = {-1, -1};
+    if (pipe2(pipefd, O_CLOEXEC | O_NONBLOCK) != 0 || pipe2(phasefd, O_CLOEXEC | O_NONBLOCK) != 0 ||
+        (v->until_output && output_pipe(outfd) != 0)) {
+        close_pipe(pipefd);
+        close_pipe(phasefd);
+        close_pipe(outfd);
         report_failure(v, round, "pipe failed");
         return -1;
     }
@@ -423,9 +437,6 @@ static int launch_once(variant *v, int round, long timeout_ms, int primer)
     sigemptyset(&woken);
     sigaddset(&woken, SIGCHLD);
     sigaddset(&woken, SIGIO);
-    struct timespec zero = {0, 0};
-    while (sigtimedwait(&woken, NULL, &zero) > 0)   /* a signal left from an earlier launch wakes nothing now */
-        ;
     pid_t pid = -1;
     enum until until = primer ? UNTIL_NONE : dodge_for(v);
     long long self_wait0 = lt_runq_wait(self_schedstat);
@@ -435,18 +446,15 @@ static int launch_once(variant *v, int round, long timeout_ms, int primer)
         char msg[512];
         snprintf(msg, sizeof msg, "cannot start %s: %s", v->argv[0], strerror(err));
         report_failure(v, round, msg);
-        close(pipefd[0]);
-        close(pipefd[1]);
-        close(phasefd[0]);
-        close(phasefd[1]);
-        if (outfd[0] >= 0) {
-            close(outfd[0]);
-            close(outfd[1]);
-        }
+        close_pipe(pipefd);
+        close_pipe(phasefd);
+        end_output(outfd);
         return -1;
     }
-    if (outfd[1] >= 0)
+    if (outfd[1] >= 0) {
         close(outfd[1]);     /* the child's now: at its exit the pipe reads end-of-file */
+        outfd[1] = -1;
+    }
 
     uint64_t deadline = t0 + (uint64_t)timeout_ms * 1000000u, t_exit = 0, t_output = 0;
     int status = 0, timed_out = 0;
@@ -474,8 +482,7 @@ static int launch_once(variant *v, int round, long timeout_ms, int primer)
         end_descendants(pid);
         close(pipefd[0]);
         close(phasefd[0]);
-        if (outfd[0] >= 0)
-            close(outfd[0]);
+        end_output(outfd);
         char msg[64];
         snprintf(msg, sizeof msg, "timed out after %ld ms", timeout_ms);
         report_failure(v, round, msg);
@@ -490,8 +497,7 @@ static int launch_once(variant *v, int round, long timeout_ms, int primer)
     if (runq_wait > (long long)(t_exit - t0))
         runq_wait = (long long)(t_exit - t0);
     int ended = end_descendants(pid);   /* after the interval, before anything else runs */
-    if (outfd[0] >= 0)
-        close(outfd[0]);
+    end_output(outfd);
     long long stamp = 0;
     ssize_t got = read(pipefd[0], &stamp, sizeof stamp);
     close(pipefd[0]);
