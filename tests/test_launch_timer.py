@@ -88,7 +88,7 @@ def test_the_progress_total_is_unknown_until_a_timed_warm_up_ends(tools):
     with no total ("n/?") and gets one at the first measured launch, the warm-up's launches
     plus the measured ones; at the end the steps taken are that total. Without a time, the
     total is known from the start."""
-    from layertax.launch.assembly import launch_cases
+    from layertax.launch.timer import launch_cases
 
     class Counting:
         def __init__(self):

@@ -88,7 +88,7 @@ def test_compare_warns_when_a_run_was_measured_under_load():
 
 
 def test_launchs_hyperfine_line_is_on_spawn_to_exit_and_says_so():
-    from layertax.launch.command import hyperfine_summary
+    from layertax.commands.launch import hyperfine_summary
 
     exits = [500_000, 520_000, 540_000, 900_000]
     summary = hyperfine_summary(exits)

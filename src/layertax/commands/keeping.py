@@ -15,11 +15,12 @@ from rich.console import Console
 
 from layertax import console as consoles
 from layertax import files
+from layertax.engine import machine
 from layertax.engine.measure.lock import Measuring
 from layertax.engine.store import history, results, runs
 from layertax.errors import LayertaxError
-from layertax.launch import finish
 from layertax.report import exporters, terminal
+from layertax.result.model import ExperimentResult
 from layertax.text import printable
 
 
@@ -112,8 +113,15 @@ def keep(doc: dict, out: Console, save: bool, exports: dict[str, Path], path: Pa
         raise LayertaxError("; ".join(problems))
 
 
-def finish_launch_command(result: dict, method: dict, save: bool, exports: dict[str, Path],
+def finish_launch_command(result: ExperimentResult | dict, method: dict, save: bool, exports: dict[str, Path],
                           verbose: bool = False, claim: Measuring | None = None) -> int:
-    """Prints, saves and exports a launch-timer result; its exit code (launch/finish.py)."""
-    keep(finish.document(result, method).to_json(), consoles.console(), save, exports, verbose=verbose, claim=claim)
-    return finish.exit_code(result)
+    """The end of every command built on the launch timer (`launch`, `inspect`; inspect's result
+    is still a saved result's dict): prints, saves and exports its run, complete unless it was
+    interrupted, and returns the exit code: 130 if interrupted, 1 if a case failed, else 0."""
+    exp = result if isinstance(result, ExperimentResult) else ExperimentResult.from_json(result)
+    interrupted = exp.extra["interrupted"]
+    run = results.new_run(exp, method, machine.fingerprint(), complete=not interrupted)
+    keep(run.to_json(), consoles.console(), save, exports, verbose=verbose, claim=claim)
+    if interrupted:
+        return 130
+    return 1 if any(c.status == "failed" for c in exp.cases) else 0

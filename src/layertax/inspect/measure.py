@@ -26,7 +26,7 @@ from layertax.launch import timer
 from layertax.launch import settings as launch_settings
 from layertax.launch import tools as launch_tools
 from layertax.elf import loaderview
-from layertax.launch.assembly import launch_cases
+from layertax.launch.timer import launch_cases
 from layertax.launch.stamp import EMPTY, EMPTY_STAMPED, preload_cost, preload_env
 from layertax.inspect.whole import FIX_PREFIX
 

@@ -6,7 +6,8 @@ writes one JSON line per launch to a file, in batches; this module writes its sp
 reads the lines a few times a second (for the progress bar; Ctrl-C asks the timer
 to stop and keeps every finished launch), checks each into its record (protocol.py) and
 hands back the launches. The stamp libraries and the empty programs (tools.py) let a
-binary that does not stamp itself be timed too.
+binary that does not stamp itself be timed too. launch_cases() is what every start-up
+measurement calls: the timer's run folded into one result Case per target.
 """
 from __future__ import annotations
 
@@ -21,13 +22,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from layertax import files
+from layertax.engine import machine
 from layertax.engine.processes import ParentAwayFrom, kill_group
 from layertax.errors import LayertaxError, UsageError
+from layertax.experiment import ProgressSink
 from layertax.launch import protocol
 from layertax.launch.protocol import Launch
 from layertax.launch.settings import PRIMERS, LaunchSettings, Target
 from layertax.launch.tools import LaunchTools
-from layertax.result.model import Sample
+from layertax.progress import NoProgress
+from layertax.result.model import Case, Sample
 from layertax.scratch import private_dir
 
 @dataclass
@@ -206,3 +210,62 @@ def tsc_per_ns(launch_tools: LaunchTools) -> float | None:
     """TSC ticks per ns, measured: glibc's loader statistics are in these ticks."""
     out = subprocess.run([str(launch_tools.timer), "--tsc-rate"], capture_output=True, text=True, encoding="utf-8", errors="replace", check=True)
     return json.loads(out.stdout)["tsc_per_ns"]
+
+
+# The one launch-run assembly every start-up measurement goes through (`launch`, `inspect`,
+# the loadtime experiment and its sweep): the progress, the CPU times around the run, the
+# timer, any follow-up views while the run is still interruptible, and each target's
+# launches and failure folded into a case of the result.
+
+@dataclass
+class Launched:
+    run: LaunchRun
+    cases: dict[str, Case]    # target name -> its case, in the targets' order (layer still to be said)
+    cpu_activity: dict        # what the whole machine did meanwhile (machine.cpu_activity)
+
+    @property
+    def interrupted(self) -> bool:
+        return self.run.interrupted
+
+
+def launch_cases(targets: list[Target], settings: LaunchSettings, tools: LaunchTools,
+                 progress: ProgressSink | None = None, title: str = "launch", extra_steps: int = 0,
+                 then: Callable[[LaunchRun], None] | None = None,
+                 describe_failure: Callable[[str], str] = lambda status: status) -> Launched:
+    """Launches every target round by round; then(run), if given and not interrupted, adds
+    views of its own (it may step the progress extra_steps times). Ctrl-C keeps every
+    launch that finished and skips what is left."""
+    progress = progress or NoProgress()
+    # A warm-up that lasts a time takes as many launches as fit in it: the total is not known
+    # ("n/?", no ETA) until the first measured launch, and then is what is done plus what is left.
+    after_warm_up = settings.runs * len(targets) + extra_steps
+    progress.start(title, None if settings.warmup_time else settings.warmup * len(targets) + after_warm_up)
+    done, measuring = 0, False
+
+    def on_launch(launch) -> None:
+        nonlocal done, measuring
+        if launch.round >= 0 and not measuring:
+            measuring = True
+            if settings.warmup_time:
+                progress.retotal(done + after_warm_up)
+        done += 1
+        progress.step(f"{launch.variant} " + (f"round {launch.round + 1}" if measuring else "warm-up"))
+
+    cpu_before = machine.cpu_times()
+    launched = LaunchRun()
+    try:
+        launched = run(targets, settings, tools, on_launch=on_launch)
+        if then is not None and not launched.interrupted:
+            then(launched)
+    except KeyboardInterrupt:
+        launched.interrupted = True
+    finally:
+        progress.finish(stopped=launched.interrupted)
+    cases = {}
+    for t in targets:
+        failed = launched.failures.get(t.name)
+        cases[t.name] = Case(name=t.name, kernel="launch", layer="", language="-",
+                             status="failed" if failed else "ok", reason=describe_failure(failed) if failed else None,
+                             samples=launched.samples(t.name),
+                             extra={"descriptor": None, "argv": list(t.argv), "env": dict(t.env)})
+    return Launched(launched, cases, machine.cpu_activity(cpu_before, machine.cpu_times()))

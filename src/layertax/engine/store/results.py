@@ -24,6 +24,7 @@ from layertax import files
 from layertax.errors import UsageError
 from layertax.redaction import redact_argv
 from layertax.result import validate as validation
+from layertax.result.model import ExperimentResult, Run
 from layertax.result.validate import ResultError  # noqa: F401 (named by the callers that catch it)
 from layertax.version import full_version
 
@@ -68,6 +69,14 @@ def new_document(settings: dict | None, machine: dict, experiments: list[dict] |
     return {"schema": SCHEMA, "layertax_version": full_version(), "created": now_iso(),
             "command": ["layertax", *redact_argv(sys.argv[1:])], "complete": complete, "settings": settings,
             "machine": machine, "experiments": experiments or []}
+
+
+def new_run(experiment: ExperimentResult, settings: dict | None, machine: dict, complete: bool) -> Run:
+    """One experiment's result in its run's envelope (new_document), typed."""
+    envelope = new_document(settings, machine, complete=complete)
+    return Run(layertax_version=envelope["layertax_version"], created=envelope["created"],
+               command=envelope["command"], complete=envelope["complete"], settings=envelope["settings"],
+               machine=envelope["machine"], experiments=[experiment])
 
 
 def dumps(doc: dict) -> str:

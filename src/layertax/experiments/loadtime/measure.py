@@ -23,7 +23,7 @@ from layertax.elf import phases, elfinfo, loaderview
 from layertax.launch import timer
 from layertax.launch import settings as launch_settings
 from layertax.launch import tools as launch_tools
-from layertax.launch.assembly import launch_cases
+from layertax.launch.timer import launch_cases
 from layertax.progress import NoProgress
 
 LAUNCH_TIMEOUT_S = 10.0
