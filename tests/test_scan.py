@@ -13,6 +13,7 @@ import pytest
 from conftest import run_cli
 from layertax.experiments.scan import inputfile, sizes, tables
 from layertax.experiments.scan.sizes import ceiling_bytes
+from layertax.report import format as fmt
 
 
 def tr_count(path: Path) -> int:
@@ -188,7 +189,8 @@ def test_throughput_shares_are_paired_per_round():
     assert rows["mmap-simd"][1] == "8.00"
     assert rows["mmap-simd"][2] == "80% [80%, 80%]"
     assert rows["mmap-simd"][3] == "200% [200%, 200%]"
-    assert rows["mmap-simd"][4] == "0.10x"
+    assert rows["mmap-simd"][4] == pytest.approx(0.1)      # a number with its unit, written by report/
+    assert table["units"][4] == "ratio" and fmt.written({**table, "rows": [rows["mmap-simd"]]})["rows"][0][4] == "0.10x"
     assert rows["mmap-simd"][5] == "then"
     assert rows["mem-read"][2] == "100% [100%, 100%]"
     assert table["best"]["case"] == "mmap-simd"

@@ -1,15 +1,11 @@
-"""The loadtime result's extra tables, as plain rows every report format prints."""
+"""The loadtime result's extra tables, every report format prints them: numbers with their units where a\ncell is one figure (report/format.py writes them), text where it is a figure with its interval."""
 from __future__ import annotations
 
 from layertax.engine.analysis import stats
 from layertax.engine.analysis.analyze import field_median, round_values
-from layertax.units import duration, part, ratio_with_ci, stage
+from layertax.units import part, ratio_with_ci, stage
 
 SPLIT_CHART = "loadtime-split"   # the HTML report draws this table as its stage chart, the numbers under it
-
-
-def _int(x) -> str:
-    return "-" if x is None else f"{x:,}"
 
 
 def _cases(result: dict) -> list[dict]:
@@ -17,27 +13,24 @@ def _cases(result: dict) -> list[dict]:
 
 
 def loader_table(result: dict) -> dict:
+    """Each variant's spawn->main, exit and the counts that explain them, as numbers with their
+    units (report/ writes them)."""
     rows = []
     for c in _cases(result):
         st, elf, ld, cg = c.get("stats") or {}, c.get("elf") or {}, c.get("loader") or {}, c.get("callgrind") or {}
         rel = elf.get("relocations", {})
         rows.append([
-            c["name"],
-            duration(st.get("min")),
-            duration(st.get("median")),
-            duration(field_median(c, "exit_ns")),
-            _int(ld.get("lookups")),
-            _int(rel.get("relative", 0) + rel.get("relr", 0)) if rel else "-",
-            _int(rel.get("glob_dat", 0) + rel.get("symbolic_other", 0)) if rel else "-",
-            _int(field_median(c, "minflt")),
-            duration(ld.get("total_ns")),
-            _int((cg.get("phases") or {}).get("loader")),
+            c["name"], st.get("min"), st.get("median"), field_median(c, "exit_ns"), ld.get("lookups"),
+            rel.get("relative", 0) + rel.get("relr", 0) if rel else None,
+            rel.get("glob_dat", 0) + rel.get("symbolic_other", 0) if rel else None,
+            field_median(c, "minflt"), ld.get("total_ns"), (cg.get("phases") or {}).get("loader"),
             ratio_with_ci(st.get("ratio")),
         ])
     return {"title": "the loader, variant by variant (spawn->main; lookups and loader time from LD_DEBUG=statistics, "
                      "the median launch; relocations from the files; faults from rusage; instructions from callgrind)",
             "columns": ["variant", "min", "median", "exit", "lookups", "relative+relr", "symbolic",
                         "minor faults", "loader (glibc)", "loader instr", "ratio to default"],
+            "units": [None, "ns", "ns", "ns", "count", "count", "count", "count", "ns", "count", None],
             "rows": rows}
 
 
@@ -74,14 +67,14 @@ def views_table(result: dict) -> dict:
             stage(stats.paired_difference(glibc_rounds(c), e_glibc)),
             stage(stats.paired_difference(glibc_rounds(c, as_printed=True), e_printed)),
             # A static program has no ld.so: callgrind finds no loader to count.
-            _int(cg["loader"] - e_cg) if cg.get("loader") and e_cg is not None else "-",
+            cg["loader"] - e_cg if cg.get("loader") and e_cg is not None else None,
             f"{reloc_share:.0%}" if reloc_share is not None else "-",
         ])
     return {"title": "three views of what the loader adds over the empty program (medians of differences paired "
                      "per round)",
             "columns": ["variant", "wall: spawn->main [95% CI], paired per round", "glibc (digit restored)", "glibc as printed",
                         "instructions", "in relocation"],
-            "rows": rows,
+            "units": [None, None, None, None, "count", None], "rows": rows,
             "notes": ["glibc 2.36 prints its tick counts with the last digit cut off (a NUL written over it), "
                       "so as printed they are 10x too small (docs/method/loader-views.md)"]}
 
@@ -107,12 +100,12 @@ def split_table(result: dict) -> dict:
 
 def sweep_points_table(result: dict) -> dict:
     """The sweep's points: each variant at each size, its median start-up and the counts that explain it."""
-    rows = [[p["variant"], str(p["libs"]), str(p["exports"]), str(p["relocs"]), duration(p["spawn_to_main_ns"]),
-             f"{p['relative_relocations']:,}", f"{p['symbol_lookups']:,}", f"{p.get('sysv_probes', 0):,}",
-             str(p["libraries"]), f"{p['page_faults']:,.0f}"] for p in result["points"]]
+    rows = [[p["variant"], p["libs"], p["exports"], p["relocs"], p["spawn_to_main_ns"], p["relative_relocations"],
+             p["symbol_lookups"], p.get("sysv_probes", 0), p["libraries"], p["page_faults"]] for p in result["points"]]
     return {"title": "points (median spawn->main; counts from the files; faults from rusage)",
             "columns": ["variant", "libs", "exports", "relocs", "spawn->main", "relative", "lookups",
-                        "SysV searches", "libraries", "faults"], "rows": rows}
+                        "SysV searches", "libraries", "faults"],
+            "units": [None, "count", "count", "count", "ns", "count", "count", "count", "count", "count"], "rows": rows}
 
 
 def sweep_model_table(result: dict) -> dict:

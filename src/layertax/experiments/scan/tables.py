@@ -41,10 +41,6 @@ def _share(summary: dict | None) -> str:
     return f"{summary['median']:.0%} [{lo:.0%}, {hi:.0%}]"
 
 
-def _times(summary: dict | None) -> str:
-    return "-" if not summary else f"{summary['median']:.2f}x"
-
-
 def throughput(result: dict, findings: dict[str, str]) -> dict:
     info = result.get("input") or {}
     cases = [c for c in result["cases"] if c["status"] == "ok" and c.get("stats")]
@@ -63,7 +59,7 @@ def throughput(result: dict, findings: dict[str, str]) -> dict:
             best = (case["name"], of_mem, gbps)
         noisy = " ~" if stats.wider_than(case["stats"], stats.precision_target(result)) else ""
         rows.append([case["name"], "-" if gbps is None else f"{gbps:.2f}{noisy}", _share(of_mem), _share(of_cache),
-                     _times(vs_perl), findings.get(case["name"], "")])
+                     vs_perl["median"] if vs_perl else None, findings.get(case["name"], "")])
     notes = [f"input: {info['summary']}",
              f"GB/s = bytes of one pass / median time of a pass; the memory ceiling reads an in-RAM buffer of its own "
              f"({sizes.human(info['ceiling_bytes'])}, the file's size within 1 MiB..1 GiB); shares and times are "
@@ -76,6 +72,7 @@ def throughput(result: dict, findings: dict[str, str]) -> dict:
     return {"title": "scan throughput: GB/s, share of the ceilings, time vs Perl's tr, and the classic's findings",
             "columns": ["case", "GB/s", "of memory ceiling", "of page-cache read", "time vs perl-tr", "then (2017)"],
             "align": ["left", "right", "right", "right", "right", "left"],
+            "units": [None, None, None, None, "ratio", None],
             "rows": rows, "notes": notes, "best": {"case": best[0], "share_of_memory": best[1], "gbps": best[2]}
             if best else None}
 
@@ -100,7 +97,7 @@ def brief(table: dict, keep: set[str]) -> dict:
     drop = table["columns"].index("of page-cache read")      # in the whole table; room for the findings here
     cut = lambda row: [cell for i, cell in enumerate(row) if i != drop]
     return {**table, "title": table["title"] + " (the ceilings, the best and the article's rows; all: --verbose)",
-            "columns": cut(table["columns"]), "align": cut(table["align"]),
+            "columns": cut(table["columns"]), "align": cut(table["align"]), "units": cut(table["units"]),
             "rows": [cut(row) for row in table["rows"] if row[0] in keep],
             "notes": [n for n in table["notes"] if n.startswith("best kernel")]}
 
