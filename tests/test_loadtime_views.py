@@ -10,6 +10,7 @@ from layertax.engine.analysis import stats
 from layertax.experiments.loadtime.measure import median_reading
 from layertax.experiments.loadtime.split import stage_split, variant_split
 from layertax.experiments.loadtime.tables import glibc_rounds, split_table, views_table
+from layertax.report import format as fmt
 from layertax.report import terminal
 from layertax.report.html import to_html
 from layertax.report.markdown import to_markdown
@@ -51,7 +52,7 @@ def test_glibc_view_is_paired_per_round():
     result = {"cases": [case("default", variant, mains), case("empty", empty, mains)]}
     assert glibc_rounds(result["cases"][0])[3] == 5400.0
     assert glibc_rounds(result["cases"][0], as_printed=True)[3] == 540.0
-    table = views_table(result)
+    table = fmt.written(views_table(result))      # figures with their units, written as report/ writes them
     row = dict(zip(table["columns"], table["rows"][0]))
     assert row["glibc (digit restored)"] == "400 ns [400, 400]"
     assert row["glibc as printed"] == "40.0 ns [40.0, 40.0]"
@@ -62,7 +63,7 @@ def test_glibc_view_never_prints_a_negative_time():
     empty = [500.0, 600.0, 400.0, 550.0, 450.0, 500.0, 520.0]
     variant = [610.0, 380.0, 520.0, 430.0, 560.0, 490.0, 505.0]
     result = {"cases": [case("default", variant, [1e6] * 7), case("empty", empty, [1e6] * 7)]}
-    row = views_table(result)["rows"][0]
+    row = fmt.written(views_table(result))["rows"][0]
     assert row[2].startswith("within noise") and "-" not in row[2]
 
 
@@ -112,7 +113,7 @@ def noisy_split_result() -> dict:
 
 
 def test_the_split_table_never_shows_a_negative_stage():
-    table = split_table(noisy_split_result())
+    table = fmt.written(split_table(noisy_split_result()))
     row = dict(zip(table["columns"], table["rows"][0]))
     assert row["variant"] == "default" and row["other loader work"].startswith("within noise")
     assert row["loading objects"] == "100 ns [100, 100]"

@@ -59,3 +59,30 @@ def test_a_case_read_without_statistics_is_written_without_them():
     case.stats = {"median": 1.0}
     assert case.to_json()["stats"] == {"median": 1.0}
     assert Case(name="b", layer="l", language="-").to_json()["stats"] is None   # analysed: said, even if none
+
+
+def _with_table(table: dict) -> dict:
+    doc = json.loads((Path(__file__).parent / "data" / "recorded" / "tls.json").read_text())
+    doc["experiments"][0]["tables"] = [table]
+    return doc
+
+
+def test_a_table_carries_figures_with_their_units_and_report_writes_them():
+    from layertax.report import format as fmt
+    from layertax.result import schema
+
+    figure = {"median": 0.8, "ci95": [0.78, 0.81], "rounds": 12}
+    table = {"title": "t", "columns": ["case", "share", "time", "ratio"], "units": [None, "share_ci", "ns", "ratio_ci"],
+             "rows": [["a", figure, 1500.0, {"median": 1.0, "ci95": [0.97, 1.03]}], ["b", None, None, None]]}
+    Run.from_json(_with_table(table))                    # a valid result
+    assert fmt.written(table)["rows"] == [["a", "80% [78%, 81%]", "1.50 µs", "1.00x [0.97, 1.03]"], ["b", "-", "-", "-"]]
+    assert set(fmt.FIGURE_WRITERS) == set(schema.FIGURE_UNITS)     # every figure unit the schema allows is written
+
+
+def test_a_figure_in_a_column_without_a_figures_unit_is_refused():
+    table = {"title": "t", "columns": ["case", "share"], "units": [None, "ns"],
+             "rows": [["a", {"median": 0.8, "ci95": [0.78, 0.81]}]]}
+    with pytest.raises(ResultError, match=r"rows\[0\]\[1\]: a figure in a column whose unit is not a figure's"):
+        Run.from_json(_with_table(table))
+    with pytest.raises(ResultError):      # a figure holds numbers only
+        Run.from_json(_with_table({**table, "units": [None, "share_ci"], "rows": [["a", {"median": "x"}]]}))

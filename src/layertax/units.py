@@ -75,6 +75,14 @@ def percent(x: float | None) -> str:
     return "-" if x is None else f"{x:.1%}"
 
 
+def share_with_ci(summary: dict | None) -> str:
+    """A share and its interval in whole percent: 80% [78%, 81%]."""
+    if not summary:
+        return "-"
+    lo, hi = summary["ci95"]
+    return f"{summary['median']:.0%} [{lo:.0%}, {hi:.0%}]"
+
+
 def stage(summary: dict | None) -> str:
     """A measured stage of a whole (a median with its 95% interval) as a time that is never
     negative: an interval that contains zero reads "within noise (±x)", one wholly below zero

@@ -309,11 +309,21 @@ def concurrent_line(doc: dict) -> str | None:
 
 
 # How a table's cell is written, by its column's unit (a table may carry numbers with their
-# units rather than text: "ns" a time, "count" a count or a median of counts, "ratio" a ratio).
+# units rather than text: "ns" a time, "count" a count or a median of counts, "ratio" a ratio,
+# "share" a fraction; and figures with their intervals, {"median", "ci95"}: "ratio_ci" a ratio,
+# "share_ci" a share, "stage" a time that may be within noise, "part" a stage as stats.as_time
+# keeps it).
 CELL_WRITERS = {"ns": units.duration, "count": units.count, "ratio": units.ratio, "share": units.percent}
+FIGURE_WRITERS = {"ratio_ci": units.ratio_with_ci, "share_ci": units.share_with_ci, "stage": units.stage,
+                  "part": units.part}      # one for each of result/schema.FIGURE_UNITS
 
 
 def _cell(value, unit: str | None):
+    if isinstance(value, dict):
+        writer = FIGURE_WRITERS.get(unit or "")
+        return writer(value) if writer else "-"
+    if value is None and unit in FIGURE_WRITERS:
+        return "-"
     writer = CELL_WRITERS.get(unit or "")
     if writer is None or not (value is None or isinstance(value, (int, float)) and not isinstance(value, bool)):
         return value

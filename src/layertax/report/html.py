@@ -34,7 +34,7 @@ def _chart(made) -> dict | None:
     if made is None:
         return None
     svg, table = made
-    return {"svg": svg, "table": table}
+    return {"svg": svg, "table": fmt.written(table) if table else None}   # its numbers written in their units
 
 
 def _cell_class(text: str, styles: dict[str, str]) -> str:

@@ -142,7 +142,14 @@ SETTINGS = nullable(obj({"method": nullable(TEXT), "runs": COUNT, "burst": COUNT
                          "precision": nullable(POSITIVE), "min_rounds": COUNT, "budget_s": nullable(NONNEGATIVE),
                          "measured_s": nullable(NONNEGATIVE), "metric": nullable(TEXT),
                          "timeout": nullable(NONNEGATIVE)}))
-TABLE = obj({"title": TEXT, "columns": array(TEXT, 1000), "rows": array(array(SCALAR, 1000)),
+# A table's cell that is a figure with its interval ({"median", "ci95"}, or a stage as
+# stats.as_time keeps it): numbers only, written by report/ in its column's unit.
+FIGURE = {"type": "object", "maxProperties": 8,
+          "additionalProperties": {"anyOf": [NUMBER, INTERVAL, {"type": "null"}]}}
+CELL = {"anyOf": [SCALAR, FIGURE]}
+# The units of a column whose cells may be figures (report/format.py writes each).
+FIGURE_UNITS = ("ratio_ci", "share_ci", "stage", "part")
+TABLE = obj({"title": TEXT, "columns": array(TEXT, 1000), "rows": array(array(CELL, 1000)),
              "align": array(TEXT, 1000), "notes": STRINGS, "units": array(nullable(TEXT), 1000), "detail": {"type": "boolean"},
              "brief": {"type": "boolean"}, "nowrap": nullable(COUNT),
              "styles": {"type": "object", "additionalProperties": TEXT}},

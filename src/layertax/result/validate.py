@@ -136,10 +136,15 @@ def _check_references(doc: dict, shown: str) -> None:
             if len(table.get("units") or [None] * width) != width:
                 raise ResultError(f"{printable(shown)}: not a valid layertax result: at experiments[{i}].tables"
                                   f"[{t}].units: {len(table['units'])} units for {width} columns")
+            figures = [u in schema.FIGURE_UNITS for u in table.get("units") or [None] * width]
             for r, row in enumerate(table["rows"]):
                 if len(row) != width:
                     raise ResultError(f"{printable(shown)}: not a valid layertax result: at experiments[{i}].tables"
                                       f"[{t}].rows[{r}]: {len(row)} cells for {width} columns")
+                bad = next((c for c, cell in enumerate(row) if isinstance(cell, dict) and not figures[c]), None)
+                if bad is not None:
+                    raise ResultError(f"{printable(shown)}: not a valid layertax result: at experiments[{i}].tables"
+                                      f"[{t}].rows[{r}][{bad}]: a figure in a column whose unit is not a figure's")
         for j, case in enumerate(exp["cases"]):
             for where, summary in (("stats", case.get("stats")), ("stats.ratio", (case.get("stats") or {}).get("ratio"))):
                 if summary and not summary["ci95"][0] <= summary["median"] <= summary["ci95"][1]:

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from layertax.engine.analysis import stats
 from layertax.engine.analysis.analyze import field_median, round_values
-from layertax.units import part, ratio_with_ci, stage
 
 SPLIT_CHART = "loadtime-split"   # the HTML report draws this table as its stage chart, the numbers under it
 
@@ -23,14 +22,13 @@ def loader_table(result: dict) -> dict:
             c["name"], st.get("min"), st.get("median"), field_median(c, "exit_ns"), ld.get("lookups"),
             rel.get("relative", 0) + rel.get("relr", 0) if rel else None,
             rel.get("glob_dat", 0) + rel.get("symbolic_other", 0) if rel else None,
-            field_median(c, "minflt"), ld.get("total_ns"), (cg.get("phases") or {}).get("loader"),
-            ratio_with_ci(st.get("ratio")),
+            field_median(c, "minflt"), ld.get("total_ns"), (cg.get("phases") or {}).get("loader"), st.get("ratio"),
         ])
     return {"title": "the loader, variant by variant (spawn->main; lookups and loader time from LD_DEBUG=statistics, "
                      "the median launch; relocations from the files; faults from rusage; instructions from callgrind)",
             "columns": ["variant", "min", "median", "exit", "lookups", "relative+relr", "symbolic",
                         "minor faults", "loader (glibc)", "loader instr", "ratio to default"],
-            "units": [None, "ns", "ns", "ns", "count", "count", "count", "count", "ns", "count", None],
+            "units": [None, "ns", "ns", "ns", "count", "count", "count", "count", "ns", "count", "ratio_ci"],
             "rows": rows}
 
 
@@ -62,10 +60,10 @@ def views_table(result: dict) -> dict:
         reloc_share = cg["relocation"] / cg["loader"] if cg.get("loader") else None
         rows.append([
             c["name"],
-            stage(stats.paired_difference(round_values(c, "main_ns"), round_values(empty, "main_ns")))
-            if wall is not None and e_wall is not None else "-",
-            stage(stats.paired_difference(glibc_rounds(c), e_glibc)),
-            stage(stats.paired_difference(glibc_rounds(c, as_printed=True), e_printed)),
+            stats.paired_difference(round_values(c, "main_ns"), round_values(empty, "main_ns"))
+            if wall is not None and e_wall is not None else None,
+            stats.paired_difference(glibc_rounds(c), e_glibc),
+            stats.paired_difference(glibc_rounds(c, as_printed=True), e_printed),
             # A static program has no ld.so: callgrind finds no loader to count.
             cg["loader"] - e_cg if cg.get("loader") and e_cg is not None else None,
             f"{reloc_share:.0%}" if reloc_share is not None else "-",
@@ -74,7 +72,7 @@ def views_table(result: dict) -> dict:
                      "per round)",
             "columns": ["variant", "wall: spawn->main [95% CI], paired per round", "glibc (digit restored)", "glibc as printed",
                         "instructions", "in relocation"],
-            "units": [None, None, None, None, "count", None], "rows": rows,
+            "units": [None, "stage", "stage", "stage", "count", None], "rows": rows,
             "notes": ["glibc 2.36 prints its tick counts with the last digit cut off (a NUL written over it), "
                       "so as printed they are 10x too small (docs/method/loader-views.md)"]}
 
@@ -84,12 +82,12 @@ def split_table(result: dict) -> dict:
     beside its plain and debugged spawn->main and what LD_DEBUG itself cost."""
     split = result.get("split") or []
     stages = list(split[0]["stages"]) if split else []
-    rows = [[v["variant"], part(v["plain_main_ns"]), part(v["debugged_main_ns"]),
-             *(part(v["stages"][s]) for s in stages), part(v["debug_cost"])] for v in split]
+    rows = [[v["variant"], v["plain_main_ns"], v["debugged_main_ns"], *(v["stages"][s] for s in stages),
+             v["debug_cost"]] for v in split]
     return {"title": "spawn->main stage by stage, inside the same LD_DEBUG=statistics launches (median [95% "
                      "interval] over them; a static program has no loader to split)",
             "columns": ["variant", "spawn->main", "with LD_DEBUG", *stages, "LD_DEBUG's own cost"],
-            "rows": rows, "chart": SPLIT_CHART,
+            "units": [None, "part", "part", *("part" for _ in stages), "part"], "rows": rows, "chart": SPLIT_CHART,
             "notes": ["exec, kernel, libc start-up: each launch's spawn->main less glibc's loader total in that "
                       "process; loading, relocation: glibc's own figures (digit restored); other loader work: its "
                       "total less the two (ld.so's own start-up, in a VM mostly CPU feature detection)",

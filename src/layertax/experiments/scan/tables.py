@@ -34,13 +34,6 @@ def _rate_share(case: dict, ref: dict | None, scale: float) -> dict | None:
     return stats.ratio_summary([scale / r for r in _time_ratios(case, ref) if r > 0])
 
 
-def _share(summary: dict | None) -> str:
-    if not summary:
-        return "-"
-    lo, hi = summary["ci95"]
-    return f"{summary['median']:.0%} [{lo:.0%}, {hi:.0%}]"
-
-
 def throughput(result: dict, findings: dict[str, str]) -> dict:
     info = result.get("input") or {}
     cases = [c for c in result["cases"] if c["status"] == "ok" and c.get("stats")]
@@ -58,7 +51,7 @@ def throughput(result: dict, findings: dict[str, str]) -> dict:
         if case["name"] not in (MEMORY, PAGECACHE) and of_mem and (best is None or of_mem["median"] > best[1]["median"]):
             best = (case["name"], of_mem, gbps)
         noisy = " ~" if stats.wider_than(case["stats"], stats.precision_target(result)) else ""
-        rows.append([case["name"], "-" if gbps is None else f"{gbps:.2f}{noisy}", _share(of_mem), _share(of_cache),
+        rows.append([case["name"], "-" if gbps is None else f"{gbps:.2f}{noisy}", of_mem, of_cache,
                      vs_perl["median"] if vs_perl else None, findings.get(case["name"], "")])
     notes = [f"input: {info['summary']}",
              f"GB/s = bytes of one pass / median time of a pass; the memory ceiling reads an in-RAM buffer of its own "
@@ -72,7 +65,7 @@ def throughput(result: dict, findings: dict[str, str]) -> dict:
     return {"title": "scan throughput: GB/s, share of the ceilings, time vs Perl's tr, and the classic's findings",
             "columns": ["case", "GB/s", "of memory ceiling", "of page-cache read", "time vs perl-tr", "then (2017)"],
             "align": ["left", "right", "right", "right", "right", "left"],
-            "units": [None, None, None, None, "ratio", None],
+            "units": [None, None, "share_ci", "share_ci", "ratio", None],
             "rows": rows, "notes": notes, "best": {"case": best[0], "share_of_memory": best[1], "gbps": best[2]}
             if best else None}
 
