@@ -3,8 +3,12 @@ spends it) and the fixes tried by timing them. Numbers carry their units (report
 from __future__ import annotations
 
 from layertax.inspect import whole
-from layertax import units
-from layertax.units import bare, duration, saving
+from layertax.units import bare, duration
+
+
+def _figure(p: dict) -> dict:
+    """A split's part as a table's figure: its numbers (time, interval, share), without its words."""
+    return {k: v for k, v in p.items() if not isinstance(v, str)}
 
 
 def _interval(p: dict) -> str:
@@ -54,12 +58,12 @@ def fixes_tried_table(result: dict) -> dict:
         if f["status"] != "ok":
             rows.append([f["fix"], "the program failed with it", "-", f.get("reason") or ""])
             continue
-        rows.append([f["fix"], saving(f["saving"]) if f.get("saving") else "-", units.ratio_with_ci(f.get("ratio")),
-                     f.get("caveat") or ""])
+        rows.append([f["fix"], f.get("saving"), f.get("ratio"), f.get("caveat") or ""])
     end = whole.end_of(result.get("whole"))
     return {"title": "fixes tried: each timed against the program as it is, interleaved and paired per round "
                      f"(saving on spawn->{end})",
-            "columns": ["fix", "saving", f"spawn->{end} ratio [95% CI]", "what else it changes"], "rows": rows}
+            "columns": ["fix", "saving", f"spawn->{end} ratio [95% CI]", "what else it changes"],
+            "units": [None, "saving", "ratio_ci", None], "rows": rows}
 
 
 def versus_table(result: dict) -> dict:
@@ -72,16 +76,17 @@ def versus_table(result: dict) -> dict:
     for label in ("spawn->main", "spawn->output", "spawn->exit"):
         p = vs.get(label)
         if p:
-            rows.append([label, duration(p["first_ns"]), duration(p["other_ns"]), units.ratio_with_ci(p["ratio"])])
+            rows.append([label, p["first_ns"], p["other_ns"], p["ratio"]])
     splits = result.get("split") or {}
     first, other = splits.get("lazy") or {}, splits.get(vs["name"]) or {}
     if first.get("status") == "ok" and other.get("status") == "ok":
         theirs = {p["part"]: p for p in other["parts"]}
         for p in first["parts"]:
             q = theirs.get(p["part"])
-            rows.append([f"  {p['part']}", units.part(p), units.part(q) if q else "-", ""])
+            rows.append([f"  {p['part']}", _figure(p), _figure(q) if q else None, ""])
     return {"title": f"{result.get('title', '').removeprefix('start-up of ')} against {vs['name'][4:]} "
                      "(ratios paired per round: the second over the first)",
-            "columns": ["part", "first", "second", "second / first [95% CI]"], "rows": rows,
+            "columns": ["part", "first", "second", "second / first [95% CI]"],
+            "units": [None, "part", "part", "ratio_ci"], "rows": rows,
             "notes": ["the stages are each program's own split, median [95% interval]; only the whole "
                       "start-up is paired round by round"]}

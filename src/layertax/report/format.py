@@ -312,20 +312,30 @@ def concurrent_line(doc: dict) -> str | None:
 # units rather than text: "ns" a time, "count" a count or a median of counts, "ratio" a ratio,
 # "share" a fraction; and figures with their intervals, {"median", "ci95"}: "ratio_ci" a ratio,
 # "share_ci" a share, "stage" a time that may be within noise, "part" a stage as stats.as_time
-# keeps it).
+# keeps it, "saving" a fix's saving). A bare number in a figure's column is that figure
+# without an interval; text is shown as it is.
 CELL_WRITERS = {"ns": units.duration, "count": units.count, "ratio": units.ratio, "share": units.percent}
 FIGURE_WRITERS = {"ratio_ci": units.ratio_with_ci, "share_ci": units.share_with_ci, "stage": units.stage,
-                  "part": units.part}      # one for each of result/schema.FIGURE_UNITS
+                  "part": units.part, "saving": units.saving}      # one for each of result/schema.FIGURE_UNITS
+BARE_FIGURE_WRITERS = {"ratio_ci": units.ratio, "share_ci": units.share_with_ci, "stage": units.duration,
+                       "part": units.duration, "saving": units.duration}
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _cell(value, unit: str | None):
+    if unit in FIGURE_WRITERS:
+        if isinstance(value, dict):
+            return FIGURE_WRITERS[unit](value)
+        if value is None:
+            return "-"
+        return BARE_FIGURE_WRITERS[unit](value) if _is_number(value) and unit != "share_ci" else value
     if isinstance(value, dict):
-        writer = FIGURE_WRITERS.get(unit or "")
-        return writer(value) if writer else "-"
-    if value is None and unit in FIGURE_WRITERS:
-        return "-"
+        return "-"          # validation refuses a figure outside a figure's column; never printed raw
     writer = CELL_WRITERS.get(unit or "")
-    if writer is None or not (value is None or isinstance(value, (int, float)) and not isinstance(value, bool)):
+    if writer is None or not (value is None or _is_number(value)):
         return value
     return writer(value)
 
