@@ -95,7 +95,7 @@ def test_inspect_is_a_compact_summary_at_100_columns():
     terminal.render(doc, Console(file=out, width=100, no_color=True), verbose=False)
     brief = out.getvalue().splitlines()
     assert len(brief) <= 42 and max(len(line) for line in brief) <= 100
-    assert "more tables in the result (--verbose prints them)" in out.getvalue()
+    assert re.search(r"\d+ more tables?\b.*\(--verbose prints them\)", out.getvalue())
     full = _render(doc, 100)
     exp = doc["experiments"][0]
     assert all(" ".join(table["title"].split()[:3]) in full for table in exp["tables"] if table["rows"])

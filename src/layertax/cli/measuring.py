@@ -43,6 +43,9 @@ def list_cmd(experiment: str | None) -> None:
               f"[default: {_D.min_rounds} to {_D.runs}, driven by --precision]")
 @click.option("--warmup", type=click.IntRange(min=0), help=f"Rounds run first and discarded. [default: {_D.warmup}]")
 @click.option("--burst", type=click.IntRange(min=1), help=f"Samples per case per round. [default: {_D.burst}]")
+@click.option("--baseline-bursts", type=click.IntRange(min=1, max=10), metavar="K", help="Bursts of each baseline "
+              "per round, each in its own process; every ratio divides by the baseline's round median, so more "
+              f"of them take its noise out of the ratios. [default: {_D.baseline_bursts}]")
 @click.option("--min-time", type=Finite(min=0.0001, max=60), help="Minimum seconds per sample; kernels calibrate "
               f"their iterations to it. [default: {_D.min_sample_ns / 1e9:g}]")
 @click.option("--case", "case_globs", multiple=True, metavar="GLOB", help="Run only cases matching GLOB (repeatable); the baseline always runs.")
@@ -60,9 +63,9 @@ def list_cmd(experiment: str | None) -> None:
 @click.option("--no-syscalls", is_flag=True, help="Skip the separate strace run that counts each case's system "
               "calls per operation (the timed runs are never traced).")
 @keeping_options
-def run(experiment_names, quick, thorough, precision, budget, runs, warmup, burst, min_time, case_globs, timeout,
-        seed, cpu, no_pin, no_priority, no_save, allow_concurrent, metric, no_syscalls, everything,
-        **options) -> None:
+def run(experiment_names, quick, thorough, precision, budget, runs, warmup, burst, baseline_bursts, min_time,
+        case_globs, timeout, seed, cpu, no_pin, no_priority, no_save, allow_concurrent, metric, no_syscalls,
+        everything, **options) -> None:
     """Run experiments (all of them if none is named) and print a table per experiment.
 
     A bare `layertax run` runs every experiment, building what it needs first (a
@@ -76,7 +79,8 @@ def run(experiment_names, quick, thorough, precision, budget, runs, warmup, burs
 
     exports = export_values(options)
     own = {key: value for key, value in options.items() if "__" in key}
-    settings = {"quick": quick, "thorough": thorough, "precision": precision, "budget": budget, "runs": runs, "warmup": warmup, "burst": burst, "min_time": min_time,
+    settings = {"quick": quick, "thorough": thorough, "precision": precision, "budget": budget, "runs": runs, "warmup": warmup, "burst": burst,
+                "baseline_bursts": baseline_bursts, "min_time": min_time,
                 "timeout": timeout, "seed": seed, "cpu": cpu, "pin": not no_pin, "raise_priority": not no_priority,
                 "count_syscalls": not no_syscalls, "metric": metric}
     exit_with(running.run(experiment_names, case_globs, settings, own, exports, not no_save, allow_concurrent,

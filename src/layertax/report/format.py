@@ -172,6 +172,9 @@ def settings_line(settings: dict | None) -> str:
         budget = f", a budget of {settings['budget_s'] / 60:.1f} min{used}"
     min_ns = settings.get("min_sample_ns")
     cpu = settings.get("cpu", "?")
+    baselines = settings.get("baseline_bursts") or 1
+    if baselines > 1:         # each baseline runs this many bursts a round
+        rounds += f" (baselines {baselines} bursts a round)"
     return (f"{rounds} x {settings.get('burst', '?')} samples after {settings.get('warmup', '?')} warm-up, "
             f"samples >= {duration(min_ns) if min_ns is not None else '?'}, interleaved (seed "
             f"{settings.get('seed', '?')}), cpu {cpu if cpu is not None else 'not pinned'}{budget}")
@@ -184,7 +187,7 @@ def own_settings_line(exp: dict) -> str | None:
     if not own:
         return None
     names = {"runs": "rounds", "burst": "samples per round", "warmup": "warm-up rounds",
-             "min_sample_ns": "min sample ns"}
+             "min_sample_ns": "min sample ns", "baseline_bursts": "baseline bursts per round"}
     return "this experiment ran with " + ", ".join(f"{names.get(k, k)} = {v}" for k, v in own.items() if k != "options"
                                                    and not isinstance(v, (dict, list, tuple)))
 
@@ -286,8 +289,8 @@ def stopping_line(exp: dict) -> str | None:
     unknown = [name for name, c in cases.items() if c["met"] is None]
     if missed:
         whys = sorted({_why(c["stopped"]) for _, _, c in missed})
-        worst = ", ".join(f"{name} ±{p:.1%}" for p, name, _ in missed[:3])
-        line += (f"; not met by {len(missed)} ({'worst: ' if len(missed) > 3 else ''}{worst}), "
+        p, name, _ = missed[0]        # the others carry "~" in the table
+        line += (f"; not met by {len(missed)} ({'worst: ' if len(missed) > 1 else ''}{name} ±{p:.1%}), "
                  f"stopped by {' or '.join(whys)}")
     if unknown:
         line += f"; too few rounds to tell: {', '.join(unknown)}"

@@ -158,13 +158,15 @@ def _chain_tree(case: dict) -> Tree | None:
     return tree
 
 
-def _classic_table(exp: dict) -> Table | None:
+def _classic_table(exp: dict, width: int) -> Table | None:
     rows = exp.get("classic_now") or []
     if not rows:
         return None
     c = exp["classic"]
-    t = Table(title=f"then ({c['source']}, {c['year']}; {c['machine']}; in {c['unit']}) vs now",
-              title_justify="left")
+    title = f"then ({c['source']}, {c['year']}; {c['machine']}; in {c['unit']}) vs now"
+    # Narrower than WIDE, as the experiment's own tables: a line under the header only.
+    t = Table(title=title, title_justify="left") if width >= WIDE else \
+        Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False)
     t.add_column("classic layer", overflow="fold")
     t.add_column("then", justify="right", no_wrap=True)
     t.add_column("then ratio", justify="right", no_wrap=True)
@@ -352,9 +354,7 @@ def render_experiment(exp: dict, console: Console, verbose: bool = True) -> None
             console.print(_extra_table(table, console))
             for note in table.get("notes", []):
                 console.print(f"  {note}", style="dim")
-    if hidden:
-        console.print(f"  {len(hidden)} more tables in the result (--verbose prints them)", style="dim", markup=False)
-    classic = _classic_table(exp)
+    classic = _classic_table(exp, console.width)
     if classic is not None:
         console.print(classic)
     if verbose:
@@ -383,9 +383,10 @@ def render_experiment(exp: dict, console: Console, verbose: bool = True) -> None
             console.print("  warnings (the figures' own, and the machine's while it ran):", style="yellow")
             for line in warnings:
                 console.print(f"    {line}", style="yellow")
-    elif details or warnings or legends:
+    elif details or warnings or legends or hidden:
         # The answer first: the notes and warnings are folded into one line, as the HTML report does.
         counted = ["what each case is"] * bool(legends) + \
+            [f"{len(hidden)} more table{'s' * (len(hidden) != 1)}"] * bool(hidden) + \
             [f"{len(details)} note{'s' * (len(details) != 1)}"] * bool(details) + \
             [f"{len(warnings)} warning{'s' * (len(warnings) != 1)}"] * bool(warnings)
         said = counted[0] if len(counted) == 1 else ", ".join(counted[:-1]) + " and " + counted[-1]

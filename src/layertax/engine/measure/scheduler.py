@@ -82,6 +82,13 @@ def _drop_unfinished_round(runs: list[CaseRun], round_no: int, rounds: RoundPlan
     return round_no
 
 
+def _baseline_repeats(order: list[CaseRun], rounds: RoundPlan, bursts: int) -> list[CaseRun]:
+    """The baselines' extra bursts of a round (bursts - 1 each, for the baselines in it): each
+    runs in a process of its own, and its samples join the round's median of that baseline."""
+    wanted = {b for b in (rounds.baselines.get(r.case.name) for r in order) if b}
+    return [r for r in order if r.case.name in wanted for _ in range(bursts - 1)]
+
+
 def experiment_result(exp: Experiment, kernels: dict[str, PreparedKernel], runs: list[CaseRun],
                       interrupted: bool, **measured) -> dict:
     """An experiment's result: what it is, its kernels and cases, and what the method measured."""
@@ -262,10 +269,13 @@ class Scheduler:
 
     def _steps_done(self, s: Settings, runs: list[CaseRun], rounds: RoundPlan, round_no: int, counting: bool) -> int:
         """The progress total once a checkpoint has stopped some cases: what was done plus what is left."""
-        done = 1 + (s.warmup + round_no + 1) * len([r for r in runs if r.active])   # an upper bound of done
+        active = [r for r in runs if r.active]
+        extra = len(_baseline_repeats(active, rounds, s.baseline_bursts))
+        done = 1 + (s.warmup + round_no + 1) * len(active) + (round_no + 1) * extra   # an upper bound of done
         # Rounds left: up to the maximum, or as many as the budget leaves time for.
         left_rounds = min(s.runs - round_no - 1, rounds.rounds_that_fit())
-        left = left_rounds * len([r for r in runs if r.active and rounds.going(r)])
+        going = [r for r in runs if r.active and rounds.going(r)]
+        left = left_rounds * (len(going) + len(_baseline_repeats(going, rounds, s.baseline_bursts)))
         return done + left + (len(runs) if counting else 0)
 
     def run_experiment(self, exp: Experiment, kernels: dict[str, PreparedKernel],
@@ -301,10 +311,11 @@ class Scheduler:
         counting = s.count_syscalls and syscalls.available()
         # A budgeted run's length is not known until a round has been timed (the warm-up's,
         # or the first measured one's): until then the total is left open, not guessed.
-        steps = (s.warmup + s.runs) * len(active) + 1 + (len(active) if counting else 0)
+        rounds = RoundPlan(exp, runs, s.stopping_rule(), self.deadline)
+        per_round = len(active) + len(_baseline_repeats(active, rounds, s.baseline_bursts))
+        steps = s.warmup * len(active) + s.runs * per_round + 1 + (len(active) if counting else 0)
         self.progress.start(exp.name, None if self.deadline is not None else steps)
         parent = ParentAwayFrom(s.cpu)
-        rounds = RoundPlan(exp, runs, s.stopping_rule(), self.deadline)
         try:
             with parent, self.interrupts:
                 harness = self._harness_floor(runs, workroot)
@@ -313,6 +324,8 @@ class Scheduler:
                     order = [r for r in runs if r.active and (round_no < 0 or rounds.going(r))]
                     if not order or (round_no >= 1 and rounds.out_of_time()):
                         break
+                    if round_no >= 0:
+                        order += _baseline_repeats(order, rounds, s.baseline_bursts)
                     self.rng.shuffle(order)
                     started = time.monotonic()
                     for run in order:

@@ -28,6 +28,10 @@ class Settings:
     runs: int = 40                 # measured rounds
     warmup: int = 1                # discarded rounds
     burst: int = 3                 # samples per case per round
+    # Bursts of each baseline per round, each in its own process at its own place in the
+    # shuffled order: every ratio divides by the baseline's round median, so its process-to-
+    # process noise goes into each of them (bench/baseline_bursts.py measures what more buys).
+    baseline_bursts: int = 1
     min_sample_ns: int = 5_000_000
     timeout: float = 60.0          # seconds, per invocation of a kernel
     seed: int | None = None        # of the shuffles; drawn and recorded if not given
@@ -53,7 +57,7 @@ class Settings:
                      precision: float | None = None, budget: float | None = None, timeout: float = 60.0,
                      seed: int | None = None, cpu: int | None = None, pin: bool = True,
                      raise_priority: bool = True, count_syscalls: bool = True, metric: str = "time",
-                     options: dict | None = None) -> Settings:
+                     baseline_bursts: int | None = None, options: dict | None = None) -> Settings:
         """The settings of one `layertax run`: --quick's or --thorough's values, then every flag
         given explicitly over them (and recorded as given, so they also beat an experiment's own
         defaults). --runs N fixes the number of rounds, as --thorough does (40, no budget)."""
@@ -71,7 +75,7 @@ class Settings:
             settings.precision = precision
         if budget is not None:
             settings.budget_s = budget or None   # --budget 0: no limit
-        explicit = {"runs": runs, "warmup": warmup, "burst": burst,
+        explicit = {"runs": runs, "warmup": warmup, "burst": burst, "baseline_bursts": baseline_bursts,
                     "min_sample_ns": None if min_time is None else int(min_time * 1e9)}
         for name, value in explicit.items():
             if value is not None:
@@ -100,6 +104,8 @@ class Settings:
             raise UsageError("--runs must be at least 1")
         if self.warmup < 0:
             raise UsageError("--warmup cannot be negative")
+        if not 1 <= self.baseline_bursts <= 10:
+            raise UsageError("--baseline-bursts must be between 1 and 10")
         if self.burst < 1 or self.min_sample_ns < 1 or self.timeout <= 0:
             raise UsageError("burst, minimum sample time and timeout must be positive")
         if self.precision is not None and not 0 < self.precision < 1:
