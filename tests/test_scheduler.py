@@ -49,3 +49,41 @@ def test_case_globs_always_keep_the_baseline():
     exp = probe_experiment()
     assert [c.name for c in select_cases(exp, ("wr*",))] == ["count", "wrong"]
     assert [c.name for c in select_cases(exp, ())] == [c.name for c in exp.cases]
+
+
+def test_a_baseline_runs_several_bursts_a_round_when_asked(cache_root, isolated_dirs):
+    """--baseline-bursts 2: the baseline runs two bursts a round (each its own process), its round
+    median over both; the other cases one burst; the progress counts every burst."""
+    from dataclasses import replace
+
+    from layertax.experiment import Case
+
+    exp = replace(probe_experiment(), cases=(Case("count", "probe", "test", "c"), Case("asm102", "probe", "test", "c")))
+    settings = Settings(runs=3, warmup=0, burst=2, min_sample_ns=200_000, timeout=5.0, seed=1, cpu=None,
+                        baseline_bursts=2, count_syscalls=False, precision=None, budget_s=None)
+
+    class Steps:
+        total, done = None, 0
+        def start(self, title, total): self.total = total
+        def step(self, label=""): self.done += 1
+        def retotal(self, total): self.total = total
+        def finish(self, stopped=False): pass
+
+    steps = Steps()
+    result, interrupted = Scheduler(settings, steps).run_experiment(exp, _prepared(exp, cache_root))
+    assert not interrupted
+    cases = {c["name"]: c for c in result["cases"]}
+    per_round = lambda name: sorted(sum(1 for s in cases[name]["samples"] if s["round"] == r) for r in range(3))
+    assert per_round("count") == [4, 4, 4] and per_round("asm102") == [2, 2, 2]
+    assert cases["asm102"]["stats"]["ratio"]["rounds"] == 3
+    assert steps.done == steps.total == 1 + 3 * 3          # the harness floor, then 3 bursts a round
+    assert Settings.from_options(baseline_bursts=3, pin=False).baseline_bursts == 3
+
+
+def test_baseline_bursts_out_of_range_is_one_clear_line():
+    import pytest
+
+    from layertax.errors import UsageError
+
+    with pytest.raises(UsageError, match="--baseline-bursts must be between 1 and 10"):
+        Settings.from_options(baseline_bursts=11, pin=False)
