@@ -6,8 +6,9 @@ times a round, each burst in a process of its own at its own place in the shuffl
 takes the round's median over all of them. This bench runs `layertax run EXPERIMENT --runs N`
 with 1 and with K baseline bursts in alternation (1 K K 1 1 K ...) and sets beside each other:
 
-- the spread of each case's per-round log ratio (its standard deviation over rounds, what the
-  interval's width follows), as the median over the cases and per case (how many got tighter);
+- the spread of each case's per-round log ratio (1.4826 x its median absolute deviation over the
+  rounds, the noise probe's robust spread: what the median's interval follows), as the median
+  over the cases and per case (how many got tighter);
 - what a round costs (measuring seconds over rounds), and the spread at equal time: a design
   whose rounds cost c times more gets 1/c as many rounds in a budget, so its spread counts
   sqrt(c) times more.
@@ -15,6 +16,7 @@ with 1 and with K baseline bursts in alternation (1 K K 1 1 K ...) and sets besi
 Not a test: it measures.
 
     .venv/bin/python bench/baseline_bursts.py [--experiment callchain] [--bursts 2] [--runs 12] [--turns 2]
+        [--keep DIR]       (the runs' JSON kept there, to replay: --replay DIR)
 """
 from __future__ import annotations
 
@@ -28,6 +30,8 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
+
+from layertax.engine.measure import noise_probe
 
 
 def layertax_run(experiment: str, runs: int, bursts: int, out: Path) -> dict:
@@ -50,7 +54,7 @@ def baseline_of(exp: dict, case: dict) -> str:
 
 
 def log_ratio_spreads(exp: dict) -> dict[str, float]:
-    """Each compared case's standard deviation of log(case / baseline) over the rounds both ran."""
+    """Each compared case's robust spread of log(case / baseline) over the rounds both ran."""
     medians = {c["name"]: round_medians(c) for c in exp["cases"] if c["status"] == "ok" and c["samples"]}
     out = {}
     for case in exp["cases"]:
@@ -60,7 +64,7 @@ def log_ratio_spreads(exp: dict) -> dict[str, float]:
         a, b = medians[case["name"]], medians[base]
         logs = [math.log(a[r] / b[r]) for r in sorted(a) if r in b and a[r] > 0 and b[r] > 0]
         if len(logs) >= 3:
-            out[case["name"]] = float(np.std(logs, ddof=1))
+            out[case["name"]] = noise_probe.spread(logs)
     return out
 
 
@@ -76,33 +80,44 @@ def main() -> int:
     parser.add_argument("--bursts", type=int, default=2, help="the baseline bursts a round set against 1")
     parser.add_argument("--runs", type=int, default=12, help="rounds of each run")
     parser.add_argument("--turns", type=int, default=2, help="runs of each design, in alternation")
+    parser.add_argument("--keep", help="a directory to keep each run's JSON in (TURN-K.json)")
+    parser.add_argument("--replay", help="a directory --keep filled: its runs read again, nothing measured")
     args = parser.parse_args()
     designs = (1, args.bursts)
+    one, many = designs
     spreads: dict[int, list[dict[str, float]]] = {k: [] for k in designs}
     costs: dict[int, list[float]] = {k: [] for k in designs}
-    with tempfile.TemporaryDirectory(prefix="layertax-bench-") as tmp:
-        for turn in range(args.turns):
-            for k in designs if turn % 2 == 0 else designs[::-1]:
-                print(f"turn {turn + 1}/{args.turns}: {args.experiment}, {k} baseline burst(s) a round ...",
-                      file=sys.stderr, flush=True)
-                exp = layertax_run(args.experiment, args.runs, k, Path(tmp) / f"{turn}-{k}.json")
-                spreads[k].append(log_ratio_spreads(exp))
-                costs[k].append(round_seconds(exp))
+    if args.replay:
+        for path in sorted(Path(args.replay).glob("*.json")):     # named TURN-K.json by --keep
+            k = int(path.stem.split("-")[1])
+            exp = json.loads(path.read_text())["experiments"][0]
+            spreads[k].append(log_ratio_spreads(exp))
+            costs[k].append(round_seconds(exp))
+    else:
+        with tempfile.TemporaryDirectory(prefix="layertax-bench-") as tmp:
+            keep = Path(args.keep) if args.keep else Path(tmp)
+            keep.mkdir(parents=True, exist_ok=True)
+            for turn in range(args.turns):
+                for k in designs if turn % 2 == 0 else designs[::-1]:
+                    print(f"turn {turn + 1}/{args.turns}: {args.experiment}, {k} baseline burst(s) a round ...",
+                          file=sys.stderr, flush=True)
+                    exp = layertax_run(args.experiment, args.runs, k, keep / f"{turn}-{k}.json")
+                    spreads[k].append(log_ratio_spreads(exp))
+                    costs[k].append(round_seconds(exp))
     # Per case, each design's spread pooled over its turns (root mean square).
     pooled = {k: {name: math.sqrt(np.mean([s[name] ** 2 for s in spreads[k] if name in s]))
                   for name in set().union(*spreads[k])} for k in designs}
     names = sorted(set(pooled[designs[0]]) & set(pooled[designs[1]]))
     cost = {k: float(np.median(costs[k])) for k in designs}
-    one, many = designs
     scale = math.sqrt(cost[many] / cost[one])
     med = {k: float(np.median([pooled[k][n] for n in names])) for k in designs}
     tighter = sum(pooled[many][n] < pooled[one][n] for n in names)
     tighter_equal_time = sum(pooled[many][n] * scale < pooled[one][n] for n in names)
-    print(f"{args.experiment}: {args.turns} runs of {args.runs} rounds per design, {len(names)} ratios")
-    print(f"{'baseline bursts':>16} {'round cost':>11} {'median log-ratio sd':>20} {'at equal time':>14}")
+    print(f"{args.experiment}: {len(spreads[one])} and {len(spreads[many])} runs per design, {len(names)} ratios")
+    print(f"{'baseline bursts':>16} {'round cost':>11} {'median spread':>14} {'at equal time':>14}")
     for k in designs:
         at_equal = med[k] * (scale if k == many else 1.0)
-        print(f"{k:>16} {cost[k]:>10.2f}s {med[k]:>20.4f} {at_equal:>14.4f}")
+        print(f"{k:>16} {cost[k]:>10.2f}s {med[k]:>14.2%} {at_equal:>14.2%}")
     print(f"with {many} baseline bursts: {tighter} of {len(names)} ratios tighter per round, "
           f"{tighter_equal_time} of {len(names)} at equal time (round cost x{cost[many] / cost[one]:.3f}); "
           f"median spread x{med[many] / med[one]:.3f} per round, x{med[many] * scale / med[one]:.3f} at equal time")

@@ -51,13 +51,15 @@ def test_case_globs_always_keep_the_baseline():
     assert [c.name for c in select_cases(exp, ())] == [c.name for c in exp.cases]
 
 
-def test_a_baseline_runs_several_bursts_a_round_when_asked(cache_root, isolated_dirs):
+def test_a_baseline_runs_several_bursts_a_round_when_asked(cache_root, isolated_dirs, monkeypatch):
     """--baseline-bursts 2: the baseline runs two bursts a round (each its own process), its round
     median over both; the other cases one burst; the progress counts every burst."""
     from dataclasses import replace
 
+    from layertax.engine.measure import scheduler
     from layertax.experiment import Case
 
+    monkeypatch.setattr(scheduler, "REPEAT_FROM", 1)      # the probe kernel has one case to compare
     exp = replace(probe_experiment(), cases=(Case("count", "probe", "test", "c"), Case("asm102", "probe", "test", "c")))
     settings = Settings(runs=3, warmup=0, burst=2, min_sample_ns=200_000, timeout=5.0, seed=1, cpu=None,
                         baseline_bursts=2, count_syscalls=False, precision=None, budget_s=None)
@@ -78,6 +80,23 @@ def test_a_baseline_runs_several_bursts_a_round_when_asked(cache_root, isolated_
     assert cases["asm102"]["stats"]["ratio"]["rounds"] == 3
     assert steps.done == steps.total == 1 + 3 * 3          # the harness floor, then 3 bursts a round
     assert Settings.from_options(baseline_bursts=3, pin=False).baseline_bursts == 3
+
+
+def test_a_baseline_repeats_only_where_it_serves_enough_cases():
+    """One more burst of a baseline pays from REPEAT_FROM cases on; each group's baseline counts
+    its own cases, and a baseline (served by none) or a lone case never repeats."""
+    from types import SimpleNamespace
+
+    from layertax.engine.measure.scheduler import REPEAT_FROM, _baseline_repeats
+
+    run = lambda name: SimpleNamespace(case=SimpleNamespace(name=name))
+    many = [f"m{i}" for i in range(REPEAT_FROM)]
+    few = [f"f{i}" for i in range(REPEAT_FROM - 1)]
+    order = [run(n) for n in ["base", "other", *many, *few]]
+    rounds = SimpleNamespace(baselines={"base": None, "other": None, **{n: "base" for n in many},
+                                        **{n: "other" for n in few}})
+    assert [r.case.name for r in _baseline_repeats(order, rounds, 3)] == ["base", "base"]
+    assert _baseline_repeats(order, rounds, 1) == []
 
 
 def test_baseline_bursts_out_of_range_is_one_clear_line():

@@ -12,6 +12,7 @@ directory, which is removed when the experiment ends, however it ends.
 from __future__ import annotations
 
 import contextlib
+from collections import Counter
 import fnmatch
 import os
 import random
@@ -82,11 +83,20 @@ def _drop_unfinished_round(runs: list[CaseRun], round_no: int, rounds: RoundPlan
     return round_no
 
 
+# A baseline runs its extra bursts only in a round where it serves at least this many cases:
+# n cases and their baseline cost n + 1 bursts, and one more buys the baseline's half of each
+# ratio's variance halved; with case and baseline equally noisy that is (n + 2) / (n + 1) x 3/4
+# of the variance per unit of time, a gain from 3 cases on (a `--case` run of one or two pays
+# more than it gets).
+REPEAT_FROM = 3
+
+
 def _baseline_repeats(order: list[CaseRun], rounds: RoundPlan, bursts: int) -> list[CaseRun]:
-    """The baselines' extra bursts of a round (bursts - 1 each, for the baselines in it): each
-    runs in a process of its own, and its samples join the round's median of that baseline."""
-    wanted = {b for b in (rounds.baselines.get(r.case.name) for r in order) if b}
-    return [r for r in order if r.case.name in wanted for _ in range(bursts - 1)]
+    """The baselines' extra bursts of a round (bursts - 1 each, for the baselines that serve at
+    least REPEAT_FROM of its cases): each runs in a process of its own, and its samples join
+    the round's median of that baseline."""
+    served = Counter(b for b in (rounds.baselines.get(r.case.name) for r in order) if b)
+    return [r for r in order if served[r.case.name] >= REPEAT_FROM for _ in range(bursts - 1)]
 
 
 def experiment_result(exp: Experiment, kernels: dict[str, PreparedKernel], runs: list[CaseRun],
