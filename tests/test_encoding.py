@@ -150,3 +150,21 @@ def test_throughput_samples_touch_no_new_pages(prepared, tmp_path):
         # The output buffer is 64 pages at 64 KiB; glibc may touch a page of its own (locale
         # data) on its first call, so the first sample may have one or two, the second none.
         assert faults[0] <= 2 and faults[1:] == [0], (case, faults)
+
+
+def test_the_throughput_matrix_carries_rates_as_numbers_and_marks_a_wide_one():
+    """Each cell: GB/s with its interval (the bytes over the time's ends), its share of memcpy's,
+    and "~" when the rate's own interval is wider than the target; report/ writes it."""
+    from layertax.experiments.encoding.tables import throughput_table
+    from layertax.report import format as fmt
+
+    def case(name, median, lo, hi, size=1000):
+        return {"name": name, "descriptor": {"bytes_per_op": size}, "stats": {"median": median, "ci95": [lo, hi]}}
+
+    result = {"cases": [case("tp-memcpy-ascii-16", 100.0, 99.0, 101.0), case("tp-wcs-ascii-16", 500.0, 400.0, 600.0)],
+              "stopping": {"rule": {"precision": 0.02}}}
+    table = throughput_table(result, ("memcpy", "wcs"), ("ascii",), ("16",))
+    assert table["units"] == [None, None, "rate"]
+    cell = table["rows"][1][2]
+    assert cell["median"] == 2.0 and cell["ci95"] == [1000 / 600, 2.5] and cell["of_ceiling"] == 0.2
+    assert fmt.written(table)["rows"] == [["memcpy", "ascii", "10.00"], ["wcs", "ascii", "2.00 ~ (20%)"]]

@@ -19,6 +19,7 @@ from layertax.engine import machine
 from layertax.engine.measure.lock import Measuring
 from layertax.engine.store import history, results, runs
 from layertax.errors import LayertaxError
+from layertax.launch import timer
 from layertax.report import exporters, terminal
 from layertax.result.model import ExperimentResult
 from layertax.text import printable
@@ -117,11 +118,8 @@ def finish_launch_command(result: ExperimentResult | dict, method: dict, save: b
                           verbose: bool = False, claim: Measuring | None = None) -> int:
     """The end of every command built on the launch timer (`launch`, `inspect`; inspect's result
     is still a saved result's dict): prints, saves and exports its run, complete unless it was
-    interrupted, and returns the exit code: 130 if interrupted, 1 if a case failed, else 0."""
+    interrupted, and returns the exit code the timer's result ends with (launch/timer.py)."""
     exp = result if isinstance(result, ExperimentResult) else ExperimentResult.from_json(result)
-    interrupted = exp.extra["interrupted"]
-    run = results.new_run(exp, method, machine.fingerprint(), complete=not interrupted)
+    run = results.new_run(exp, method, machine.fingerprint(), complete=not exp.extra["interrupted"])
     keep(run.to_json(), consoles.console(), save, exports, verbose=verbose, claim=claim)
-    if interrupted:
-        return 130
-    return 1 if any(c.status == "failed" for c in exp.cases) else 0
+    return timer.exit_code(exp)

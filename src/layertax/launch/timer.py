@@ -31,7 +31,7 @@ from layertax.launch.protocol import Launch
 from layertax.launch.settings import PRIMERS, LaunchSettings, Target
 from layertax.launch.tools import LaunchTools
 from layertax.progress import NoProgress
-from layertax.result.model import Case, Sample
+from layertax.result.model import Case, ExperimentResult, Sample
 from layertax.scratch import private_dir
 
 @dataclass
@@ -269,3 +269,10 @@ def launch_cases(targets: list[Target], settings: LaunchSettings, tools: LaunchT
                              samples=launched.samples(t.name),
                              extra={"descriptor": None, "argv": list(t.argv), "env": dict(t.env)})
     return Launched(launched, cases, machine.cpu_activity(cpu_before, machine.cpu_times()))
+
+
+def exit_code(result: ExperimentResult) -> int:
+    """How a command built on the timer ends: 130 if interrupted, 1 if a case failed, else 0."""
+    if result.extra["interrupted"]:
+        return 130
+    return 1 if any(c.status == "failed" for c in result.cases) else 0
