@@ -77,6 +77,9 @@ def test_a_table_carries_figures_with_their_units_and_report_writes_them():
     Run.from_json(_with_table(table))                    # a valid result
     assert fmt.written(table)["rows"] == [["a", "80% [78%, 81%]", "1.50 µs", "1.00x [0.97, 1.03]"], ["b", "-", "-", "-"]]
     assert set(fmt.FIGURE_WRITERS) == set(schema.FIGURE_UNITS)     # every figure unit the schema allows is written
+    times = {"title": "t", "columns": ["part", "time", "95% CI / source"], "units": [None, "ns", "interval"],
+             "rows": [["a", 1.18e6, {"median": 1.18e6, "ci95": [1.1e6, 1.2e6]}], ["b", 2e6, "-X importtime"]]}
+    assert fmt.written(times)["rows"] == [["a", "1.18 ms", "[1.10, 1.20]"], ["b", "2.00 ms", "-X importtime"]]
 
 
 def test_a_figure_in_a_column_without_a_figures_unit_is_refused():

@@ -3,7 +3,7 @@ spends it) and the fixes tried by timing them. Numbers carry their units (report
 from __future__ import annotations
 
 from layertax.inspect import whole
-from layertax.units import bare, duration
+from layertax.units import duration
 
 
 def _figure(p: dict) -> dict:
@@ -11,9 +11,9 @@ def _figure(p: dict) -> dict:
     return {k: v for k, v in p.items() if not isinstance(v, str)}
 
 
-def _interval(p: dict) -> str:
-    lo, hi = p["ci95"]
-    return f"[{bare(lo, p['ns'])}, {bare(hi, p['ns'])}]"
+def _interval(p: dict) -> dict:
+    """A part's interval as a figure: its median and ends (report/ writes the ends in the median's unit)."""
+    return {"median": p["ns"], "ci95": list(p["ci95"])}
 
 
 def whole_table(result: dict) -> dict:
@@ -48,7 +48,7 @@ def whole_table(result: dict) -> dict:
         notes.append("--until-output: the program wrote nothing to stdout or stderr, so its start-up ends at exit")
     title = "the whole start-up" + (" until the first output" if end == "output" else "")
     return {"title": f"{title} (medians of the timed launches; the runtime's stages from one traced run)",
-            "columns": ["part", "time", "95% CI / source", "share"], "units": [None, "ns", None, "share"],
+            "columns": ["part", "time", "95% CI / source", "share"], "units": [None, "ns", "interval", "share"],
             "rows": rows, "notes": notes}
 
 

@@ -315,9 +315,18 @@ def concurrent_line(doc: dict) -> str | None:
 # units rather than text: "ns" a time, "count" a count or a median of counts, "ratio" a ratio,
 # "share" a fraction; and figures with their intervals, {"median", "ci95"}: "ratio_ci" a ratio,
 # "share_ci" a share, "stage" a time that may be within noise, "part" a stage as stats.as_time
-# keeps it, "saving" a fix's saving, "rate" a throughput in GB/s). A bare number in a figure's column is that figure
-# without an interval; text is shown as it is.
+# keeps it, "saving" a fix's saving, "rate" a throughput in GB/s, "interval" a time's interval
+# alone, in its median's unit). A bare number in a figure's column is that figure without an
+# interval; text is shown as it is.
 CELL_WRITERS = {"ns": units.duration, "count": units.count, "ratio": units.ratio, "share": units.percent}
+
+
+def _interval(figure: dict) -> str:
+    """A time's interval beside its median's column: [1.10, 1.20], in the median's unit."""
+    lo, hi = figure["ci95"]
+    return f"[{units.bare(lo, figure['median'])}, {units.bare(hi, figure['median'])}]"
+
+
 def _rate(figure: dict) -> str:
     """A throughput (GB/s) with "~" when its interval is wider than its target, and its share of
     the ceiling where it has one: 8.00 ~ (45%)."""
@@ -329,9 +338,11 @@ def _rate(figure: dict) -> str:
 
 
 FIGURE_WRITERS = {"ratio_ci": units.ratio_with_ci, "share_ci": units.share_with_ci, "stage": units.stage,
-                  "part": units.part, "saving": units.saving, "rate": _rate}   # one for each of schema.FIGURE_UNITS
-BARE_FIGURE_WRITERS = {"ratio_ci": units.ratio, "share_ci": units.share_with_ci, "stage": units.duration,
-                       "part": units.duration, "saving": units.duration, "rate": lambda x: f"{x:.2f}"}
+                  "part": units.part, "saving": units.saving, "rate": _rate,
+                  "interval": _interval}       # one for each of result/schema.FIGURE_UNITS
+BARE_FIGURE_WRITERS = {"ratio_ci": units.ratio, "share_ci": lambda x: f"{x:.0%}", "stage": units.duration,
+                       "part": units.duration, "saving": units.duration, "rate": lambda x: f"{x:.2f}",
+                       "interval": lambda x: "-"}
 
 
 def _is_number(value) -> bool:
@@ -344,7 +355,7 @@ def _cell(value, unit: str | None):
             return FIGURE_WRITERS[unit](value)
         if value is None:
             return "-"
-        return BARE_FIGURE_WRITERS[unit](value) if _is_number(value) and unit != "share_ci" else value
+        return BARE_FIGURE_WRITERS[unit](value) if _is_number(value) else value
     if isinstance(value, dict):
         return "-"          # validation refuses a figure outside a figure's column; never printed raw
     writer = CELL_WRITERS.get(unit or "")
