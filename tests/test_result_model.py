@@ -80,6 +80,8 @@ def test_a_table_carries_figures_with_their_units_and_report_writes_them():
     times = {"title": "t", "columns": ["part", "time", "95% CI / source"], "units": [None, "ns", "interval"],
              "rows": [["a", 1.18e6, {"median": 1.18e6, "ci95": [1.1e6, 1.2e6]}], ["b", 2e6, "-X importtime"]]}
     assert fmt.written(times)["rows"] == [["a", "1.18 ms", "[1.10, 1.20]"], ["b", "2.00 ms", "-X importtime"]]
+    for unit in fmt.CELL_WRITERS:             # a missing figure is "-" in every unit
+        assert fmt.written({"title": "t", "columns": ["x"], "units": [unit], "rows": [[None]]})["rows"] == [["-"]]
 
 
 def test_a_figure_in_a_column_without_a_figures_unit_is_refused():

@@ -10,10 +10,6 @@ from layertax import units
 from layertax.units import duration
 
 
-def _n(v) -> str:
-    return "-" if v is None else f"{v:,.0f}"
-
-
 def _flags(e: dict) -> str:
     flags = []
     if e["pie"]:
@@ -39,12 +35,12 @@ def tree_table(pic) -> dict:
             continue
         r = e["relocations"]
         init = e["init"]
-        rows.append([name, o["found_by"], _n(r["relative"]), _n(r["relr"]), _n(r["glob_dat"]), _n(r["jump_slot"]),
-                     _n(r["symbolic_other"] + r["copy"]), f"{e['lookups']['lazy']:,} / {e['lookups']['now']:,}",
-                     _n(e["exported"]), _n(e["imported"]), "+".join(e["hash"]) or "-", _flags(e),
+        rows.append([name, o["found_by"], r["relative"], r["relr"], r["glob_dat"], r["jump_slot"],
+                     r["symbolic_other"] + r["copy"], f"{e['lookups']['lazy']:,} / {e['lookups']['now']:,}",
+                     e["exported"], e["imported"], "+".join(e["hash"]) or "-", _flags(e),
                      f"{e['pages_written']} ({e['pages_written'] * 4} K)",
                      f"{init.get('init', 0)}+{init.get('init_array', 0)}" + (f"+{init['preinit_array']}p" if init.get("preinit_array") else ""),
-                     str(len(e["needed"]))])
+                     len(e["needed"])])
     notes = [f"problem: {p}" for p in pic.problems]
     notes += [f"unused: {u['name']} is named by {', '.join(Path(n).name for n in u['named_by'])}, which use none of "
               "its symbols" for u in pic.unused]
@@ -55,7 +51,8 @@ def tree_table(pic) -> dict:
     return {"title": "the static picture: every object the loader maps, as it will resolve them (no execution)",
             "columns": ["object", "found by", "relative", "RELR", "GLOB_DAT", "JUMP_SLOT", "other symbolic",
                         "lookups lazy/now", "exported", "imported", "hash", "flags", "pages written", "init", "deps"],
-            "rows": rows, "notes": notes}
+            "units": [None, None, "count", "count", "count", "count", "count", None, "count", "count", None, None, None,
+                      None, "count"], "rows": rows, "notes": notes}
 
 
 def measured_table(result: dict) -> dict:
@@ -65,15 +62,15 @@ def measured_table(result: dict) -> dict:
             rows.append([c["name"], c.get("reason") or "no launches"] + ["-"] * 9)
             continue
         ctors = split_mod.constructors(c)
-        rows.append([c["name"], duration(analyze.field_median(c, "first_init_ns")),
-                     duration(analyze.field_median(c, "main_ns")), duration(analyze.field_median(c, "exit_ns")),
-                     duration(ctors["all_ns"]), duration(measure.median_reading(c, "total_ns")),
-                     duration(measure.median_reading(c, "load_ns")), duration(measure.median_reading(c, "relocation_ns")),
-                     _n(measure.median_reading(c, "lookups")), _n(measure.median_reading(c, "cache_lookups")),
-                     _n(analyze.field_median(c, "minflt"))])
+        rows.append([c["name"], analyze.field_median(c, "first_init_ns"), analyze.field_median(c, "main_ns"),
+                     analyze.field_median(c, "exit_ns"), ctors["all_ns"], measure.median_reading(c, "total_ns"),
+                     measure.median_reading(c, "load_ns"), measure.median_reading(c, "relocation_ns"),
+                     measure.median_reading(c, "lookups"), measure.median_reading(c, "cache_lookups"),
+                     analyze.field_median(c, "minflt")])
     return {"title": "the measured picture (medians; glibc's figures from LD_DEBUG=statistics launches, digit restored)",
             "columns": ["variant", "spawn->1st ctor", "spawn->main", "spawn->exit", "constructors", "loader (glibc)",
                         "load objects", "relocation", "lookups", "from cache", "minor faults"],
+            "units": [None, "ns", "ns", "ns", "ns", "ns", "ns", "ns", "count", "count", "count"],
             "rows": rows, "notes": []}
 
 
@@ -87,11 +84,11 @@ def split_table(result: dict) -> dict:
             continue
         for p in sp["parts"]:
             clear = "ci95" in p
-            rows.append([f"{name}: {p['part']}", units.part(p), f"{p['share']:.0%}" if clear else "-",
+            rows.append([f"{name}: {p['part']}", whole_tables.figure(p), p["share"] if clear else None,
                          split_mod.bar(p["share"], 20) if clear else ""])
             sources.setdefault(p["part"], p["source"])
-        rows.append([f"{name}: sum of the parts (error {sp['error']:+.1%})", duration(sp["sum_ns"]),
-                     f"{sp['sum_ns'] / sp['measured_main_ns']:.0%}", ""])
+        rows.append([f"{name}: sum of the parts (error {sp['error']:+.1%})", sp["sum_ns"],
+                     sp["sum_ns"] / sp["measured_main_ns"], ""])
         notes.append(f"{name}: the parts add up to {duration(sp['sum_ns'])}; measured spawn->main "
                      f"{duration(sp['measured_main_ns'])}")
         c = sp["constructors"]
@@ -105,18 +102,19 @@ def split_table(result: dict) -> dict:
     notes.append("each stage: median [95% interval] of values paired inside one launch; an interval that "
                  "contains zero reads 'within noise'")
     return {"title": "the split of spawn->main (each part measured on its own; the sum is a check, not forced)",
-            "columns": ["stage", "time [95% CI]", "share", ""], "rows": rows, "notes": notes}
+            "columns": ["stage", "time [95% CI]", "share", ""], "units": [None, "part", "whole_share", None],
+            "rows": rows, "notes": notes}
 
 
 def lookup_table(result: dict) -> dict:
     rows = []
     for r in result.get("lookup_check") or []:
         diff = None if r["ld_debug_lookups"] is None else r["ld_debug_lookups"] - r["static_lookups"]
-        rows.append([r["variant"], _n(r["static_lookups"]), _n(r["ld_debug_lookups"]),
-                     "-" if diff is None else f"{diff:+,.0f}", _n(r["static_cache"]), _n(r["ld_debug_cache"])])
+        rows.append([r["variant"], r["static_lookups"], r["ld_debug_lookups"],
+                     "-" if diff is None else f"{diff:+,.0f}", r["static_cache"], r["ld_debug_cache"]])
     return {"title": "symbol lookups at start-up: predicted from the files vs counted by glibc",
             "columns": ["variant", "files", "LD_DEBUG", "difference", "cache (files)", "cache (LD_DEBUG)"],
-            "rows": rows,
+            "units": [None, "count", "count", None, "count", "count"], "rows": rows,
             "notes": ["the files' count covers every object mapped (the stamp libraries included); glibc also counts "
                       "the ~9 lookups ld.so makes for itself (the vDSO's five functions; calloc, free, malloc and "
                       "realloc when it moves to libc's malloc), the same for every program: the difference should "
@@ -207,12 +205,12 @@ def fixes_summary(result: dict) -> dict:
 def startup_work_table(result: dict) -> dict:
     """ld.so's start-up work any program pays, by function (callgrind on the empty program)."""
     work = result.get("startup_work") or {}
-    rows = [[f["function"], units.count(f["instructions"]), units.percent(f["share"]), f["what"] or "-",
-             f["change"] or "-", f["source"] or "-"] for f in work.get("functions", [])]
+    rows = [[f["function"], f["instructions"], f["share"], f["what"] or "-", f["change"] or "-", f["source"] or "-"]
+            for f in work.get("functions", [])]
     return {"title": "ld.so: start-up work any program pays, by function (instructions under callgrind, the "
                      "empty dynamic program)",
             "columns": ["function", "instructions", "share", "what it does", "what you can change", "glibc source"],
-            "rows": rows,
+            "units": [None, "count", "share", None, None, None], "rows": rows,
             "notes": ["instructions, not time: CPU feature detection is few instructions and, under a "
                       "hypervisor that traps CPUID, much of the time", "valgrind runs the program with its own "
                       "preloaded objects and environment, so its counts are a little above a plain run's"]}

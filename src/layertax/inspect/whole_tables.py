@@ -6,7 +6,7 @@ from layertax.inspect import whole
 from layertax.units import duration
 
 
-def _figure(p: dict) -> dict:
+def figure(p: dict) -> dict:
     """A split's part as a table's figure: its numbers (time, interval, share), without its words."""
     return {k: v for k, v in p.items() if not isinstance(v, str)}
 
@@ -83,7 +83,7 @@ def versus_table(result: dict) -> dict:
         theirs = {p["part"]: p for p in other["parts"]}
         for p in first["parts"]:
             q = theirs.get(p["part"])
-            rows.append([f"  {p['part']}", _figure(p), _figure(q) if q else None, ""])
+            rows.append([f"  {p['part']}", figure(p), figure(q) if q else None, ""])
     return {"title": f"{result.get('title', '').removeprefix('start-up of ')} against {vs['name'][4:]} "
                      "(ratios paired per round: the second over the first)",
             "columns": ["part", "first", "second", "second / first [95% CI]"],

@@ -172,11 +172,10 @@ def settings_line(settings: dict | None) -> str:
         budget = f", a budget of {settings['budget_s'] / 60:.1f} min{used}"
     min_ns = settings.get("min_sample_ns")
     cpu = settings.get("cpu", "?")
-    baselines = settings.get("baseline_bursts") or 1
-    if baselines > 1:         # each baseline runs this many bursts a round
-        rounds += f" (baselines {baselines} bursts a round)"
-    return (f"{rounds} x {settings.get('burst', '?')} samples after {settings.get('warmup', '?')} warm-up, "
-            f"samples >= {duration(min_ns) if min_ns is not None else '?'}, interleaved (seed "
+    bursts = settings.get("baseline_bursts") or 1    # a baseline's bursts a round, where it serves 3 cases
+    baselines = f", baselines {bursts} bursts a round" if bursts > 1 else ""
+    return (f"{rounds} x {settings.get('burst', '?')} samples after {settings.get('warmup', '?')} warm-up"
+            f"{baselines}, samples >= {duration(min_ns) if min_ns is not None else '?'}, interleaved (seed "
             f"{settings.get('seed', '?')}), cpu {cpu if cpu is not None else 'not pinned'}{budget}")
 
 
@@ -313,12 +312,13 @@ def concurrent_line(doc: dict) -> str | None:
 
 # How a table's cell is written, by its column's unit (a table may carry numbers with their
 # units rather than text: "ns" a time, "count" a count or a median of counts, "ratio" a ratio,
-# "share" a fraction; and figures with their intervals, {"median", "ci95"}: "ratio_ci" a ratio,
+# "share" a fraction, "whole_share" one in whole percent; and figures with their intervals, {"median", "ci95"}: "ratio_ci" a ratio,
 # "share_ci" a share, "stage" a time that may be within noise, "part" a stage as stats.as_time
 # keeps it, "saving" a fix's saving, "rate" a throughput in GB/s, "interval" a time's interval
 # alone, in its median's unit). A bare number in a figure's column is that figure without an
 # interval; text is shown as it is.
-CELL_WRITERS = {"ns": units.duration, "count": units.count, "ratio": units.ratio, "share": units.percent}
+CELL_WRITERS = {"ns": units.duration, "count": units.count, "ratio": units.ratio, "share": units.percent,
+                "whole_share": lambda x: f"{x:.0%}"}
 
 
 def _interval(figure: dict) -> str:
@@ -361,7 +361,7 @@ def _cell(value, unit: str | None):
     writer = CELL_WRITERS.get(unit or "")
     if writer is None or not (value is None or _is_number(value)):
         return value
-    return writer(value)
+    return "-" if value is None else writer(value)
 
 
 def written(table: dict) -> dict:

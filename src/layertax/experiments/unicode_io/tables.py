@@ -162,7 +162,7 @@ def _agreement_line(exp: dict, link: str, what: str) -> str | None:
         return None
     line = f"{what} differs from the dynamic glibc build in {len(differing)} of {compared} cells"
     if differing:      # each one is in the matrix, its row beside its dynamic twin's
-        line += f" (the -{link} rows of the matrix)"
+        line += f" (the matrix's {link} rows)"
     return line
 
 
