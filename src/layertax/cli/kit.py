@@ -7,7 +7,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from layertax import console as consoles
-from layertax.commands import keeping
 from layertax.cli.options import CONTEXT, export_values, keeping_options
 from layertax.engine.measure.lock import Measuring
 from layertax.progress import for_console
@@ -26,6 +25,8 @@ class CliKit:
         return keeping_options(command)
 
     def targets(self, options: dict, save: bool) -> dict[str, Path]:
+        from layertax.commands import keeping      # the report stack, only when a command keeps a result
+
         return keeping.targets(export_values(options), save)
 
     def measuring(self, allow_concurrent: bool) -> Measuring:
@@ -33,4 +34,6 @@ class CliKit:
 
     def keep(self, doc: dict, save: bool, exports: dict[str, Path], claim: Measuring | None = None,
              verbose: bool = False) -> None:
+        from layertax.commands import keeping
+
         keeping.keep(doc, consoles.console(), save, exports, verbose=verbose, claim=claim)
