@@ -12,7 +12,6 @@ directory, which is removed when the experiment ends, however it ends.
 from __future__ import annotations
 
 import contextlib
-from collections import Counter
 import fnmatch
 import os
 import random
@@ -20,6 +19,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
