@@ -127,3 +127,20 @@ def test_what_the_tools_leave_in_tmpdir_goes_with_the_build(tmp_path, isolated_d
     left_by_tool = Path((path / "out.txt").read_text().strip())
     assert left_by_tool.name.startswith("cc") and not left_by_tool.exists()
     assert list(user_tmp.iterdir()) == []
+
+
+def test_a_case_glob_builds_only_the_kernels_its_cases_run_in(cache_root):
+    """`run callchain --case c-rename` builds the C kernel of c-rename and of its baseline, not the
+    Java, Go and Rust trees (a cold `--case` run took seconds for kernels it never ran)."""
+    from layertax import experiments
+    from layertax.engine.builder import kernels
+
+    exp = experiments.get("callchain")
+    prepared = kernels.prepare([exp], cache_root / "layertax", ("c-rename",))
+    needed = {exp.case("c-rename").kernel, exp.case(exp.baseline).kernel}
+    for (name, kernel), pk in prepared.items():
+        if kernel in needed:
+            assert pk.argv and not pk.skip, (kernel, pk.error)
+        else:
+            assert pk.skip == "not built: no case asked for (--case) runs in it" and not pk.argv
+    assert len(prepared) > len(needed)

@@ -7,6 +7,7 @@ is missing is skipped with a one-line hint, never an error.
 """
 from __future__ import annotations
 
+import fnmatch
 import os
 import sys
 from dataclasses import dataclass, field
@@ -72,6 +73,18 @@ def _extras(experiments: list[Experiment], cache_root: Path, case_globs: tuple[s
     return extras
 
 
+def _kernels_asked_for(exp: Experiment, case_globs: tuple[str, ...]) -> set[str] | None:
+    """The kernels the cases matching case_globs (and the baselines they are compared with) run
+    in, for an experiment the scheduler runs: `run callchain --case c-rename` builds the C
+    kernels, not the Java, Go and Rust trees. None: every kernel (no globs, or an experiment
+    measured its own way, which picks its cases itself)."""
+    if not case_globs or exp.measure is not None:
+        return None
+    chosen = {c.name for c in exp.cases if any(fnmatch.fnmatchcase(c.name, g) for g in case_globs)}
+    chosen |= {exp.baseline, *(exp.group_baseline(c.group) for c in exp.cases if c.name in chosen)}
+    return {c.kernel for c in exp.cases if c.name in chosen}
+
+
 def prepare(experiments: list[Experiment], cache_root: Path, case_globs: tuple[str, ...] = (),
             busy=None) -> dict[tuple[str, str], PreparedKernel]:
     """Every kernel of every experiment, ready to run or with the reason it is not.
@@ -84,11 +97,14 @@ def prepare(experiments: list[Experiment], cache_root: Path, case_globs: tuple[s
     planned: dict[tuple[str, str], runtimes.Planned] = {}
     cc = toolchain.find("cc")
     for exp in experiments:
+        wanted = _kernels_asked_for(exp, case_globs)
         for k in exp.kernels:
             pk = PreparedKernel(k.name, k.kind)
             out[(exp.name, k.name)] = pk
             missing = _missing(k)
-            if missing:
+            if wanted is not None and k.name not in wanted:
+                pk.skip = "not built: no case asked for (--case) runs in it"
+            elif missing:
                 pk.skip = missing
             elif isinstance(k, CKernel):
                 if cc is None:
