@@ -26,11 +26,11 @@ import math
 import subprocess
 import sys
 import tempfile
-from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
 
+from layertax.engine.analysis import analyze
 from layertax.engine.measure import noise_probe
 
 
@@ -41,24 +41,12 @@ def layertax_run(experiment: str, runs: int, bursts: int, out: Path) -> dict:
     return json.loads(out.read_text())["experiments"][0]
 
 
-def round_medians(case: dict) -> dict[int, float]:
-    by_round: dict[int, list[float]] = defaultdict(list)
-    for s in case["samples"]:
-        by_round[s["round"]].append(s["ns"] / s["ops"])
-    return {r: float(np.median(v)) for r, v in by_round.items()}
-
-
-def baseline_of(exp: dict, case: dict) -> str:
-    group = case.get("group") or ""
-    return next((g["baseline"] for g in exp.get("groups") or [] if g["name"] == group), exp["baseline"])
-
-
 def log_ratio_spreads(exp: dict) -> dict[str, float]:
     """Each compared case's robust spread of log(case / baseline) over the rounds both ran."""
-    medians = {c["name"]: round_medians(c) for c in exp["cases"] if c["status"] == "ok" and c["samples"]}
+    medians = {c["name"]: analyze.round_values(c) for c in exp["cases"] if c["status"] == "ok" and c["samples"]}
     out = {}
     for case in exp["cases"]:
-        base = baseline_of(exp, case)
+        base = analyze.baseline_of(exp, case)
         if case["name"] == base or case["name"] not in medians or base not in medians:
             continue
         a, b = medians[case["name"]], medians[base]

@@ -11,6 +11,7 @@ the heavy parts (numpy, click commands, builds) should load only when needed.
 """
 from __future__ import annotations
 
+import fnmatch
 import importlib
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -258,6 +259,18 @@ class Experiment:
 
     def group_baseline(self, group: str) -> str:
         return next((g.baseline for g in self.groups if g.name == group), self.baseline)
+
+    def cases_asked_for(self, patterns: tuple[str, ...]) -> list[Case]:
+        """The cases matching any glob (every case when none is given), with the baselines they
+        are compared with first, since every ratio needs them; [] when no case matches."""
+        if not patterns:
+            return list(self.cases)
+        chosen = [c for c in self.cases if any(fnmatch.fnmatchcase(c.name, p) for p in patterns)]
+        if not chosen:
+            return []
+        names = {c.name for c in chosen}
+        bases = dict.fromkeys([self.baseline, *(self.group_baseline(c.group) for c in chosen)])
+        return [self.case(b) for b in bases if b not in names] + chosen
 
     def kernel(self, name: str) -> Kernel:
         return next(k for k in self.kernels if k.name == name)

@@ -75,12 +75,16 @@ def percent(x: float | None) -> str:
     return "-" if x is None else f"{x:.1%}"
 
 
+def whole_percent(x: float | None) -> str:
+    return "-" if x is None else f"{x:.0%}"
+
+
 def share_with_ci(summary: dict | None) -> str:
     """A share and its interval in whole percent: 80% [78%, 81%]."""
     if not summary:
         return "-"
     lo, hi = summary["ci95"]
-    return f"{summary['median']:.0%} [{lo:.0%}, {hi:.0%}]"
+    return f"{whole_percent(summary['median'])} [{whole_percent(lo)}, {whole_percent(hi)}]"
 
 
 def stage(summary: dict | None) -> str:

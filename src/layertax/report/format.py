@@ -312,13 +312,13 @@ def concurrent_line(doc: dict) -> str | None:
 
 # How a table's cell is written, by its column's unit (a table may carry numbers with their
 # units rather than text: "ns" a time, "count" a count or a median of counts, "ratio" a ratio,
-# "share" a fraction, "whole_share" one in whole percent; and figures with their intervals, {"median", "ci95"}: "ratio_ci" a ratio,
-# "share_ci" a share, "stage" a time that may be within noise, "part" a stage as stats.as_time
+# "share" a fraction, "whole_share" one in whole percent; and figures with their intervals,
+# {"median", "ci95"}: "ratio_ci" a ratio, "share_ci" a share, "stage" a time that may be within noise, "part" a stage as stats.as_time
 # keeps it, "saving" a fix's saving, "rate" a throughput in GB/s, "interval" a time's interval
 # alone, in its median's unit). A bare number in a figure's column is that figure without an
 # interval; text is shown as it is.
 CELL_WRITERS = {"ns": units.duration, "count": units.count, "ratio": units.ratio, "share": units.percent,
-                "whole_share": lambda x: f"{x:.0%}"}
+                "whole_share": units.whole_percent}
 
 
 def _interval(figure: dict) -> str:
@@ -330,17 +330,16 @@ def _interval(figure: dict) -> str:
 def _rate(figure: dict) -> str:
     """A throughput (GB/s) with "~" when its interval is wider than its target, and its share of
     the ceiling where it has one: 8.00 ~ (45%)."""
-    rate, (lo, hi) = figure["median"], figure["ci95"]
     target = figure.get("target")
-    wide = " ~" if target is not None and rate and (hi - lo) / 2 / abs(rate) > target else ""
+    wide = " ~" if target is not None and stats.wider_than(figure, target) else ""
     share = figure.get("of_ceiling")
-    return f"{rate:.2f}{wide}" + (f" ({share:.0%})" if share is not None else "")
+    return f"{figure['median']:.2f}{wide}" + (f" ({share:.0%})" if share is not None else "")
 
 
 FIGURE_WRITERS = {"ratio_ci": units.ratio_with_ci, "share_ci": units.share_with_ci, "stage": units.stage,
                   "part": units.part, "saving": units.saving, "rate": _rate,
                   "interval": _interval}       # one for each of result/schema.FIGURE_UNITS
-BARE_FIGURE_WRITERS = {"ratio_ci": units.ratio, "share_ci": lambda x: f"{x:.0%}", "stage": units.duration,
+BARE_FIGURE_WRITERS = {"ratio_ci": units.ratio, "share_ci": units.whole_percent, "stage": units.duration,
                        "part": units.duration, "saving": units.duration, "rate": lambda x: f"{x:.2f}",
                        "interval": lambda x: "-"}
 

@@ -158,15 +158,20 @@ def _chain_tree(case: dict) -> Tree | None:
     return tree
 
 
+def _titled_table(title: str, width: int) -> Table:
+    """A table under its title, ruled all round from WIDE columns; narrower, the rules go (a line
+    under the header only): four lines fewer a table."""
+    if width >= WIDE:
+        return Table(title=title, title_justify="left")
+    return Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False)
+
+
 def _classic_table(exp: dict, width: int) -> Table | None:
     rows = exp.get("classic_now") or []
     if not rows:
         return None
     c = exp["classic"]
-    title = f"then ({c['source']}, {c['year']}; {c['machine']}; in {c['unit']}) vs now"
-    # Narrower than WIDE, as the experiment's own tables: a line under the header only.
-    t = Table(title=title, title_justify="left") if width >= WIDE else \
-        Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False)
+    t = _titled_table(f"then ({c['source']}, {c['year']}; {c['machine']}; in {c['unit']}) vs now", width)
     t.add_column("classic layer", overflow="fold")
     t.add_column("then", justify="right", no_wrap=True)
     t.add_column("then ratio", justify="right", no_wrap=True)
@@ -192,10 +197,7 @@ def _extra_table(table: dict, console: Console) -> Table | Group:
     prose wraps; a table whose figures alone are wider than the terminal is printed row by
     row instead, one "column: value" a line, so no figure is ever cut."""
     table = _without_bars(fmt.written(table), console.width)
-    wide = console.width >= WIDE
-    # Narrower than WIDE, the rules go (a line under the header only): four lines fewer a table.
-    t = Table(title=table["title"], title_justify="left") if wide else \
-        Table(title=table["title"], title_justify="left", box=box.SIMPLE_HEAD, show_edge=False)
+    t = _titled_table(table["title"], console.width)
     align = table.get("align") or ["left"] + ["right"] * (len(table["columns"]) - 1)
     nowrap = table.get("nowrap", 1)   # leading columns (names) kept whole: the prose beside them wraps
     # The names on one line where they fit; else broken into lines as wide as the room the other

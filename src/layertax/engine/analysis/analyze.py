@@ -117,6 +117,17 @@ def classic_now(exp: dict, values: dict[str, dict[int, float]]) -> list[dict]:
     return rows
 
 
+def rate_figure(size: float, summary: dict, target: float, of_ceiling: float | None = None) -> dict:
+    """A throughput (bytes per ns = GB/s) as a table's figure: the bytes over the median time, its
+    interval over the ends of the time's, the precision target its "~" is judged by, and its share
+    of a ceiling where it has one (report/format.py writes it)."""
+    median = summary["median"]
+    lo, hi = summary.get("ci95") or (median, median)
+    rate = size / median
+    return {"median": rate, "ci95": [size / hi, size / lo] if lo > 0 else [rate, rate], "target": target,
+            "of_ceiling": of_ceiling}
+
+
 def baseline_of(exp: dict, case: dict) -> str:
     """The case a case's ratio is taken to: its group's baseline, or the experiment's."""
     group = case.get("group") or ""

@@ -7,7 +7,6 @@ is missing is skipped with a one-line hint, never an error.
 """
 from __future__ import annotations
 
-import fnmatch
 import os
 import sys
 from dataclasses import dataclass, field
@@ -80,9 +79,7 @@ def _kernels_asked_for(exp: Experiment, case_globs: tuple[str, ...]) -> set[str]
     measured its own way, which picks its cases itself)."""
     if not case_globs or exp.measure is not None:
         return None
-    chosen = {c.name for c in exp.cases if any(fnmatch.fnmatchcase(c.name, g) for g in case_globs)}
-    chosen |= {exp.baseline, *(exp.group_baseline(c.group) for c in exp.cases if c.name in chosen)}
-    return {c.kernel for c in exp.cases if c.name in chosen}
+    return {c.kernel for c in exp.cases_asked_for(case_globs)}
 
 
 def prepare(experiments: list[Experiment], cache_root: Path, case_globs: tuple[str, ...] = (),

@@ -12,7 +12,6 @@ directory, which is removed when the experiment ends, however it ends.
 from __future__ import annotations
 
 import contextlib
-import fnmatch
 import os
 import random
 import shutil
@@ -111,15 +110,11 @@ def experiment_result(exp: Experiment, kernels: dict[str, PreparedKernel], runs:
 
 def select_cases(exp: Experiment, patterns: tuple[str, ...]) -> list[Case]:
     """Cases matching any glob; the baselines they are compared with are always kept, since every ratio needs them."""
-    if not patterns:
-        return list(exp.cases)
-    chosen = [c for c in exp.cases if any(fnmatch.fnmatchcase(c.name, p) for p in patterns)]
-    if not chosen:
+    cases = exp.cases_asked_for(patterns)
+    if not cases:
         raise UsageError(f"no case of {exp.name} matches {', '.join(patterns)} "
                          f"(cases: {', '.join(c.name for c in exp.cases)})")
-    names = {c.name for c in chosen}
-    bases = dict.fromkeys([exp.baseline, *(exp.group_baseline(c.group) for c in chosen)])
-    return [exp.case(b) for b in bases if b not in names] + chosen
+    return cases
 
 
 def pin_before_exec(kernel: PreparedKernel, settings: Settings):

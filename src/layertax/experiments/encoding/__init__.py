@@ -27,13 +27,6 @@ KERNELS = (
 
 SHIMS = (("tls", "per-thread buffer"), ("heap", "heap temporaries"))
 CONVERTERS = (("wcs", "wcstombs/mbstowcs"), ("iconv", "iconv"), ("hand", "hand-written loop"))
-def _tables():
-    """The tables module, imported when a result is tabled (not at start-up: it loads the statistics)."""
-    from layertax.experiments.encoding import tables
-
-    return tables
-
-
 KINDS = ("ascii", "latin", "cjk", "emoji")
 SIZES = ("16", "256", "64k", "16m")
 C_CONVERTERS = ("memcpy", "mbstowcs", "wcstombs", "iconv-u8-u16", "iconv-u16-u8", "iconv-u8-u32", "iconv-u32-u8",
@@ -143,5 +136,5 @@ EXPERIMENT = Experiment(
     defaults={"burst": 2},
     # Throughput cases convert in memory (no system call in the loop); the others are counted.
     syscall_groups=tuple(g.name for g in GROUPS if g.name != "throughput") + ("",),
-    tables=lambda result: [_tables().throughput_table(result, C_CONVERTERS + PY_CONVERTERS, KINDS, SIZES)],
+    tables="layertax.experiments.encoding.tables:experiment_tables",
 )

@@ -2,7 +2,7 @@
 with memcpy of the same bytes (measured in the same rounds) as the ceiling."""
 from __future__ import annotations
 
-from layertax.engine.analysis import stats
+from layertax.engine.analysis import analyze, stats
 
 SIZE_LABELS = {"16": "16 B", "256": "256 B", "64k": "64 KiB", "16m": "16 MiB"}
 
@@ -12,15 +12,6 @@ def gbps(case: dict | None) -> float | None:
     if not case or not case.get("stats") or not (case.get("descriptor") or {}).get("bytes_per_op"):
         return None
     return case["descriptor"]["bytes_per_op"] / case["stats"]["median"]
-
-
-def rate_figure(case: dict, rate: float, of_ceiling: float | None, target: float) -> dict:
-    """A cell of the matrix as numbers: GB/s with its interval (the bytes over the ends of the
-    time's), its share of memcpy's, and the precision target its "~" is judged by."""
-    lo_ns, hi_ns = case["stats"]["ci95"]
-    size = case["descriptor"]["bytes_per_op"]
-    interval = [size / hi_ns, size / lo_ns] if lo_ns > 0 else [rate, rate]
-    return {"median": rate, "ci95": interval, "of_ceiling": of_ceiling, "target": target}
 
 
 def throughput_table(result: dict, converters: tuple[str, ...], kinds: tuple[str, ...], sizes: tuple[str, ...]) -> dict:
@@ -36,8 +27,9 @@ def throughput_table(result: dict, converters: tuple[str, ...], kinds: tuple[str
                     cells.append(None)
                     continue
                 seen = True
-                cells.append(rate_figure(case, rate, rate / ceiling if ceiling and conv != "memcpy" else None,
-                                         stats.precision_target(result)))
+                cells.append(analyze.rate_figure(case["descriptor"]["bytes_per_op"], case["stats"],
+                                                 stats.precision_target(result),
+                                                 rate / ceiling if ceiling and conv != "memcpy" else None))
             if seen:
                 rows.append([conv, kind, *cells])
     return {
@@ -49,3 +41,10 @@ def throughput_table(result: dict, converters: tuple[str, ...], kinds: tuple[str
                   "memcpy is the ceiling measured in the same rounds; ~ marks a rate whose 95% interval is "
                   "wider than the precision target"],
     }
+
+
+def experiment_tables(result: dict) -> list[dict]:
+    """encoding's tables hook: the throughput matrix over every converter, kind and size."""
+    from layertax.experiments.encoding import C_CONVERTERS, KINDS, PY_CONVERTERS, SIZES
+
+    return [throughput_table(result, C_CONVERTERS + PY_CONVERTERS, KINDS, SIZES)]

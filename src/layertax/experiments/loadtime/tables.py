@@ -1,4 +1,5 @@
-"""The loadtime result's extra tables, every report format prints them: numbers with their units where a\ncell is one figure (report/format.py writes them), text where it is a figure with its interval."""
+"""The loadtime result's extra tables, which every report format prints: numbers and figures with
+their units (report/format.py writes them)."""
 from __future__ import annotations
 
 from layertax.engine.analysis import stats

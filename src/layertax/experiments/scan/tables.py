@@ -34,15 +34,6 @@ def _rate_share(case: dict, ref: dict | None, scale: float) -> dict | None:
     return stats.ratio_summary([scale / r for r in _time_ratios(case, ref) if r > 0])
 
 
-def _rate(case: dict, size: int, gbps: float | None, target: float) -> dict | None:
-    """GB/s as a figure: the bytes of a pass over the median time, its interval over the ends
-    of the time's, and the precision target its "~" is judged by (report/ writes it)."""
-    if gbps is None:
-        return None
-    lo_ns, hi_ns = case["stats"].get("ci95") or [case["stats"]["median"]] * 2
-    return {"median": gbps, "ci95": [size / hi_ns, size / lo_ns] if lo_ns > 0 else [gbps, gbps], "target": target}
-
-
 def throughput(result: dict, findings: dict[str, str]) -> dict:
     info = result.get("input") or {}
     cases = [c for c in result["cases"] if c["status"] == "ok" and c.get("stats")]
@@ -59,7 +50,8 @@ def throughput(result: dict, findings: dict[str, str]) -> dict:
         vs_perl = _time_vs(case, perl) if size and case["name"] != MEMORY else None
         if case["name"] not in (MEMORY, PAGECACHE) and of_mem and (best is None or of_mem["median"] > best[1]["median"]):
             best = (case["name"], of_mem, gbps)
-        rows.append([case["name"], _rate(case, size, gbps, stats.precision_target(result)), of_mem, of_cache,
+        rate = analyze.rate_figure(size, case["stats"], stats.precision_target(result)) if size else None
+        rows.append([case["name"], rate, of_mem, of_cache,
                      vs_perl["median"] if vs_perl else None, findings.get(case["name"], "")])
     notes = [f"input: {info['summary']}",
              f"GB/s = bytes of one pass / median time of a pass; the memory ceiling reads an in-RAM buffer of its own "
