@@ -2,25 +2,30 @@
 
 The interval is the one layertax prints for a case's ratio to its baseline: the median of the
 per-round ratios, Hettmansperger-Sheather interpolated order statistics, widened for rounds
-that move together (engine/analysis/stats.py ratio_summary). Beside it, the plain
-order-statistic pair the interval replaced ("[X(j), X(n-j+1)] at >= 95%").
+that move together by a factor estimated with the experiment's other cases
+(engine/analysis/dependence.py factors, stats.ratio_summary). Beside it, the same interval
+widened by the factor of the case's own rounds only ("own"), and the plain order-statistic
+pair with no interpolation and no widening ("plain": "[X(j), X(n-j+1)] at >= 95%").
 
-Models of a run's per-round ratios, each with an exact truth:
+A simulated experiment has 10 cases, each drawn from one model, each with an exact truth:
   iid          lognormal, sigma 5%
   mixture      85% lognormal sigma 3%, 15% of rounds 20-60% slower (heavy right tail)
   drift        case and baseline share an AR(0.6) drift (70% of it cancels in the ratio)
   steps        the machine's speed steps by 10% and stays ten rounds on average; the
                baseline feels 90% of each step
-and, with RUN.json files that keep their samples, recorded rounds: a simulated run draws n of
-a case's recorded paired ratios (iid), or takes n consecutive ones at a random start (the
-machine's own drift kept); the truth is the median of all of them.
+and, with RUN.json files that keep their samples, recorded rounds: a simulated run of an
+experiment draws n rounds of all its cases at once, either independently ("iid draws") or in
+blocks of consecutive rounds ten long on average ("blocks", a stationary bootstrap: the
+machine's own drift kept); the truth is the median of all of a case's recorded ratios.
 
-The sequential column applies the stopping rule the scheduler uses (stop at the first
-checkpoint whose interval is within +-precision) and checks the interval it stops with.
+The sequential column applies the stopping rule the scheduler uses (at each checkpoint, the
+experiment's factors from the rounds so far; a case stops when its interval at
+stats.SEQUENTIAL_CONFIDENCE is within +-precision) and checks the interval it stops with.
 
     .venv/bin/python bench/interval_coverage.py [--sims 2000] [RUN.json ...]
 
-Takes about a minute at 2,000 simulations; the table goes in docs/method/statistics.md.
+Takes about three minutes at 2,000 simulated cases a cell; the table goes in
+docs/method/statistics.md.
 """
 from __future__ import annotations
 
@@ -31,7 +36,7 @@ import sys
 
 import numpy as np
 
-from layertax.engine.analysis import analyze, stats
+from layertax.engine.analysis import analyze, dependence, stats
 from layertax.engine.measure.stopping import CHECKPOINTS
 
 SIZES = (6, 8, 10, 12, 16, 24, 32, 40)
@@ -79,71 +84,111 @@ MIXTURE_TRUTH = float(np.median(_mixture_values(np.random.default_rng(12345), 4_
 MODELS = {"iid": iid, "mixture": mixture, "drift": drift, "steps": steps}
 
 
+CASES = 10          # the cases of one simulated experiment
+BLOCK = 10          # the mean length of a block of recorded rounds
+
+
 def plain_interval(values) -> tuple[float, float]:
-    """The order-statistic pair before interpolation: the narrowest at or above 95%, widened by
-    whole ranks for dependence (the interval layertax printed before)."""
+    """The order-statistic pair before interpolation and widening: the narrowest at or above 95%."""
     x = np.sort(values)
     n = x.size
     j = 1
     while j + 1 <= n // 2 and stats._rank_coverage(j + 1, n) >= stats.CONFIDENCE:
         j += 1
-    dependence = stats.dependence
-    factor = dependence.variance_factor(values) / dependence.BIAS_CORRECTION if n >= 9 else 1.0   # as it was
-    if factor > 1:
-        j = max(1, min(j, math.floor(n / 2 + 0.5 - (n / 2 - j + 0.5) * math.sqrt(factor))))
     return float(x[j - 1]), float(x[n - j])
 
 
-def reported(values) -> tuple[float, float]:
-    lo, hi = stats.ratio_summary(list(values))["ci95"]
-    return lo, hi
+def intervals(runs: list[np.ndarray]) -> dict[str, list[tuple[float, float, float]]]:
+    """Each case's (low, high, labelled coverage) under each design, for one experiment's runs."""
+    pooled = dependence.factors(runs)
+    out = {"reported": [], "own": [], "plain": []}
+    for values, factor in zip(runs, pooled):
+        s = stats.ratio_summary(list(values), factor=factor)
+        out["reported"].append((*s["ci95"], s["ci_coverage"]))
+        own = stats.ratio_summary(list(values))
+        out["own"].append((*own["ci95"], own["ci_coverage"]))
+        out["plain"].append((*plain_interval(values), stats.CONFIDENCE))
+    return out
 
 
-def sequential(values, precision: float) -> tuple[float, float]:
-    """The interval a case stops with under the stopping rule: at each checkpoint from 8 rounds
-    (stopping.CHECKPOINTS), stop when the interval at stats.SEQUENTIAL_CONFIDENCE is within
-    +-precision, and report that interval; at the last round, report the 95% one."""
-    for n in CHECKPOINTS:
-        if n < 8 or n > values.size:
-            continue
-        summary = stats.ratio_summary(list(values[:n]), stats.SEQUENTIAL_CONFIDENCE)
-        lo, hi = summary["ci95"]
-        if (hi - lo) / 2 / summary["median"] <= precision:
-            return lo, hi
-    return reported(values)
+def sequential(runs: list[np.ndarray], precision: float) -> list[tuple[float, float]]:
+    """The interval each case of one experiment reports under the stopping rule, as layertax
+    decides and analyses it: at each checkpoint from 8 rounds (stopping.CHECKPOINTS), the
+    experiment's factors from the rounds each case ran so far, a case stopping when its interval
+    at stats.SEQUENTIAL_CONFIDENCE is within +-precision; then, with every case's rounds as they
+    ended, the experiment's factors again, and each case's interval at the level of its stop
+    (analyze.analyzed)."""
+    last = min(r.size for r in runs)
+    stopped_at: dict[int, int] = {}
+    for n in [c for c in CHECKPOINTS if 8 <= c <= last]:
+        seen = [r[:stopped_at.get(i, n)] for i, r in enumerate(runs)]
+        factors = dependence.factors(seen)
+        for i, values in enumerate(seen):
+            if i in stopped_at:
+                continue
+            s = stats.ratio_summary(list(values), stats.SEQUENTIAL_CONFIDENCE, factors[i])
+            lo, hi = s["ci95"]
+            if (hi - lo) / 2 / s["median"] <= precision:
+                stopped_at[i] = n
+    ended = [r[:stopped_at.get(i, last)] for i, r in enumerate(runs)]
+    factors = dependence.factors(ended)
+    return [tuple(stats.ratio_summary(list(values), stats.SEQUENTIAL_CONFIDENCE if i in stopped_at
+                                      else stats.CONFIDENCE, factors[i])["ci95"])
+            for i, values in enumerate(ended)]
 
 
-def coverage(draw, sizes, sims: int, seed: int) -> dict:
+class Tally:
+    """How often each design's interval held the truth, and the coverage it was labelled with."""
+
+    def __init__(self):
+        self.held: dict[str, list[bool]] = {}
+        self.labels: dict[str, list[float]] = {}
+
+    def add(self, got: dict[str, list], truths: list[float]) -> None:
+        for kind, cases in got.items():
+            for (lo, hi, label), truth in zip(cases, truths):
+                self.held.setdefault(kind, []).append(lo <= truth <= hi)
+                self.labels.setdefault(kind, []).append(label)
+
+    def cell(self, kind: str) -> str:
+        """The coverage, and below 95% labels where some intervals were labelled short of 95%."""
+        if not self.held.get(kind):
+            return "     -"
+        got = f"{100 * np.mean(self.held[kind]):.1f}"
+        label = np.mean(self.labels[kind])
+        return got + (f"({100 * label:.1f})" if label < stats.CONFIDENCE - 0.0005 else "")
+
+
+def coverage(draw, sizes, sims: int, seed: int) -> dict[int, Tally]:
     rng = np.random.default_rng(seed)
     out = {}
     for n in sizes:
-        held = {"reported": 0, "plain": 0}
-        for _ in range(sims):
-            values, truth = draw(rng, n)
-            lo, hi = reported(values)
-            held["reported"] += lo <= truth <= hi
-            plo, phi = plain_interval(values)
-            held["plain"] += plo <= truth <= phi
-        out[n] = {k: v / sims for k, v in held.items()}
+        tally = Tally()
+        for _ in range(max(1, sims // CASES)):
+            drawn = [draw(rng, n) for _ in range(CASES)]
+            tally.add(intervals([values for values, _ in drawn]), [truth for _, truth in drawn])
+        out[n] = tally
     return out
 
 
 def sequential_coverage(draw, sims: int, seed: int, precision: float = 0.02) -> float:
     rng = np.random.default_rng(seed)
-    held = 0
-    for _ in range(sims):
-        values, truth = draw(rng, 40)
-        lo, hi = sequential(values, precision)
-        held += lo <= truth <= hi
-    return held / sims
+    held = []
+    for _ in range(max(1, sims // CASES)):
+        drawn = [draw(rng, 40) for _ in range(CASES)]
+        for (lo, hi), (_, truth) in zip(sequential([values for values, _ in drawn], precision), drawn):
+            held.append(lo <= truth <= hi)
+    return float(np.mean(held))
 
 
 def recorded(paths: list[str]):
-    """Each case's recorded paired ratios (in round order), with at least 30 rounds."""
+    """Each experiment's cases' recorded paired ratios (in round order), all of one length of at
+    least 30 rounds: (experiment, [(case, ratios)])."""
     for path in paths:
         doc = json.load(open(path))
         for exp in doc["experiments"]:
             by_name = {c["name"]: c for c in exp.get("cases", [])}
+            cases = []
             for case in exp.get("cases", []):
                 base = by_name.get(analyze.baseline_of(exp, case))
                 if base is None or base is case or not case.get("samples") or not base.get("samples"):
@@ -151,43 +196,53 @@ def recorded(paths: list[str]):
                 ratios = np.array(stats.paired_ratios(analyze.round_values(case, analyze.sample_metric(exp)),
                                                       analyze.round_values(base, analyze.sample_metric(exp))))
                 if ratios.size >= 30:
-                    yield f"{exp['name']}/{case['name']}", ratios
+                    cases.append((case["name"], ratios))
+            if cases:
+                length = min(r.size for _, r in cases)
+                yield exp["name"], [(name, r[:length]) for name, r in cases]
+
+
+def block_rounds(rng, length: int, n: int, block: float) -> np.ndarray:
+    """n round indices drawn in blocks of consecutive rounds (circularly), each block ending
+    with probability 1/block after every round: a stationary bootstrap."""
+    picked = [int(rng.integers(0, length))]
+    while len(picked) < n:
+        picked.append(int(rng.integers(0, length)) if rng.random() < 1 / block else (picked[-1] + 1) % length)
+    return np.array(picked)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("runs", nargs="*", help="saved results with their samples (recorded rounds)")
-    parser.add_argument("--sims", type=int, default=2000)
+    parser.add_argument("--sims", type=int, default=2000, help="simulated cases a cell")
+    parser.add_argument("--models", default=",".join(MODELS), help="the simulated models to run (comma-separated)")
     args = parser.parse_args()
-    print(f"coverage of the labelled 95% interval of a median ratio; {args.sims} simulated runs per cell")
-    print(f"{'model':10} {'interval':9} " + " ".join(f"{n:>6}" for n in SIZES) + "  sequential(±2%)")
+    print(f"coverage of the labelled 95% interval of a median ratio; {args.sims} simulated cases per cell,"
+          f" experiments of {CASES} cases; (NN): the mean label where some fell short of 95%")
+    print(f"{'model':10} {'interval':9} " + " ".join(f"{n:>8}" for n in SIZES) + "  sequential(±2%)")
     for i, (name, draw) in enumerate(MODELS.items()):
+        if name not in args.models.split(","):
+            continue
         table = coverage(draw, SIZES, args.sims, seed=100 + i)
-        seq = sequential_coverage(draw, max(200, args.sims // 4), seed=200 + i)
-        for kind in ("reported", "plain"):
-            cells = " ".join(f"{100 * table[n][kind]:5.1f}%" for n in SIZES)
-            print(f"{name:10} {kind:9} {cells}" + (f"  {100 * seq:5.1f}%" if kind == "reported" else ""))
-    cases = list(recorded(args.runs))
-    if cases:
+        seq = sequential_coverage(draw, args.sims, seed=200 + i)
+        for kind in ("reported", "own", "plain"):
+            cells = " ".join(f"{table[n].cell(kind):>8}" for n in SIZES)
+            print(f"{name:10} {kind:9} {cells}" + (f"  {100 * seq:5.1f}" if kind == "reported" else ""), flush=True)
+    experiments = list(recorded(args.runs))
+    if experiments:
         rng = np.random.default_rng(7)
-        for mode in ("iid", "windows"):
-            held = {n: [] for n in SIZES}
-            for _, ratios in cases:
-                truth = float(np.median(ratios))
-                for n in SIZES:
-                    # A window must be a small part of the recording, or it holds the truth by being most of it.
-                    if n > ratios.size or mode == "windows" and n > ratios.size // 2:
-                        continue
-                    for _ in range(max(50, args.sims // 10)):
-                        if mode == "iid":
-                            values = rng.choice(ratios, n, replace=True)
-                        else:
-                            start = rng.integers(0, ratios.size - n + 1)
-                            values = ratios[start:start + n]
-                        lo, hi = reported(values)
-                        held[n].append(lo <= truth <= hi)
-            cells = " ".join(f"{100 * np.mean(held[n]):5.1f}%" if held[n] else "     -" for n in SIZES)
-            print(f"{'recorded':10} {mode:9} {cells}   ({len(cases)} cases)")
+        count = sum(len(cases) for _, cases in experiments)
+        for mode, block in (("iid draws", 1.0), ("blocks", float(BLOCK))):
+            cells = []
+            for n in SIZES:
+                tally = Tally()
+                for _, cases in experiments:
+                    truths = [float(np.median(r)) for _, r in cases]
+                    for _ in range(max(20, args.sims // 10)):
+                        rounds = block_rounds(rng, cases[0][1].size, n, block)
+                        tally.add(intervals([r[rounds] for _, r in cases]), truths)
+                cells.append(f"{tally.cell('reported'):>8}")
+            print(f"{'recorded':10} {mode:9} {' '.join(cells)}   ({count} cases)", flush=True)
     return 0
 
 

@@ -12,16 +12,56 @@ from layertax.engine.analysis import analyze, dependence, stats
 NO_DRIFT = (3, 8, 1, 10, 5, 6, 2, 9, 4, 7)
 
 
-def test_a_series_without_drift_gets_only_the_bias_correction():
-    # Batch means miss correlation that reaches past a batch: every estimate is scaled by
-    # BIAS_CORRECTION, so a series that shows none still widens by its square root.
-    assert dependence.variance_factor(NO_DRIFT) == dependence.BIAS_CORRECTION
+def test_a_series_whose_signs_alternate_is_never_narrowed():
+    # Ten values alternating about their median: their own estimate is far below 1; it is taken
+    # as 1 in the case's own tier, and the interval is never made narrower than the plain one.
+    assert dependence._estimate([np.array(NO_DRIFT, dtype=float)])[0] < 0
+    assert 1.0 <= dependence.variance_factor(NO_DRIFT) < dependence.PRIOR_FACTOR
 
 
-def test_too_few_values_to_cut_into_three_batches_get_the_assumed_factor():
-    assert dependence.variance_factor(range(8)) == dependence.SMALL_SAMPLE_FACTOR   # isqrt(8) = 2 batches
+def test_a_short_series_of_independent_values_is_widened_by_the_prior():
+    # Twelve values cannot rule drift out: the prior (PRIOR_FACTOR, worth PRIOR_VALUES values)
+    # widens them, by less than the prior itself.
+    factor = dependence.variance_factor(np.random.default_rng(20).permutation(12))
+    assert 1.0 < factor < dependence.PRIOR_FACTOR
+
+
+def test_too_few_values_have_nothing_to_widen():
     assert dependence.variance_factor([]) == 1.0 and dependence.variance_factor([3.0]) == 1.0
-    assert dependence.variance_factor(range(9)) > 1.0             # 3 batches of a steady climb
+    assert dependence.factors([[1.0], [2.0, 1.0, 3.0]])[0] == 1.0
+    assert dependence.factors([]) == []
+    # All tied with the median: the series' own estimate is 1, blended with the prior twice.
+    experiment = (12 + dependence.PRIOR_VALUES * dependence.PRIOR_FACTOR) / (12 + dependence.PRIOR_VALUES)
+    assert dependence.variance_factor([4.0] * 12) == pytest.approx(
+        (12 + dependence.EXPERIMENT_VALUES * experiment) / (12 + dependence.EXPERIMENT_VALUES))
+
+
+def test_many_independent_series_wash_the_prior_out():
+    rng = np.random.default_rng(21)
+    series = [rng.standard_normal(200) for _ in range(20)]
+    estimate, count = dependence._estimate(series)
+    assert count == 4000 and abs(estimate - 1.0) < 0.1
+    got = dependence.factors(series)
+    assert min(got) >= 1.0 and np.median(got) < 1.1
+
+
+def test_the_pooled_estimate_finds_a_wandering_series_true_factor():
+    # AR(1) at 0.6: the signs' autocorrelation at lag k is (2/pi) asin(0.6^k), and the count
+    # below the median varies about 2.8 times as much as for independent values at 40 values
+    # (lags past the fifth add little). Thirty such series of 40 values pin it down.
+    rng = np.random.default_rng(22)
+    estimate, count = dependence._estimate([_ar1(rng, 40, 0.6) for _ in range(30)])
+    assert count == 1200
+    assert 2.2 < estimate < 3.4
+
+
+def test_a_case_that_drifts_more_than_its_experiment_keeps_some_of_its_own_factor():
+    rng = np.random.default_rng(23)
+    steady = [rng.standard_normal(40) for _ in range(15)]
+    stepped = np.concatenate([rng.normal(0, 0.2, 20), 3 + rng.normal(0, 0.2, 20)])
+    got = dependence.factors([*steady, stepped])
+    assert got[-1] > 1.5 * max(got[:-1])
+    assert dependence.factors(steady)[0] < got[0]       # the stepped case raised its experiment's
 
 
 def test_a_step_in_the_middle_is_seen_and_widens_the_interval():
@@ -37,13 +77,12 @@ def test_a_step_in_the_middle_is_seen_and_widens_the_interval():
     assert lo <= np.median(stepped) <= hi
 
 
-def test_the_factor_of_a_climb_is_the_batch_count_and_its_ties_are_counted():
-    # 16 values climbing: 4 batches of signs (-,-,-,-), (-,-,-,-), (+,+,+,+), (+,+,+,+):
-    # each batch's squared sum over its length is 4, over an independent series' 1.
-    assert dependence.variance_factor(range(16)) == pytest.approx(4.0 * dependence.BIAS_CORRECTION)
-    # Seventeen values: the middle one ties with the median (sign 0), and is left out of
-    # the per-value variance rather than counted as a value that varies.
-    assert dependence.variance_factor(range(17)) > 1.0
+def test_the_factor_of_a_climb_is_large_and_its_ties_have_no_side():
+    # 16 values climbing: eight signs below, then eight above; every lag's signs agree.
+    assert dependence._estimate([np.arange(16.0)])[0] > 4
+    # Seventeen values: the middle one ties with the median (sign 0), and is left out of the
+    # per-value variance rather than counted as a value that varies.
+    assert dependence._estimate([np.arange(17.0)])[0] > 4
 
 
 def test_even_min_max_short_of_95_percent_says_how_short():

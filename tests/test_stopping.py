@@ -104,6 +104,36 @@ def test_the_budget_stops_every_case_still_going_and_says_so():
     assert {c["stopped"] for c in plan.record(False)["cases"].values()} == {"budget"}
 
 
+def test_under_a_deadline_the_cases_cheapest_to_finish_go_on_and_the_hopeless_stop():
+    # Base "count"; "wrong" a little short of +-2% after 8 rounds; "skip" and "hang" far from it;
+    # "crash" already precise. With 1 s a process and 40 s left, "wrong" and its baseline fit
+    # about 20 more rounds, and its forecast needs a few: it goes on; the wide ones would need
+    # hundreds, so they stop now, said as out of reach, and the rounds left are shorter.
+    now = [0.0]
+    exp, runs, plan = _plan({}, StoppingRule(0.02, min_rounds=8, max_rounds=40), deadline=80.0,
+                            clock=lambda: now[0])
+    rng = np.random.default_rng(7)
+    spread = {"count": 0.001, "wrong": 0.03, "skip": 0.3, "hang": 0.4, "crash": 0.001}
+    for r in range(8):
+        _add_round(runs, r, {name: 100.0 * np.exp(rng.normal(0, s)) for name, s in spread.items()})
+        now[0] += 5.0
+        plan.finished(r + 1, 5.0)                  # five processes, 1 s each
+    assert plan.checked
+    assert plan.stopped == {"crash": "precise", "skip": "out of reach", "hang": "out of reach"}
+    assert {r.case.name for r in runs if plan.going(r)} == {"count", "wrong"}
+    record = plan.record(interrupted=False)
+    assert record["cases"]["skip"]["stopped"] == "out of reach" and record["cases"]["skip"]["met"] is False
+
+
+def test_without_a_deadline_nothing_is_out_of_reach():
+    exp, runs, plan = _plan({}, StoppingRule(0.02, min_rounds=8, max_rounds=40))
+    rng = np.random.default_rng(7)
+    for r in range(8):
+        _add_round(runs, r, {c.name: 100.0 * np.exp(rng.normal(0, 0.3)) for c in exp.cases})
+        plan.finished(r + 1, 5.0)
+    assert "out of reach" not in plan.stopped.values()
+
+
 def test_rounds_that_fit_are_guessed_from_the_warm_up_and_never_below_the_minimum_owed():
     now = [0.0]
     exp, runs, plan = _plan({}, StoppingRule(0.02, min_rounds=6, max_rounds=24), deadline=60.0,

@@ -297,7 +297,8 @@ def stopping_line(exp: dict) -> str | None:
 
 
 def _why(stopped: str) -> str:
-    return {"budget": "out of budget", "max rounds": "the maximum of rounds", "interrupted": "interrupted"}.get(
+    return {"budget": "out of budget", "out of reach": "a forecast past the budget", "max rounds": "the maximum of rounds",
+            "interrupted": "interrupted"}.get(
         stopped, stopped)
 
 

@@ -68,10 +68,12 @@ def preempted(sample: dict) -> bool | None:
 
 
 def case_stats(case: dict, base_values: dict[int, float] | None, metric: str | None = None,
-               stopped_precise: bool = False) -> dict | None:
+               stopped_precise: bool = False, ratio_factor: float | None = None) -> dict | None:
     """base_values: the baseline's round medians (None if the baseline has no samples).
     stopped_precise: the case stopped adding rounds because its ratio met the precision target,
-    so its interval is taken at the stricter level that decided it (stats.SEQUENTIAL_CONFIDENCE)."""
+    so its interval is taken at the stricter level that decided it (stats.SEQUENTIAL_CONFIDENCE).
+    ratio_factor: the ratio's drift factor, estimated with the experiment's other cases
+    (stats.ratio_factors); None: from the case's own rounds."""
     rounds = round_samples(case, metric)
     if not rounds:
         return None
@@ -86,7 +88,7 @@ def case_stats(case: dict, base_values: dict[int, float] | None, metric: str | N
     summary["ratio"] = None
     if base_values:
         level = stats.SEQUENTIAL_CONFIDENCE if stopped_precise else stats.CONFIDENCE
-        summary["ratio"] = stats.ratio_summary(stats.paired_ratios(medians, base_values), level)
+        summary["ratio"] = stats.ratio_summary(stats.paired_ratios(medians, base_values), level, ratio_factor)
     summary["warnings"] = stats.noise_warnings(summary, share, slowdown)
     # In the order they ran: one value per round (a round's burst is one process, one moment).
     shift = level_shift.level_shift([medians[r] for r in order])
@@ -96,10 +98,12 @@ def case_stats(case: dict, base_values: dict[int, float] | None, metric: str | N
     return summary
 
 
-def classic_now(exp: dict, values: dict[str, dict[int, float]]) -> list[dict]:
+def classic_now(exp: dict, values: dict[str, dict[int, float]], factors: dict[str, float] | None = None) -> list[dict]:
     """Each classic figure beside today's ratio of its counterpart, paired per round.
 
-    values: each case's round medians, by case name (empty for a case without samples).
+    values: each case's round medians, by case name (empty for a case without samples);
+    factors: the ratios' drift factors (stats.ratio_factors), used where the classic's baseline
+    is the counterpart's own.
     """
     classic = exp.get("classic")
     if not classic:
@@ -111,7 +115,9 @@ def classic_now(exp: dict, values: dict[str, dict[int, float]]) -> list[dict]:
         case_values = values.get(fig["counterpart"])
         now = None
         if case_values and base_values:
-            now = stats.ratio_summary(stats.paired_ratios(case_values, base_values))
+            case = next((c for c in exp["cases"] if c["name"] == fig["counterpart"]), {})
+            factor = (factors or {}).get(fig["counterpart"]) if baseline_of(exp, case) == base_name else None
+            now = stats.ratio_summary(stats.paired_ratios(case_values, base_values), factor=factor)
         rows.append({"label": fig["label"], "then_value": fig["value"], "then_ratio": classic["ratios"][fig["label"]],
                      "counterpart": fig["counterpart"], "why": fig["why"], "now_ratio": now})
     return rows
@@ -137,7 +143,8 @@ def baseline_of(exp: dict, case: dict) -> str:
 def summaries(cases: list[Case], baseline: str, metric: str | None) -> dict[str, dict | None]:
     """Each case's statistics, its ratio paired per round to the baseline's (None: no samples)."""
     values = {c.name: round_values(c, metric) for c in cases}
-    return {c.name: case_stats(c, values.get(baseline), metric) for c in cases}
+    factors = stats.ratio_factors(values, {c.name: baseline for c in cases})
+    return {c.name: case_stats(c, values.get(baseline), metric, ratio_factor=factors.get(c.name)) for c in cases}
 
 
 def analyzed(exp: dict) -> dict:
@@ -146,10 +153,12 @@ def analyzed(exp: dict) -> dict:
     metric = exp.get("metric")
     values = {c["name"]: round_values(c, metric) for c in exp["cases"]}
     stopped = ((exp.get("stopping") or {}).get("cases") or {})
+    factors = stats.ratio_factors(values, {c["name"]: baseline_of(exp, c) for c in exp["cases"]})
     cases = [{**case, "stats": case_stats(case, values.get(baseline_of(exp, case)), metric,
-                                          (stopped.get(case["name"]) or {}).get("stopped") == "precise")}
+                                          (stopped.get(case["name"]) or {}).get("stopped") == "precise",
+                                          factors.get(case["name"]))}
              for case in exp["cases"]]
-    return {**exp, "cases": cases, "classic_now": classic_now(exp, values),
+    return {**exp, "cases": cases, "classic_now": classic_now(exp, values, factors),
             "warnings": stats.experiment_warnings(exp.get("cpu_activity"))}
 
 

@@ -7,17 +7,20 @@ a shared virtual machine. The machine drifts for seconds at a time, so neighbour
 are slow or fast together, the count's variance is larger, and the plain interval is too
 narrow (bench/interval_holds.py shows it on real runs).
 
-The factor estimated here is that count's variance over n/4: the long-run variance of the
-series of signs (above or below the median), by batch means. The series, in the order it
-was taken, is cut into about sqrt(n) consecutive batches; for independent values each
-batch's sum of signs has a variance equal to its length, and a batch's squared sum over its
-length estimates the factor. It is distribution-free, like the interval it widens: it
-looks only at which side of the median each value fell.
+The factor estimated here is that count's variance over n/4, from the series of signs
+(above or below the series' median): one plus twice the sum of the signs' autocorrelations
+at the first few lags, each weighted by the share of pairs that far apart. It is
+distribution-free, like the interval it widens: it looks only at which side of the median
+each value fell.
 
-The estimate is never taken below 1: a run whose rounds look more independent than
-independent gets the plain interval, so this can only widen it; bench/interval_coverage.py
-measures what that costs where rounds are independent, and what it buys where they drift
-(docs/method/statistics.md).
+One series of 8 to 40 values says little about its own autocorrelation, and an interval
+widened by a noisy factor covers less than one widened by the true one: a factor estimated
+low by chance gives a narrow interval, and a case stopped for being precise is then one
+that got lucky. Much of the drift is the machine's, and an experiment's cases ran in the
+same rounds, so a case's factor is estimated in three tiers (`factors`): what recorded runs
+on a shared VM show (the prior), what all of the experiment's series show together, and
+what the case's own series shows, each tier weighted by how many values stand behind it.
+bench/interval_coverage.py measures what that covers (docs/method/statistics.md).
 """
 from __future__ import annotations
 
@@ -25,36 +28,79 @@ import math
 
 import numpy as np
 
-# With fewer than this many batches the estimate is too rough to use.
-MIN_BATCHES = 3
-# Below MIN_BATCHES batches (fewer than 9 values) the factor cannot be estimated; this one is
-# assumed instead: what a shared VM's drift gives the round medians of a run (the drift and
-# steps models of bench/interval_coverage.py give 1.3-1.4), a little short of it.
-SMALL_SAMPLE_FACTOR = 1.2
-# Batch means with batches of sqrt(n) values miss the correlation that reaches past a batch,
-# so they underestimate the factor of a drifting series (1.1-1.3 for a true 1.4 at 10 to 40
-# values); the estimate is scaled by this. With it the 95% interval covers 93-97% under every
-# model bench/interval_coverage.py simulates (docs/method/statistics.md).
-BIAS_CORRECTION = 1.1
+# The prior: the ratios of recorded runs on a shared 2-vCPU VM give pooled factors of 1.1 to
+# 1.6 (docs/method/statistics.md); it weighs as much as PRIOR_VALUES values of an experiment.
+PRIOR_FACTOR = 1.3
+PRIOR_VALUES = 100
+# The experiment's pooled factor weighs as much as this many of the case's own values: a case
+# whose own series drifts far more than its experiment's (a ratio that switches between two
+# levels) gets some of its own factor from about 30 rounds on.
+EXPERIMENT_VALUES = 100
+
+
+def _lags(n: float) -> int:
+    """How many lags the sum reaches: 1.5 n^(1/3) (3 at 8 values, 5 at 40), the usual rate for
+    a long-run variance, and never past the series."""
+    return max(1, min(int(round(1.5 * n ** (1 / 3))), int(n) - 1))
+
+
+def _corrected(autocorrelations: np.ndarray, n: float) -> float:
+    """1 + 2 sum_k (1 - k/n) rho_k, each rho_k raised by the factor/n that measuring the signs
+    about the series' own median took from it, solved for the factor."""
+    weights = 1 - np.arange(1, autocorrelations.size + 1) / n
+    return float((1 + 2 * np.dot(weights, autocorrelations)) / (1 - 2 * weights.sum() / n))
+
+
+def _estimate(series: list[np.ndarray]) -> tuple[float, int] | None:
+    """The factor the series show together, with no prior, and how many values it rests on: their
+    sign autocorrelations pooled lag by lag. None when none has two values. It may fall below 1
+    (a chance run of alternating signs); the callers floor what they use."""
+    usable = [s for s in series if s.size >= 2]
+    if not usable:
+        return None
+    count = sum(s.size for s in usable)
+    n = count / len(usable)                           # the series' mean length
+    lags = _lags(n)
+    pairs = np.zeros(lags)
+    weight = 0.0
+    for s in usable:
+        signs = np.sign(s - np.median(s))
+        weight += float(np.sum(signs * signs))        # a value tied with the median has no side
+        for k in range(1, min(lags, s.size - 1) + 1):
+            # the mean product over the pairs k apart, scaled to the series' length
+            pairs[k - 1] += float(np.sum(signs[k:] * signs[:-k])) * s.size / (s.size - k)
+    if weight == 0:
+        return 1.0, count                             # every value is the median: nothing to widen
+    return _corrected(pairs / weight, n), count
+
+
+def factors(series) -> list[float]:
+    """Each series' factor (>= 1), for series taken side by side, each in the order it was taken
+    (an experiment's cases' per-round ratios): its own estimate, shrunk towards the pooled
+    estimate of all of them, itself shrunk towards PRIOR_FACTOR, each by the values behind it.
+    A series of fewer than two values: 1.0 (it has no interval to widen)."""
+    arrays = [np.asarray(s, dtype=float) for s in series]
+    pooled = _estimate(arrays)
+    if pooled is None:
+        return [1.0] * len(arrays)
+    estimate, count = pooled
+    experiment = max(1.0, (count * estimate + PRIOR_VALUES * PRIOR_FACTOR) / (count + PRIOR_VALUES))
+    out = []
+    for s in arrays:
+        own = _estimate([s])
+        if own is None:
+            out.append(1.0)
+            continue
+        # Floored before it is blended: a series that looks more independent than independent
+        # (alternating signs, by chance) must not pull its experiment's factor down.
+        own_factor = max(1.0, own[0])
+        out.append((s.size * own_factor + EXPERIMENT_VALUES * experiment) / (s.size + EXPERIMENT_VALUES))
+    return out
 
 
 def variance_factor(values_in_order) -> float:
-    """The variance of the count below the median over an independent series' (>= 1).
-
-    values_in_order: the values in the order they were taken (a case's round medians by
-    round, a run's launches). SMALL_SAMPLE_FACTOR when there are too few to cut into
-    MIN_BATCHES batches (one value: 1.0, it has no interval to widen)."""
-    x = np.asarray(values_in_order, dtype=float)
-    batches = math.isqrt(x.size)
-    if batches < MIN_BATCHES:
-        return SMALL_SAMPLE_FACTOR if x.size > 1 else 1.0
-    signs = np.sign(x - np.median(x))
-    per_value = float(np.mean(signs * signs))      # below 1 when values tie with the median
-    if per_value == 0:
-        return 1.0
-    parts = np.array_split(signs, batches)
-    factor = float(np.mean([p.sum() ** 2 / p.size for p in parts])) / per_value
-    return max(1.0, factor) * BIAS_CORRECTION
+    """The factor of one series on its own (a run's launches, a baseline's round medians)."""
+    return factors([values_in_order])[0]
 
 
 def widen_ratio_interval(point: float, ci: tuple[float, float], factor: float) -> tuple[float, float]:

@@ -23,10 +23,10 @@ from layertax.engine.analysis import dependence
 
 CONFIDENCE = 0.95
 # A case that stops adding rounds because its interval met the precision target is one whose
-# interval happened to be narrow at a checkpoint: the stop selects lucky intervals, and a 95%
-# one then held the truth in 87-93% of simulated runs. Its stop is decided, and its interval
-# computed, at this level instead: after the stop it covers 93-97% (bench/interval_coverage.py,
-# docs/method/statistics.md), and it is labelled 95%.
+# interval happened to be narrow at a checkpoint: the stop selects lucky intervals. Its stop is
+# decided, and its interval computed, at this level instead of 95%; after the stop it covers
+# 93-97% under every model bench/interval_coverage.py simulates (docs/method/statistics.md), and
+# it is labelled 95%.
 SEQUENTIAL_CONFIDENCE = 0.975
 # Above this relative half-width of the median's CI, the reported median is uncertain: the main warning.
 NOISY_CI_HALF_WIDTH = 0.03
@@ -130,11 +130,14 @@ def _describe(values) -> dict:
             "iqr": float(q3 - q1), "spread": _spread(float(q3 - q1), float(med))}
 
 
-def _interval(values, in_order: bool, confidence: float = CONFIDENCE) -> dict:
+def _interval(values, in_order: bool, confidence: float = CONFIDENCE, factor: float | None = None) -> dict:
     """The median, its interval (95% unless told) and the interval's coverage. in_order: the
     values are a series in the order they were taken (rounds, launches), so the interval is
-    widened for how much neighbours move together (dependence.py), and the factor is kept."""
-    factor = dependence.variance_factor(values) if in_order else 1.0
+    widened for how much neighbours move together (dependence.py), and the factor is kept:
+    the one given (estimated with the experiment's other series), else the series' own."""
+    if in_order and factor is None:
+        factor = dependence.variance_factor(values)
+    factor = factor if in_order else 1.0
     lo, hi, coverage = median_ci(values, confidence, factor=factor)
     out = {"median": float(np.median(values)), "ci95": [lo, hi], "ci_coverage": round(coverage, 4)}
     if in_order:
@@ -175,13 +178,24 @@ def paired_ratios(case_rounds: dict[int, float], base_rounds: dict[int, float]) 
     return list(paired_ratio_rounds(case_rounds, base_rounds).values())
 
 
-def ratio_summary(ratios: list[float], confidence: float = CONFIDENCE) -> dict | None:
-    """The median of per-round ratios (in round order) with its interval, widened for drift.
-    At SEQUENTIAL_CONFIDENCE (a case stopped by its precision) the interval is computed at that
-    level and labelled with the 95% it covers after the stop; ci_level keeps the level used."""
+def ratio_factors(case_rounds: dict[str, dict[int, float]], baselines: dict[str, str | None]) -> dict[str, float]:
+    """Each case's drift factor for its per-round ratios (dependence.factors), estimated with every
+    other case of the experiment: case_rounds holds each case's round medians, baselines each
+    case's baseline (None for a baseline). Cases without a baseline's rounds are left out."""
+    series = {name: paired_ratios(rounds, case_rounds[base]) for name, rounds in case_rounds.items()
+              if (base := baselines.get(name)) and base != name and case_rounds.get(base)}
+    series = {name: ratios for name, ratios in series.items() if ratios}
+    return dict(zip(series, dependence.factors(list(series.values()))))
+
+
+def ratio_summary(ratios: list[float], confidence: float = CONFIDENCE, factor: float | None = None) -> dict | None:
+    """The median of per-round ratios (in round order) with its interval, widened for drift: by
+    `factor` where given (dependence.factors over the experiment's ratios), else by the series'
+    own. At SEQUENTIAL_CONFIDENCE (a case stopped by its precision) the interval is computed at
+    that level and labelled with the 95% it covers after the stop; ci_level keeps the level used."""
     if not ratios:
         return None
-    summary = {**_interval(ratios, True, confidence), "rounds": len(ratios)}
+    summary = {**_interval(ratios, True, confidence, factor), "rounds": len(ratios)}
     if confidence == SEQUENTIAL_CONFIDENCE:
         summary["ci_level"] = confidence
         summary["ci_coverage"] = min(summary["ci_coverage"], CONFIDENCE)

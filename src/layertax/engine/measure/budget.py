@@ -87,12 +87,12 @@ def round_costs(stops: dict[str, dict]) -> dict[str, float]:
 
 def needs(stops: dict[str, dict]) -> dict[str, float]:
     """The seconds each experiment measured in its newest saved run, where it finished before its
-    share of the budget ran out (no case stopped by the budget)."""
+    share of the budget ran out (no case stopped by the budget, nor for a forecast past it)."""
     found = {}
     for name, stop in stops.items():
         cases = stop.get("cases") or {}
         if stop.get("allotted_s") and stop.get("rounds_s") and cases and \
-                all(c.get("stopped") != "budget" for c in cases.values()):
+                all(c.get("stopped") not in ("budget", "out of reach") for c in cases.values()):
             found[name] = float(stop["rounds_s"])
     return found
 

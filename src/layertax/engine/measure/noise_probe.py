@@ -70,9 +70,9 @@ def spread(log_ratios: list[float]) -> float:
 
 def reachable(s: float, rounds: int) -> float:
     """The 95% half-width, relative, a ratio is forecast to reach after `rounds` rounds on a machine
-    whose pair spread is s."""
-    factor = dependence.SMALL_SAMPLE_FACTOR if rounds < 9 else 1.0
-    return Z95 * MEDIAN_SE * s * factor / math.sqrt(max(rounds, 1))
+    whose pair spread is s: widened, as the interval will be, by the drift a shared VM's rounds
+    usually show (dependence.PRIOR_FACTOR, on the variance)."""
+    return Z95 * MEDIAN_SE * s * math.sqrt(dependence.PRIOR_FACTOR) / math.sqrt(max(rounds, 1))
 
 
 def measure(cpu: int | None = None, pairs: int = PAIRS) -> dict:

@@ -2,8 +2,10 @@
 
 The scheduler asks it before each round (which cases are still going, is there time for
 another round) and tells it when a round is done; at the stopping rule's checkpoints it
-stops the cases whose figure is precise enough (stopping.py). At the end it records, per
-case, the rounds it used, the precision it reached and why it stopped.
+stops the cases whose figure is precise enough (stopping.py), and, under a deadline, the
+ones whose forecast says they cannot get there before it, so that the rounds left go to the
+cases cheapest to finish. At the end it records, per case, the rounds it used, the precision
+it reached and why it stopped.
 """
 from __future__ import annotations
 
@@ -13,6 +15,12 @@ import numpy as np
 
 from layertax.engine.analysis import analyze, stats
 from layertax.engine.measure.stopping import StoppingRule, precision_reached, still_going
+
+# A case is out of reach when the rounds its forecast needs are more than this many times the
+# rounds the deadline leaves it: a forecast from the half-width at 8 or 12 rounds is rough (that
+# half-width is itself an estimate from a few rounds), and a case stopped too early keeps a
+# wider interval than it might have had. A judgement, not a measured optimum.
+REACH_SLACK = 1.5
 
 
 class RoundPlan:
@@ -51,10 +59,47 @@ class RoundPlan:
         self.checked = bool(self.rule and self.rule.checkpoint(rounds_done))
         if self.checked:
             values = self._round_values()
+            ran = [name for name in values if name not in self.stopped]
             going = still_going(values, self.baselines, self.rule, set(self.stopped))
             for name in values:
                 if name not in going and name not in self.stopped:
                     self.stopped[name] = "precise"
+            for name in self._out_of_reach(values, going, seconds / max(len(ran), 1)):
+                self.stopped[name] = "out of reach"
+
+    def _out_of_reach(self, values: dict[str, dict[int, float]], going: set[str], per_case: float) -> set[str]:
+        """The cases still going that cannot meet the target before the deadline, by their forecast:
+        a case at half-width h after n rounds needs about n (h / target)^2 (the half-width narrows
+        as the square root of the rounds). The cases are taken cheapest to finish first, each
+        adding its process (and its baseline's) to the rounds still to run, costed at `per_case`
+        seconds a process (the last round over the processes it ran); the first that does not
+        fit, and every dearer one, is out of reach, except a baseline a case that fits still needs."""
+        if self.deadline is None or self.rule is None or per_case <= 0:
+            return set()
+        left = self.deadline - self.clock()
+        if left < per_case * len(going):
+            return set()                 # not another round of them: the budget stops them all (out_of_time)
+        factors = stats.ratio_factors(values, self.baselines)
+        need = {}
+        for name in going:
+            base = self.baselines.get(name)
+            reached = precision_reached(values[name], values.get(base) if base else None, factor=factors.get(name))
+            if reached is not None:
+                need[name] = len(values[name]) * ((reached / self.rule.precision) ** 2 - 1)
+        kept: set[str] = set()
+        needed_bases: set[str] = set()
+        out: set[str] = set()
+        for name in sorted(need, key=need.get):
+            base = self.baselines.get(name)
+            processes = len(kept | needed_bases | {name} | ({base} if base else set()))
+            can = min(left / (per_case * processes), self.rule.max_rounds - len(values[name]))
+            if out or need[name] > REACH_SLACK * max(can, 0):
+                out.add(name)
+                continue
+            kept.add(name)
+            if base:
+                needed_bases.add(base)
+        return out - needed_bases - kept
 
     def warmed_up(self, seconds: float, burst: int) -> None:
         """The warm-up round took `seconds` at one sample per case; a measured round takes `burst`.
@@ -91,6 +136,7 @@ class RoundPlan:
     def record(self, interrupted: bool) -> dict:
         """Per case: rounds used, precision reached, and why it stopped; and the rule itself."""
         values = self._round_values()
+        factors = stats.ratio_factors(values, self.baselines)
         cases = {}
         for name, rounds in values.items():
             base = self.baselines.get(name)
@@ -99,7 +145,7 @@ class RoundPlan:
             # The half-width of the interval the case reports: the stricter one where it stopped
             # because of it (stats.SEQUENTIAL_CONFIDENCE), else the plain 95% one.
             level = stats.SEQUENTIAL_CONFIDENCE if why == "precise" else stats.CONFIDENCE
-            reached = precision_reached(rounds, values.get(base) if base else None, level)
+            reached = precision_reached(rounds, values.get(base) if base else None, level, factors.get(name))
             cases[name] = {"rounds": len(rounds), "precision": None if reached is None else round(reached, 5),
                            "met": None if self.rule is None or reached is None else reached <= self.rule.precision,
                            "stopped": why}

@@ -46,10 +46,11 @@ def relative_half_width(summary: dict | None) -> float | None:
 
 
 def precision_reached(case_rounds: dict[int, float], base_rounds: dict[int, float] | None,
-                      confidence: float = stats.SEQUENTIAL_CONFIDENCE) -> float | None:
+                      confidence: float = stats.SEQUENTIAL_CONFIDENCE, factor: float | None = None) -> float | None:
     """The relative half-width of a case's figure: its ratio to its baseline, paired per round,
     or its own median when it is a baseline (base_rounds None), at the level that decides a stop
-    (or the one given). None: not enough rounds."""
+    (or the one given). factor: the ratio's drift factor estimated with the experiment's other
+    cases (stats.ratio_factors), as the analysis will take it. None: not enough rounds."""
     if base_rounds is None:
         values = [case_rounds[r] for r in sorted(case_rounds)]   # in the order they ran
         if len(values) < 2:
@@ -58,7 +59,7 @@ def precision_reached(case_rounds: dict[int, float], base_rounds: dict[int, floa
     ratios = stats.paired_ratios(case_rounds, base_rounds)
     if len(ratios) < 2:
         return None
-    return relative_half_width(stats.ratio_summary(ratios, confidence))
+    return relative_half_width(stats.ratio_summary(ratios, confidence, factor))
 
 
 def still_going(cases: dict[str, dict[int, float]], baselines: dict[str, str | None], rule: StoppingRule,
@@ -69,11 +70,12 @@ def still_going(cases: dict[str, dict[int, float]], baselines: dict[str, str | N
     baseline itself); stopped: cases already stopped (they stay stopped). A case goes on
     while it is not precise; a baseline goes on while it, or any case compared with it, does."""
     going = set()
+    factors = stats.ratio_factors(cases, baselines)
     for name, rounds in cases.items():
         if name in stopped:
             continue
         base = baselines.get(name)
-        reached = precision_reached(rounds, cases.get(base) if base else None)
+        reached = precision_reached(rounds, cases.get(base) if base else None, factor=factors.get(name))
         if reached is None or reached > rule.precision:
             going.add(name)
     for name in list(going):
