@@ -104,25 +104,45 @@ def test_the_budget_stops_every_case_still_going_and_says_so():
     assert {c["stopped"] for c in plan.record(False)["cases"].values()} == {"budget"}
 
 
-def test_under_a_deadline_the_cases_cheapest_to_finish_go_on_and_the_hopeless_stop():
-    # Base "count"; "wrong" a little short of +-2% after 8 rounds; "skip" and "hang" far from it;
-    # "crash" already precise. With 1 s a process and 40 s left, "wrong" and its baseline fit
-    # about 20 more rounds, and its forecast needs a few: it goes on; the wide ones would need
-    # hundreds, so they stop now, said as out of reach, and the rounds left are shorter.
+def _eight_rounds_under_a_deadline(deadline, spread, seed=7):
     now = [0.0]
-    exp, runs, plan = _plan({}, StoppingRule(0.02, min_rounds=8, max_rounds=40), deadline=80.0,
+    exp, runs, plan = _plan({}, StoppingRule(0.02, min_rounds=8, max_rounds=40), deadline=deadline,
                             clock=lambda: now[0])
-    rng = np.random.default_rng(7)
-    spread = {"count": 0.001, "wrong": 0.03, "skip": 0.3, "hang": 0.4, "crash": 0.001}
+    rng = np.random.default_rng(seed)
     for r in range(8):
         _add_round(runs, r, {name: 100.0 * np.exp(rng.normal(0, s)) for name, s in spread.items()})
         now[0] += 5.0
         plan.finished(r + 1, 5.0)                  # five processes, 1 s each
     assert plan.checked
+    return runs, plan
+
+
+def test_under_a_deadline_the_cases_cheapest_to_finish_go_on_and_the_dearest_give_way():
+    # Base "count"; "wrong" a little short of +-2% after 8 rounds; "skip" and "hang" far from it;
+    # "crash" already precise. 40 s left: with the four still going (1 s a process) 10 rounds fit,
+    # too few for "wrong"'s forecast (about 25 more at +-4%); alone with its baseline, 20 do
+    # (with REACH_SLACK, enough). The two dearest stop, said as out of reach, and the rounds
+    # left are shorter for "wrong".
+    spread = {"count": 0.001, "wrong": 0.03, "skip": 0.3, "hang": 0.4, "crash": 0.001}
+    runs, plan = _eight_rounds_under_a_deadline(80.0, spread)
     assert plan.stopped == {"crash": "precise", "skip": "out of reach", "hang": "out of reach"}
     assert {r.case.name for r in runs if plan.going(r)} == {"count", "wrong"}
     record = plan.record(interrupted=False)
     assert record["cases"]["skip"]["stopped"] == "out of reach" and record["cases"]["skip"]["met"] is False
+
+
+def test_where_no_case_can_finish_none_gives_way():
+    # Every ratio far from +-2%: stopping some would help none of the others, so all go on and
+    # the rounds left narrow every interval.
+    spread = {"count": 0.001, "wrong": 0.3, "skip": 0.3, "hang": 0.4, "crash": 0.3}
+    runs, plan = _eight_rounds_under_a_deadline(60.0, spread)
+    assert "out of reach" not in plan.stopped.values()
+
+
+def test_where_the_time_left_is_enough_for_all_none_gives_way():
+    spread = {"count": 0.001, "wrong": 0.03, "skip": 0.3, "hang": 0.4, "crash": 0.001}
+    runs, plan = _eight_rounds_under_a_deadline(1000.0, spread)
+    assert "out of reach" not in plan.stopped.values()
 
 
 def test_without_a_deadline_nothing_is_out_of_reach():

@@ -68,12 +68,16 @@ class RoundPlan:
                 self.stopped[name] = "out of reach"
 
     def _out_of_reach(self, values: dict[str, dict[int, float]], going: set[str], per_case: float) -> set[str]:
-        """The cases still going that cannot meet the target before the deadline, by their forecast:
-        a case at half-width h after n rounds needs about n (h / target)^2 (the half-width narrows
-        as the square root of the rounds). The cases are taken cheapest to finish first, each
-        adding its process (and its baseline's) to the rounds still to run, costed at `per_case`
-        seconds a process (the last round over the processes it ran); the first that does not
-        fit, and every dearer one, is out of reach, except a baseline a case that fits still needs."""
+        """The cases still going that give way, under a deadline, to cases cheaper to finish.
+
+        A case at half-width h after n rounds needs about n (h / target)^2 rounds in all (the
+        half-width narrows as the square root of the rounds). A case can finish when its need
+        fits in the rounds the time left gives (at `per_case` seconds a process: the last round
+        over the processes it ran) with only it and its baseline running. While one that can
+        finish does not fit with every case still running, the case that needs the most rounds
+        stops, "out of reach". Where no case can finish, none stops: the rounds left then
+        narrow every interval, which is the most they can do. A baseline a running case still
+        needs never stops."""
         if self.deadline is None or self.rule is None or per_case <= 0:
             return set()
         left = self.deadline - self.clock()
@@ -86,20 +90,23 @@ class RoundPlan:
             reached = precision_reached(values[name], values.get(base) if base else None, factor=factors.get(name))
             if reached is not None:
                 need[name] = len(values[name]) * ((reached / self.rule.precision) ** 2 - 1)
-        kept: set[str] = set()
-        needed_bases: set[str] = set()
-        out: set[str] = set()
-        for name in sorted(need, key=need.get):
-            base = self.baselines.get(name)
-            processes = len(kept | needed_bases | {name} | ({base} if base else set()))
-            can = min(left / (per_case * processes), self.rule.max_rounds - len(values[name]))
-            if out or need[name] > REACH_SLACK * max(can, 0):
-                out.add(name)
-                continue
-            kept.add(name)
-            if base:
-                needed_bases.add(base)
-        return out - needed_bases - kept
+
+        def processes(running: set[str]) -> int:
+            return len(running | {b for n in running if (b := self.baselines.get(n))})
+
+        def fits(name: str, running: set[str]) -> bool:
+            rounds = min(left / (per_case * processes(running)), self.rule.max_rounds - len(values[name]))
+            return need[name] <= REACH_SLACK * max(rounds, 0)
+
+        finishable = {name for name in need if fits(name, {name})}
+        running = set(need)
+        out = set()
+        for name in sorted(need, key=need.get, reverse=True):
+            if not finishable or all(fits(f, running) for f in finishable & running):
+                break
+            running.discard(name)
+            out.add(name)
+        return out - {b for n in running if (b := self.baselines.get(n))}
 
     def warmed_up(self, seconds: float, burst: int) -> None:
         """The warm-up round took `seconds` at one sample per case; a measured round takes `burst`.
