@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-from layertax.engine.measure.budget import Budget
+from layertax.engine.measure.budget import Budget, needs
 from layertax.engine.measure.rounds import RoundPlan
 from layertax.engine.measure.settings import Settings
 from layertax.engine.measure.stopping import StoppingRule, precision_reached, still_going
@@ -198,6 +198,19 @@ def test_an_experiment_that_needed_less_last_time_gets_that_and_the_rest_goes_to
     # cases) are not used.
     assert Budget(120.0, [a, b], needs={"other": 100.0}).shares(120.0) == pytest.approx({"probe": 60.0, "other": 60.0})
     assert Budget(120.0, [a, b], ("count",), needs={"other": 8.0}).needs == {}
+
+
+def test_a_need_is_never_below_the_minimum_of_rounds_and_an_interrupted_run_has_none():
+    a = probe_experiment()
+    b = dataclasses.replace(a, name="other")
+    # 8 s needed last time, but a round costs 2 s and no experiment is cut below 8 rounds and its
+    # warm-up: 18 s, or it overruns its share into the experiments after it.
+    budget = Budget(120.0, [a, b], round_costs={"other": 2.0}, needs={"other": 8.0}, min_rounds=8)
+    assert budget.shares(120.0) == pytest.approx({"probe": 102.0, "other": 18.0})
+    stop = {"allotted_s": 50.0, "rounds_s": 16.0}
+    assert needs({"x": {**stop, "cases": {"a": {"stopped": "precise"}, "b": {"stopped": "max rounds"}}}}) == {"x": 16.0}
+    for why in ("budget", "out of reach", "interrupted"):
+        assert needs({"x": {**stop, "cases": {"a": {"stopped": "precise"}, "b": {"stopped": why}}}}) == {}
 
 
 def test_settings_presets_and_their_contradictions():

@@ -101,7 +101,9 @@ def _measure(chosen, settings, case_globs, prepared, doc, keeper, progress, note
     seconds = settings.budget_s if settings.metric == "time" else None
     stops = budgets.newest_stopping(fingerprint.get("machine_id"), [e.name for e in scheduled]) if seconds else {}
     costs = budgets.round_costs(stops)
-    budget = budgets.Budget(seconds, scheduled, case_globs, costs, needs=budgets.needs(stops))
+    rule = settings.stopping_rule()
+    budget = budgets.Budget(seconds, scheduled, case_globs, costs, needs=budgets.needs(stops),
+                            min_rounds=rule.min_rounds if rule else 0)
     doc["settings"]["round_costs_from_history"] = costs
     doc["settings"]["needs_from_history"] = budget.needs
     doc["settings"]["budget_s"] = budget.seconds

@@ -19,26 +19,33 @@ from layertax.engine.measure.scheduler import select_cases
 SECONDS_PER_CASE_ROUND = 0.1   # the guess before any run was saved: one process and a burst of samples
 NEED_MARGIN = 1.5              # over what an experiment needed last time: the machine is noisier on some runs
 NEED_FLOOR = 0.05              # and at least this share of the budget more (a need of seconds has no room else)
+# The budget never cuts an experiment below the rule's minimum of rounds (rounds.py), so a share
+# smaller than the warm-up and that minimum at a known round cost would be overrun, and the
+# overrun taken from the experiments after it: a share is never given below it.
 
 
 class Budget:
     def __init__(self, seconds: float | None, scheduled: list, case_globs: tuple[str, ...] = (),
                  round_costs: dict[str, float] | None = None, clock=time.monotonic,
-                 needs: dict[str, float] | None = None):
+                 needs: dict[str, float] | None = None, min_rounds: int = 0):
         """round_costs: seconds per round (of all its cases) each experiment took last time, where known;
         needs: the seconds it measured last time when it finished before its share ran out (for all
-        its cases: not used with --case)."""
+        its cases: not used with --case); min_rounds: the rounds no experiment is cut below (its
+        warm-up counted as one more)."""
         self.seconds, self.clock = seconds, clock
         self.needs = {} if case_globs else dict(needs or {})
         self.started = clock()
         self.allotted_at = self.started
         costs = round_costs or {}
         self.weights = {}
+        self.least = {}          # the share below which the rule's minimum of rounds overruns it
         for e in scheduled:
             cases = len(select_cases(e, case_globs)) if case_globs else len(e.cases)
             known = costs.get(e.name)
             # A saved round cost is for all the experiment's cases; --case runs fewer.
             self.weights[e.name] = (known * cases / len(e.cases) if known else cases * SECONDS_PER_CASE_ROUND)
+            if known and min_rounds:
+                self.least[e.name] = self.weights[e.name] * (min_rounds + 1)
 
     def deadline_for(self, exp) -> float | None:
         """The clock time by which exp should end; None when there is no budget."""
@@ -60,7 +67,8 @@ class Budget:
         open_ = dict(self.weights)
         while open_:
             total = sum(open_.values())
-            given = {n: max(self.needs[n] * NEED_MARGIN, self.needs[n] + NEED_FLOOR * (self.seconds or 0.0))
+            given = {n: max(self.needs[n] * NEED_MARGIN, self.needs[n] + NEED_FLOOR * (self.seconds or 0.0),
+                            self.least.get(n, 0.0))
                      for n in open_ if n in self.needs}
             capped = {n: t for n, t in given.items() if t < left * open_[n] / total}
             if not capped:
@@ -86,13 +94,15 @@ def round_costs(stops: dict[str, dict]) -> dict[str, float]:
 
 
 def needs(stops: dict[str, dict]) -> dict[str, float]:
-    """The seconds each experiment measured in its newest saved run, where it finished before its
-    share of the budget ran out (no case stopped by the budget, nor for a forecast past it)."""
+    """The seconds each experiment measured in its newest saved run, where it finished by itself
+    before its share of the budget ran out: every case stopped precise or at the rule's maximum
+    (not by the budget, a forecast past it, or an interruption: a run stopped by Ctrl-C in the
+    middle of an experiment says nothing of what it needs)."""
     found = {}
     for name, stop in stops.items():
         cases = stop.get("cases") or {}
         if stop.get("allotted_s") and stop.get("rounds_s") and cases and \
-                all(c.get("stopped") not in ("budget", "out of reach") for c in cases.values()):
+                all(c.get("stopped") in ("precise", "max rounds") for c in cases.values()):
             found[name] = float(stop["rounds_s"])
     return found
 
