@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-from layertax.engine.measure.budget import Budget, needs
+from layertax.engine.measure.budget import MOST_MARGIN, Budget, needs
 from layertax.engine.measure.rounds import RoundPlan
 from layertax.engine.measure.settings import Settings
 from layertax.engine.measure.stopping import StoppingRule, precision_reached, still_going
@@ -211,6 +211,18 @@ def test_a_need_is_never_below_the_minimum_of_rounds_and_an_interrupted_run_has_
     assert needs({"x": {**stop, "cases": {"a": {"stopped": "precise"}, "b": {"stopped": "max rounds"}}}}) == {"x": 16.0}
     for why in ("budget", "out of reach", "interrupted"):
         assert needs({"x": {**stop, "cases": {"a": {"stopped": "precise"}, "b": {"stopped": why}}}}) == {}
+
+
+def test_an_experiment_is_never_given_more_than_its_maximum_of_rounds_can_use():
+    a = probe_experiment()
+    b = dataclasses.replace(a, name="other")
+    # "other" stops at 10 rounds of 2 s whatever its share: its warm-up and ten rounds, with
+    # MOST_MARGIN, is what it can use; the rest goes to "probe" from the start.
+    budget = Budget(120.0, [a, b], round_costs={"probe": 2.0, "other": 2.0}, max_rounds={"probe": 80, "other": 10})
+    most = 2.0 * 11 * MOST_MARGIN
+    assert budget.shares(120.0) == pytest.approx({"probe": 120.0 - most, "other": most})
+    # Without a known round cost there is no ceiling: a guess could starve it.
+    assert Budget(120.0, [a, b], max_rounds={"other": 10}).shares(120.0) == pytest.approx({"probe": 60.0, "other": 60.0})
 
 
 def test_settings_presets_and_their_contradictions():

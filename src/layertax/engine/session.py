@@ -103,7 +103,8 @@ def _measure(chosen, settings, case_globs, prepared, doc, keeper, progress, note
     costs = budgets.round_costs(stops)
     rule = settings.stopping_rule()
     budget = budgets.Budget(seconds, scheduled, case_globs, costs, needs=budgets.needs(stops),
-                            min_rounds=rule.min_rounds if rule else 0)
+                            min_rounds=rule.min_rounds if rule else 0,
+                            max_rounds={e.name: settings.for_experiment(e.defaults).runs for e in scheduled} if rule else None)
     doc["settings"]["round_costs_from_history"] = costs
     doc["settings"]["needs_from_history"] = budget.needs
     doc["settings"]["budget_s"] = budget.seconds

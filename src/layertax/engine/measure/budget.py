@@ -9,6 +9,8 @@ of cases at a typical tenth of a second each. An experiment that last time finis
 share ran out (every case precise, or at the rule's maximum) is given what it needed then, with a
 margin, and the rest of its share goes to the others from the start: left to the experiments
 after it, that time would go unused (they finish early too), while the ones before it ran out.
+The same holds for an experiment whose maximum of rounds uses less than its share; and none is
+given less than its minimum of rounds costs, which the budget never cuts.
 """
 from __future__ import annotations
 
@@ -19,6 +21,10 @@ from layertax.engine.measure.scheduler import select_cases
 SECONDS_PER_CASE_ROUND = 0.1   # the guess before any run was saved: one process and a burst of samples
 NEED_MARGIN = 1.5              # over what an experiment needed last time: the machine is noisier on some runs
 NEED_FLOOR = 0.05              # and at least this share of the budget more (a need of seconds has no room else)
+# An experiment stops at the rule's maximum of rounds (scan's 10, tls's 20) whatever its share: a
+# share above what its warm-up and that maximum cost, with this margin, would be left unused by
+# it and given only to the experiments after it.
+MOST_MARGIN = 1.15
 # The budget never cuts an experiment below the rule's minimum of rounds (rounds.py), so a share
 # smaller than the warm-up and that minimum at a known round cost would be overrun, and the
 # overrun taken from the experiments after it: a share is never given below it.
@@ -27,11 +33,13 @@ NEED_FLOOR = 0.05              # and at least this share of the budget more (a n
 class Budget:
     def __init__(self, seconds: float | None, scheduled: list, case_globs: tuple[str, ...] = (),
                  round_costs: dict[str, float] | None = None, clock=time.monotonic,
-                 needs: dict[str, float] | None = None, min_rounds: int = 0):
+                 needs: dict[str, float] | None = None, min_rounds: int = 0,
+                 max_rounds: dict[str, int] | None = None):
         """round_costs: seconds per round (of all its cases) each experiment took last time, where known;
         needs: the seconds it measured last time when it finished before its share ran out (for all
         its cases: not used with --case); min_rounds: the rounds no experiment is cut below (its
-        warm-up counted as one more)."""
+        warm-up counted as one more); max_rounds: the most rounds each experiment runs. Both are
+        turned into seconds only where the round cost is known (a guess could starve one)."""
         self.seconds, self.clock = seconds, clock
         self.needs = {} if case_globs else dict(needs or {})
         self.started = clock()
@@ -39,6 +47,7 @@ class Budget:
         costs = round_costs or {}
         self.weights = {}
         self.least = {}          # the share below which the rule's minimum of rounds overruns it
+        self.most = {}           # the share above which its maximum of rounds leaves time unused
         for e in scheduled:
             cases = len(select_cases(e, case_globs)) if case_globs else len(e.cases)
             known = costs.get(e.name)
@@ -46,6 +55,8 @@ class Budget:
             self.weights[e.name] = (known * cases / len(e.cases) if known else cases * SECONDS_PER_CASE_ROUND)
             if known and min_rounds:
                 self.least[e.name] = self.weights[e.name] * (min_rounds + 1)
+            if known and (max_rounds or {}).get(e.name):
+                self.most[e.name] = self.weights[e.name] * (max_rounds[e.name] + 1) * MOST_MARGIN
 
     def deadline_for(self, exp) -> float | None:
         """The clock time by which exp should end; None when there is no budget."""
@@ -61,15 +72,19 @@ class Budget:
     def shares(self, left: float) -> dict[str, float]:
         """The seconds left shared by the experiments still to run: in proportion to their rounds'
         cost, except that one known to need less than that is given its need (with NEED_MARGIN, and
-        at least NEED_FLOOR of the budget more) and what it leaves is shared by the others the same
-        way."""
+        at least NEED_FLOOR of the budget more), or what its maximum of rounds can use, and what it
+        leaves is shared by the others the same way. No need is taken below the rule's minimum."""
         out: dict[str, float] = {}
         open_ = dict(self.weights)
         while open_:
             total = sum(open_.values())
-            given = {n: max(self.needs[n] * NEED_MARGIN, self.needs[n] + NEED_FLOOR * (self.seconds or 0.0),
-                            self.least.get(n, 0.0))
-                     for n in open_ if n in self.needs}
+            given = {}
+            for n in open_:
+                limits = [self.most[n]] if n in self.most else []
+                if n in self.needs:
+                    limits.append(max(self.needs[n] * NEED_MARGIN, self.needs[n] + NEED_FLOOR * (self.seconds or 0.0)))
+                if limits:
+                    given[n] = max(min(limits), self.least.get(n, 0.0))
             capped = {n: t for n, t in given.items() if t < left * open_[n] / total}
             if not capped:
                 out.update({n: left * w / total for n, w in open_.items()})
