@@ -1,12 +1,13 @@
-"""Two default runs of one experiment, back to back: do they agree, and does each say where not?
+"""Two default runs, back to back: do their ratios agree, and does each say where not?
 
-Runs `layertax run EXPERIMENT` twice with the default protocol (precision-driven rounds and
-the budget), then for every case: do the two ratio intervals overlap, how far did the median
-move, and is a case whose median moved more than 5% flagged noisy (~) in both runs?
-Target (issue 24): every ratio interval overlaps; every move over 5% flagged in both runs.
+Runs `layertax run EXPERIMENT ...` twice with the default protocol (precision-driven rounds and
+the budget; the experiments named share it as in one run), then for every ratio: do the two
+95% intervals overlap, how far did the ratio move, and is it marked `~` (its interval wider
+than the precision target) in each run? Target (issue 59): the intervals of at least 95% of
+the ratios overlap; a ratio that moved more than its interval (no overlap) is marked in both.
 Not a test: it measures.
 
-    .venv/bin/python bench/back_to_back.py [EXPERIMENT] [-- extra run options]
+    .venv/bin/python bench/back_to_back.py [EXPERIMENT ...] [-- extra run options]
 """
 from __future__ import annotations
 
@@ -16,48 +17,48 @@ import sys
 import tempfile
 from pathlib import Path
 
+from layertax.engine.analysis import stats
 
-def run(experiment: str, extra: list[str], out: Path) -> dict:
-    subprocess.run([sys.executable, "-m", "layertax", "run", experiment, "--no-save", "--export-json", str(out),
+
+def run(experiments: list[str], extra: list[str], out: Path) -> dict:
+    subprocess.run([sys.executable, "-m", "layertax", "run", *experiments, "--no-save", "--export-json", str(out),
                     *extra], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return json.loads(out.read_text())["experiments"][0]
+    return {e["name"]: e for e in json.loads(out.read_text())["experiments"]}
 
 
 def main() -> int:
     args = sys.argv[1:]
     extra = args[args.index("--") + 1:] if "--" in args else []
-    args = args[:args.index("--")] if "--" in args else args
-    experiment = args[0] if args else "callchain"
+    experiments = (args[:args.index("--")] if "--" in args else args) or ["callchain", "tls"]
     with tempfile.TemporaryDirectory(prefix="layertax-bench-") as tmp:
-        a = run(experiment, extra, Path(tmp) / "a.json")
-        b = run(experiment, extra, Path(tmp) / "b.json")
-    cases_b = {c["name"]: c for c in b["cases"]}
-    print(f"{experiment}: two default runs back to back")
-    print(f"{'case':26} {'ratio A [95% CI]':>22} {'ratio B [95% CI]':>22} {'overlap':>7} {'median moved':>12} "
-          f"{'noisy A/B':>9}")
-    overlaps = flagged = moved = 0
-    for ca in a["cases"]:
-        cb = cases_b.get(ca["name"])
-        if not cb or not ca.get("stats") or not cb.get("stats"):
+        a = run(experiments, extra, Path(tmp) / "a.json")
+        b = run(experiments, extra, Path(tmp) / "b.json")
+    print(f"{' '.join(experiments)}: two default runs back to back (~: interval wider than the target)")
+    print(f"{'case':30} {'ratio A [95% CI]':>22} {'ratio B [95% CI]':>22} {'overlap':>7} {'moved':>7} {'~ A/B':>5}")
+    compared = overlaps = apart = marked = 0
+    for name in experiments:
+        if name not in a or name not in b:
             continue
-        ra, rb = ca["stats"].get("ratio"), cb["stats"].get("ratio")
-        move = cb["stats"]["median"] / ca["stats"]["median"] - 1
-        noisy = (bool(ca["stats"]["warnings"]), bool(cb["stats"]["warnings"]))
-        if ra and rb:
+        target_a, target_b = stats.precision_target(a[name]), stats.precision_target(b[name])
+        cases_b = {c["name"]: c for c in b[name]["cases"]}
+        for ca in a[name]["cases"]:
+            cb = cases_b.get(ca["name"])
+            ra = (ca.get("stats") or {}).get("ratio")
+            rb = ((cb or {}).get("stats") or {}).get("ratio")
+            if not ra or not rb:
+                continue
+            compared += 1
             overlap = ra["ci95"][0] <= rb["ci95"][1] and rb["ci95"][0] <= ra["ci95"][1]
+            wide = (stats.wider_than(ra, target_a), stats.wider_than(rb, target_b))
             overlaps += overlap
+            if not overlap:
+                apart += 1
+                marked += all(wide)
             text_a = f"{ra['median']:.3f} [{ra['ci95'][0]:.3f}, {ra['ci95'][1]:.3f}]"
             text_b = f"{rb['median']:.3f} [{rb['ci95'][0]:.3f}, {rb['ci95'][1]:.3f}]"
-        else:
-            overlap, text_a, text_b = None, "(baseline)", "(baseline)"
-        if abs(move) > 0.05:
-            moved += 1
-            flagged += all(noisy)
-        print(f"{ca['name'][:26]:26} {text_a:>22} {text_b:>22} {'-' if overlap is None else ('yes' if overlap else 'NO'):>7} "
-              f"{move:>+12.1%} {'/'.join('~' if n else '-' for n in noisy):>9}")
-    compared = sum(1 for c in a["cases"] if (c.get("stats") or {}).get("ratio"))
-    print(f"ratio intervals overlapping: {overlaps} of {compared}; medians moved > 5%: {moved}, "
-          f"flagged noisy in both runs: {flagged}")
+            print(f"{(name + '/' + ca['name'])[:30]:30} {text_a:>22} {text_b:>22} {'yes' if overlap else 'NO':>7} "
+                  f"{rb['median'] / ra['median'] - 1:>+7.1%} {'/'.join('~' if w else '-' for w in wide):>5}")
+    print(f"ratio intervals overlapping: {overlaps} of {compared}; of the {apart} apart, marked ~ in both runs: {marked}")
     return 0
 
 
