@@ -59,7 +59,7 @@ def list_cmd(experiment: str | None) -> None:
                    "valgrind's callgrind (two runs, N1 and N2 iterations, differenced), by object, with each case's "
                    "chain of functions down to the system call; deterministic, independent of machine noise.")
 @click.option("--all", "everything", is_flag=True, help="With no EXPERIMENT named: also the extended families "
-              "(encoding's throughput matrix and per-runtime tables), which a bare run leaves out.")
+              "(encoding's throughput matrix and per-runtime tables, scan's language runtimes), which a bare run leaves out.")
 @click.option("--no-syscalls", is_flag=True, help="Skip the separate strace run that counts each case's system "
               "calls per operation (the timed runs are never traced).")
 @keeping_options
