@@ -63,7 +63,7 @@ CASES = (
 # The same count in the language runtimes: an answer of its own (what each runtime's I/O costs),
 # not the one the article asked, so a bare `layertax run` leaves it out and says so;
 # `layertax run scan` or `--all` runs it. Its ratios are to getc, like the main table's.
-GROUPS = (CaseGroup("runtimes", "the same count in the language runtimes (time vs getc)", "getc", extended=True),)
+GROUPS = (CaseGroup("runtimes", "the same count in the language runtimes", "getc", extended=True),)
 
 CLASSIC = Classic(
     source='Wu Yongwei, "C/C++ Performance, mmap, and string_view" (blog)',
