@@ -12,6 +12,15 @@ import pytest
 from layertax.engine.signals import SafeInterrupts
 
 
+@pytest.fixture(autouse=True)
+def _ctrl_c_as_in_a_foreground_process():
+    """A suite started in the background by a shell without job control inherits SIGINT ignored,
+    which SafeInterrupts rightly leaves ignored; these tests are about a foreground process."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
 def test_a_ctrl_c_is_raised_at_the_check_not_where_it_arrived():
     reached = []
     with pytest.raises(KeyboardInterrupt):
