@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-from layertax.engine.measure.budget import MOST_MARGIN, Budget, needs
+from layertax.engine.measure.budget import MOST_MARGIN, Budget, needs, round_cases
 from layertax.engine.measure.rounds import RoundPlan
 from layertax.engine.measure.settings import Settings
 from layertax.engine.measure.stopping import StoppingRule, precision_reached, still_going
@@ -223,6 +223,25 @@ def test_an_experiment_is_never_given_more_than_its_maximum_of_rounds_can_use():
     assert budget.shares(120.0) == pytest.approx({"probe": 120.0 - most, "other": most})
     # Without a known round cost there is no ceiling: a guess could starve it.
     assert Budget(120.0, [a, b], max_rounds={"other": 10}).shares(120.0) == pytest.approx({"probe": 60.0, "other": 60.0})
+
+
+def test_a_saved_round_cost_is_scaled_to_the_cases_run_and_a_need_is_kept_only_for_the_same_cases():
+    a = probe_experiment()                                  # five cases
+    b = dataclasses.replace(a, name="other")
+    # Last time "other" ran ten cases in 4 s rounds (a family a bare run now leaves out was in it):
+    # five now cost 2 s a round, and what it needed then says nothing of now.
+    budget = Budget(120.0, [a, b], round_costs={"probe": 2.0, "other": 4.0}, needs={"other": 8.0},
+                    round_cases={"other": 10})
+    assert budget.weights == pytest.approx({"probe": 2.0, "other": 2.0}) and budget.needs == {}
+    assert round_cases({"x": {"cases": {"a": {}, "b": {}}}, "y": {}}) == {"x": 2}
+
+
+def test_the_last_experiment_left_gets_all_that_is_left_even_past_its_ceiling():
+    a = probe_experiment()
+    # Its rounds may run slower than last time: a ceiling with no one else to take the rest
+    # would leave the rest unused.
+    budget = Budget(120.0, [a], round_costs={"probe": 2.0}, max_rounds={"probe": 10})
+    assert budget.shares(100.0) == pytest.approx({"probe": 100.0})
 
 
 def test_settings_presets_and_their_contradictions():

@@ -104,7 +104,8 @@ def _measure(chosen, settings, case_globs, prepared, doc, keeper, progress, note
     rule = settings.stopping_rule()
     budget = budgets.Budget(seconds, scheduled, case_globs, costs, needs=budgets.needs(stops),
                             min_rounds=rule.min_rounds if rule else 0,
-                            max_rounds={e.name: settings.for_experiment(e.defaults).runs for e in scheduled} if rule else None)
+                            max_rounds={e.name: settings.for_experiment(e.defaults).runs for e in scheduled} if rule else None,
+                            round_cases=budgets.round_cases(stops))
     doc["settings"]["round_costs_from_history"] = costs
     doc["settings"]["needs_from_history"] = budget.needs
     doc["settings"]["budget_s"] = budget.seconds

@@ -34,14 +34,18 @@ class Budget:
     def __init__(self, seconds: float | None, scheduled: list, case_globs: tuple[str, ...] = (),
                  round_costs: dict[str, float] | None = None, clock=time.monotonic,
                  needs: dict[str, float] | None = None, min_rounds: int = 0,
-                 max_rounds: dict[str, int] | None = None):
+                 max_rounds: dict[str, int] | None = None, round_cases: dict[str, int] | None = None):
         """round_costs: seconds per round (of all its cases) each experiment took last time, where known;
-        needs: the seconds it measured last time when it finished before its share ran out (for all
-        its cases: not used with --case); min_rounds: the rounds no experiment is cut below (its
+        round_cases: how many cases that round had (default: all the experiment's); needs: the
+        seconds it measured last time when it finished before its share ran out (used only for the
+        same cases: not with --case, nor when a bare run leaves some out); min_rounds: the rounds no experiment is cut below (its
         warm-up counted as one more); max_rounds: the most rounds each experiment runs. Both are
         turned into seconds only where the round cost is known (a guess could starve one)."""
         self.seconds, self.clock = seconds, clock
-        self.needs = {} if case_globs else dict(needs or {})
+        measured_with = round_cases or {}
+        self.needs = {} if case_globs else {
+            name: need for name, need in (needs or {}).items()
+            if all(measured_with.get(e.name, len(e.cases)) == len(e.cases) for e in scheduled if e.name == name)}
         self.started = clock()
         self.allotted_at = self.started
         costs = round_costs or {}
@@ -51,8 +55,10 @@ class Budget:
         for e in scheduled:
             cases = len(select_cases(e, case_globs)) if case_globs else len(e.cases)
             known = costs.get(e.name)
-            # A saved round cost is for all the experiment's cases; --case runs fewer.
-            self.weights[e.name] = (known * cases / len(e.cases) if known else cases * SECONDS_PER_CASE_ROUND)
+            # A saved round cost is for the cases that round ran; --case, or a bare run that leaves
+            # an extended family out, runs fewer (or the saved run did).
+            self.weights[e.name] = (known * cases / measured_with.get(e.name, len(e.cases)) if known
+                                    else cases * SECONDS_PER_CASE_ROUND)
             if known and min_rounds:
                 self.least[e.name] = self.weights[e.name] * (min_rounds + 1)
             if known and (max_rounds or {}).get(e.name):
@@ -86,7 +92,8 @@ class Budget:
                 if limits:
                     given[n] = max(min(limits), self.least.get(n, 0.0))
             capped = {n: t for n, t in given.items() if t < left * open_[n] / total}
-            if not capped:
+            # Every one left capped: the surplus would be no one's, so it is shared as if none were.
+            if not capped or len(capped) == len(open_):
                 out.update({n: left * w / total for n, w in open_.items()})
                 break
             for n, need in capped.items():
@@ -106,6 +113,11 @@ def round_costs(stops: dict[str, dict]) -> dict[str, float]:
         if cost:
             found[name] = float(cost)
     return found
+
+
+def round_cases(stops: dict[str, dict]) -> dict[str, int]:
+    """How many cases each experiment's newest saved round cost (and need) was measured with."""
+    return {name: len(stop["cases"]) for name, stop in stops.items() if stop.get("cases")}
 
 
 def needs(stops: dict[str, dict]) -> dict[str, float]:
