@@ -103,6 +103,6 @@ EXPERIMENT = Experiment(
     run_options="layertax.experiments.scan.options:run_options",
     shared_input="layertax.experiments.scan.shared:scan_input",
     # One pass reads the whole file (64 MiB; 256 with --thorough): fewer, single-sample rounds keep a run to minutes.
-    defaults={"runs": 10, "burst": 1},
+    defaults={"runs": 20, "burst": 1},
     difference_iters=(1, 2),
 )

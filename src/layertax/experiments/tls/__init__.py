@@ -92,5 +92,5 @@ EXPERIMENT = Experiment(
     builds="layertax.experiments.tls.models:builds",
     # Samples of 20 ms: a -threads case starts its workers in every sample, and waking an
     # idle virtual CPU takes long enough to inflate a 5 ms sample by several percent.
-    defaults={"min_sample_ns": 20_000_000, "runs": 20},
+    defaults={"min_sample_ns": 20_000_000, "runs": 40},
 )
