@@ -135,9 +135,10 @@ def _interval(values, in_order: bool, confidence: float = CONFIDENCE, factor: fl
     values are a series in the order they were taken (rounds, launches), so the interval is
     widened for how much neighbours move together (dependence.py), and the factor is kept:
     the one given (estimated with the experiment's other series), else the series' own."""
-    if in_order and factor is None:
+    if not in_order:
+        factor = 1.0
+    elif factor is None:
         factor = dependence.variance_factor(values)
-    factor = factor if in_order else 1.0
     lo, hi, coverage = median_ci(values, confidence, factor=factor)
     out = {"median": float(np.median(values)), "ci95": [lo, hi], "ci_coverage": round(coverage, 4)}
     if in_order:

@@ -21,13 +21,10 @@ from layertax.engine.measure.scheduler import select_cases
 SECONDS_PER_CASE_ROUND = 0.1   # the guess before any run was saved: one process and a burst of samples
 NEED_MARGIN = 1.5              # over what an experiment needed last time: the machine is noisier on some runs
 NEED_FLOOR = 0.05              # and at least this share of the budget more (a need of seconds has no room else)
-# An experiment stops at the rule's maximum of rounds (scan's 10, tls's 20) whatever its share: a
-# share above what its warm-up and that maximum cost, with this margin, would be left unused by
-# it and given only to the experiments after it.
+# An experiment stops at the rule's maximum of rounds (scan's 20) whatever its share: a share
+# above what its warm-up and that maximum cost, with this margin, would be left unused by it and
+# given only to the experiments after it.
 MOST_MARGIN = 1.15
-# The budget never cuts an experiment below the rule's minimum of rounds (rounds.py), so a share
-# smaller than the warm-up and that minimum at a known round cost would be overrun, and the
-# overrun taken from the experiments after it: a share is never given below it.
 
 
 class Budget:
@@ -38,14 +35,15 @@ class Budget:
         """round_costs: seconds per round (of all its cases) each experiment took last time, where known;
         round_cases: how many cases that round had (default: all the experiment's); needs: the
         seconds it measured last time when it finished before its share ran out (used only for the
-        same cases: not with --case, nor when a bare run leaves some out); min_rounds: the rounds no experiment is cut below (its
-        warm-up counted as one more); max_rounds: the most rounds each experiment runs. Both are
-        turned into seconds only where the round cost is known (a guess could starve one)."""
+        same cases: not with --case, nor when a bare run leaves some out); min_rounds: the rounds
+        no experiment is cut below (its warm-up counted as one more); max_rounds: the most rounds
+        each experiment runs. Both are turned into seconds only where the round cost is known (a
+        guess could starve one)."""
         self.seconds, self.clock = seconds, clock
-        measured_with = round_cases or {}
-        self.needs = {} if case_globs else {
-            name: need for name, need in (needs or {}).items()
-            if all(measured_with.get(e.name, len(e.cases)) == len(e.cases) for e in scheduled if e.name == name)}
+        sizes = {e.name: len(e.cases) for e in scheduled}
+        measured_with = {**sizes, **(round_cases or {})}
+        self.needs = {} if case_globs else {name: need for name, need in (needs or {}).items()
+                                            if name in sizes and measured_with[name] == sizes[name]}
         self.started = clock()
         self.allotted_at = self.started
         costs = round_costs or {}
@@ -57,8 +55,11 @@ class Budget:
             known = costs.get(e.name)
             # A saved round cost is for the cases that round ran; --case, or a bare run that leaves
             # an extended family out, runs fewer (or the saved run did).
-            self.weights[e.name] = (known * cases / measured_with.get(e.name, len(e.cases)) if known
+            self.weights[e.name] = (known * cases / measured_with[e.name] if known
                                     else cases * SECONDS_PER_CASE_ROUND)
+            # The budget never cuts an experiment below the rule's minimum of rounds (rounds.py): a
+            # share smaller than its warm-up and that minimum would be overrun, at the expense of
+            # the experiments after it.
             if known and min_rounds:
                 self.least[e.name] = self.weights[e.name] * (min_rounds + 1)
             if known and (max_rounds or {}).get(e.name):

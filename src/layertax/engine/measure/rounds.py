@@ -14,7 +14,7 @@ import time
 import numpy as np
 
 from layertax.engine.analysis import analyze, stats
-from layertax.engine.measure.stopping import StoppingRule, precision_reached, still_going
+from layertax.engine.measure.stopping import StoppingRule, half_widths, precision_reached, still_going
 
 # A case that can finish is taken to fit with the others still running while its forecast is
 # within this many times the rounds the deadline leaves: a forecast from the half-width at 8 or
@@ -62,14 +62,16 @@ class RoundPlan:
         if self.checked:
             values = self._round_values()
             ran = [name for name in values if name not in self.stopped]
-            going = still_going(values, self.baselines, self.rule, set(self.stopped))
+            widths = half_widths(values, self.baselines)
+            going = still_going(values, self.baselines, self.rule, set(self.stopped), widths)
             for name in values:
                 if name not in going and name not in self.stopped:
                     self.stopped[name] = "precise"
-            for name in self._out_of_reach(values, going, seconds / max(len(ran), 1)):
+            for name in self._out_of_reach(values, going, widths, seconds / max(len(ran), 1)):
                 self.stopped[name] = "out of reach"
 
-    def _out_of_reach(self, values: dict[str, dict[int, float]], going: set[str], per_case: float) -> set[str]:
+    def _out_of_reach(self, values: dict[str, dict[int, float]], going: set[str],
+                      widths: dict[str, float | None], per_case: float) -> set[str]:
         """The cases still going that give way, under a deadline, to cases cheaper to finish.
 
         A case at half-width h after n rounds needs about n (h / target)^2 rounds in all (the
@@ -79,19 +81,14 @@ class RoundPlan:
         finish does not fit (within REACH_SLACK) with every case still running, the case that
         needs the most rounds stops, "out of reach". Where no case can finish, none stops: the rounds left then
         narrow every interval, which is the most they can do. A baseline a running case still
-        needs never stops."""
+        needs never stops. widths: each case's half-width now (stopping.half_widths)."""
         if self.deadline is None or self.rule is None or per_case <= 0:
             return set()
         left = self.deadline - self.clock()
         if left < per_case * len(going):
             return set()                 # not another round of them: the budget stops them all (out_of_time)
-        factors = stats.ratio_factors(values, self.baselines)
-        need = {}
-        for name in going:
-            base = self.baselines.get(name)
-            reached = precision_reached(values[name], values.get(base) if base else None, factor=factors.get(name))
-            if reached is not None:
-                need[name] = len(values[name]) * ((reached / self.rule.precision) ** 2 - 1)
+        need = {name: len(values[name]) * ((widths[name] / self.rule.precision) ** 2 - 1)
+                for name in going if widths[name] is not None}
 
         def processes(running: set[str]) -> int:
             return len(running | {b for n in running if (b := self.baselines.get(n))})

@@ -62,20 +62,29 @@ def precision_reached(case_rounds: dict[int, float], base_rounds: dict[int, floa
     return relative_half_width(stats.ratio_summary(ratios, confidence, factor))
 
 
+def half_widths(cases: dict[str, dict[int, float]], baselines: dict[str, str | None]) -> dict[str, float | None]:
+    """precision_reached of every case at the level that decides a stop, the ratios' drift factors
+    estimated once for the whole experiment (stats.ratio_factors)."""
+    factors = stats.ratio_factors(cases, baselines)
+    return {name: precision_reached(rounds, cases.get(base) if (base := baselines.get(name)) else None,
+                                    factor=factors.get(name))
+            for name, rounds in cases.items()}
+
+
 def still_going(cases: dict[str, dict[int, float]], baselines: dict[str, str | None], rule: StoppingRule,
-                stopped: set[str]) -> set[str]:
+                stopped: set[str], widths: dict[str, float | None] | None = None) -> set[str]:
     """The cases to run in the next round, decided at a checkpoint.
 
     cases: each case's round medians so far; baselines: each case's baseline (None for a
-    baseline itself); stopped: cases already stopped (they stay stopped). A case goes on
-    while it is not precise; a baseline goes on while it, or any case compared with it, does."""
+    baseline itself); stopped: cases already stopped (they stay stopped); widths: half_widths of
+    the cases, where the caller has them already. A case goes on while it is not precise; a
+    baseline goes on while it, or any case compared with it, does."""
     going = set()
-    factors = stats.ratio_factors(cases, baselines)
-    for name, rounds in cases.items():
+    widths = half_widths(cases, baselines) if widths is None else widths
+    for name in cases:
         if name in stopped:
             continue
-        base = baselines.get(name)
-        reached = precision_reached(rounds, cases.get(base) if base else None, factor=factors.get(name))
+        reached = widths[name]
         if reached is None or reached > rule.precision:
             going.add(name)
     for name in list(going):
