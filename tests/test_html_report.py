@@ -152,3 +152,24 @@ def test_one_wide_interval_does_not_squeeze_every_bar():
     ax.barh(y, medians)
     plots._clip_long_whiskers(ax, y, medians, [0.5, 0.4, 2.0], [None] * 3)
     assert len(ax.texts) == 0 and ax.get_xlim()[1] < plots.WHISKER_ROOM * 12.0
+
+
+def test_the_table_marks_the_ratio_as_the_terminal_does():
+    """The page's case table has the terminal's columns (a median without an interval) and
+    "~" beside the figure a case is judged by, explained under the table."""
+    doc = synthetic_doc("plain-name")
+    exp = doc["experiments"][0]
+    case = next(c for c in exp["cases"] if c["name"] == "plain-name")
+    case["samples"] = [{**s, "ns": int(s["ns"] * (1 + 0.04 * ((s["round"] * 3) % 4)))} for s in case["samples"]]
+    doc["experiments"][0] = analyze.analyzed(exp)
+    html = to_html(doc)
+    table = re.search(r"<table>\s*<tr><th>case</th>.*?</table>", html, flags=re.S).group(0)
+    assert "<th>IQR/median</th>" in table and "<th>95% CI</th>" not in table
+    case = next(c for c in doc["experiments"][0]["cases"] if c["name"] == "plain-name")
+    # 8 rounds whose ratios spread a few percent: wider than the 2% target.
+    assert case["stats"]["ratio"]["ci95"][1] / case["stats"]["ratio"]["median"] > 1.02
+    row = re.search(r"<tr class=\"ok\"><td>plain-name</td>.*?</tr>", table).group(0)
+    cells = re.findall(r"<td[^>]*>([^<]*)</td>", row)
+    assert [c for c in cells if c.endswith(" ~")] == [c for c in cells if "x [" in c]   # the ratio alone
+    assert "~ 95% interval wider than" in html
+    assert "usually tighter" not in html

@@ -60,7 +60,9 @@ def _chain_lines(case: dict) -> list[dict]:
 def _groups(exp: dict) -> list[dict]:
     groups = []
     for group in fmt.case_groups(exp):
-        groups.append({"title": group["title"], "baseline": group["baseline"], "rows": fmt.case_rows(exp, group),
+        rows = fmt.case_rows(exp, group)
+        groups.append({"title": group["title"], "baseline": group["baseline"], "rows": rows,
+                       "columns": fmt.case_columns(exp, group, rows), "marks": fmt.marks_line(exp, rows),
                        "bars": _chart(plots.case_bars(exp, group)), "strips": _chart(plots.case_strips(exp, group))})
     return groups
 
