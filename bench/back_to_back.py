@@ -2,9 +2,10 @@
 
 Runs `layertax run EXPERIMENT ...` twice with the default protocol (precision-driven rounds and
 the budget; the experiments named share it as in one run), then for every ratio: do the two
-95% intervals overlap, how far did the ratio move, and is it marked `~` (its interval wider
-than the precision target) in each run? Target (issue 59): the intervals of at least 95% of
-the ratios overlap; a ratio that moved more than its interval (no overlap) is marked in both.
+95% intervals overlap, how far did the ratio move, and is it marked in each run: `~` (its
+interval wider than the precision target) or `*` (its rounds at two levels, so its median can
+move by the gap)? Target (issue 59): the intervals of at least 95% of the ratios overlap; a
+ratio that moved more than its interval (no overlap) is marked in both.
 Not a test: it measures.
 
     .venv/bin/python bench/back_to_back.py [EXPERIMENT ...] [-- extra run options]
@@ -26,6 +27,12 @@ def run(experiments: list[str], extra: list[str], out: Path) -> dict:
     return {e["name"]: e for e in json.loads(out.read_text())["experiments"]}
 
 
+def _marks(ratio: dict, target: float) -> str:
+    """The ratio's marks as the tables print them ("-": none)."""
+    marks = ("~" if stats.wider_than(ratio, target) else "") + ("*" if ratio.get("two_levels") else "")
+    return marks or "-"
+
+
 def main() -> int:
     args = sys.argv[1:]
     extra = args[args.index("--") + 1:] if "--" in args else []
@@ -33,8 +40,9 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="layertax-bench-") as tmp:
         a = run(experiments, extra, Path(tmp) / "a.json")
         b = run(experiments, extra, Path(tmp) / "b.json")
-    print(f"{' '.join(experiments)}: two default runs back to back (~: interval wider than the target)")
-    print(f"{'case':30} {'ratio A [95% CI]':>22} {'ratio B [95% CI]':>22} {'overlap':>7} {'moved':>7} {'~ A/B':>5}")
+    print(f"{' '.join(experiments)}: two default runs back to back (~: interval wider than the target; "
+          "*: two levels)")
+    print(f"{'case':30} {'ratio A [95% CI]':>22} {'ratio B [95% CI]':>22} {'overlap':>7} {'moved':>7} {'A/B':>7}")
     compared = overlaps = apart = marked = 0
     for name in experiments:
         if name not in a or name not in b:
@@ -49,16 +57,16 @@ def main() -> int:
                 continue
             compared += 1
             overlap = ra["ci95"][0] <= rb["ci95"][1] and rb["ci95"][0] <= ra["ci95"][1]
-            wide = (stats.wider_than(ra, target_a), stats.wider_than(rb, target_b))
+            marks = (_marks(ra, target_a), _marks(rb, target_b))
             overlaps += overlap
             if not overlap:
                 apart += 1
-                marked += all(wide)
+                marked += all(m != "-" for m in marks)
             text_a = f"{ra['median']:.3f} [{ra['ci95'][0]:.3f}, {ra['ci95'][1]:.3f}]"
             text_b = f"{rb['median']:.3f} [{rb['ci95'][0]:.3f}, {rb['ci95'][1]:.3f}]"
             print(f"{(name + '/' + ca['name'])[:30]:30} {text_a:>22} {text_b:>22} {'yes' if overlap else 'NO':>7} "
-                  f"{rb['median'] / ra['median'] - 1:>+7.1%} {'/'.join('~' if w else '-' for w in wide):>5}")
-    print(f"ratio intervals overlapping: {overlaps} of {compared}; of the {apart} apart, marked ~ in both runs: {marked}")
+                  f"{rb['median'] / ra['median'] - 1:>+7.1%} {'/'.join(marks):>7}")
+    print(f"ratio intervals overlapping: {overlaps} of {compared}; of the {apart} apart, marked in both runs: {marked}")
     return 0
 
 

@@ -115,6 +115,7 @@ def case_rows(exp: dict, group: dict) -> list[dict]:
             # its interval is wider than the precision target, and nothing else.
             "noisy": bool(st) and wider_than_target(st.get("ratio") or st, target),
             "noisy_key": "ratio" if st and st.get("ratio") else "median",
+            "two_levels": bool(st and (st.get("ratio") or {}).get("two_levels")),
             "syscalls": syscalls(case),
         })
     return rows
@@ -416,9 +417,22 @@ def answer(exp: dict) -> str | None:
     return None
 
 
+def marked(row: dict) -> dict:
+    """A case row with its marks on its figures: "~" on the figure it is judged by, "*" on a
+    ratio at two levels."""
+    marks = {row["noisy_key"]: " ~"} if row["noisy"] else {}
+    if row.get("two_levels"):
+        marks["ratio"] = marks.get("ratio", "") + " *"
+    return {**row, **{key: row[key] + mark for key, mark in marks.items()}}
+
+
 def marks_line(exp: dict, rows: list[dict]) -> str | None:
-    """What "~" means, under a table that has one."""
-    if not any(r["noisy"] for r in rows):
-        return None
-    return (f"~ 95% interval wider than ±{precision_target(exp):.0%}, the target (a median describes this run; "
-            "a ratio compares)")
+    """What "~" and "*" mean, under a table that has them."""
+    lines = []
+    if any(r["noisy"] for r in rows):
+        lines.append(f"~ 95% interval wider than ±{precision_target(exp):.0%}, the target (a median describes this "
+                     "run; a ratio compares)")
+    if any(r.get("two_levels") for r in rows):
+        lines.append("* the ratio's rounds sit at two levels: its median follows their shares and can move by the "
+                     "gap between runs (--verbose)")
+    return "\n".join(lines) or None

@@ -50,7 +50,7 @@ def to_markdown(doc: dict) -> str:
             rows = fmt.case_rows(exp, group)
             columns = fmt.case_columns(exp, group, rows)
             lines += _table([header for _, header in columns],
-                            [[{**r, r["noisy_key"]: r[r["noisy_key"]] + (" ~" if r["noisy"] else "")}[key] for key, _ in columns]
+                            [[fmt.marked(r)[key] for key, _ in columns]
                              for r in rows])
         if exp.get("classic_now"):
             c = exp["classic"]

@@ -25,7 +25,7 @@ def _row_style(status: str) -> str | None:
 # under the table, so every number stays whole in an 80-column terminal.
 WIDE = 120
 # A figure: a number with its unit, an interval, a ratio, or a bar of '#' and '.' (a share drawn).
-FIGURE = re.compile(r"^[-+\s\d.,:%~±…\[\]()x/<>=#]*(?:[µnm]?s|GB/s|[KMG]iB|B)?[-+\s\d.,:%~±…\[\]()x/<>=µnms]*$")
+FIGURE = re.compile(r"^[-+\s\d.,:%~±…\[\]()x/<>=#]*(?:[µnm]?s|GB/s|[KMG]iB|B)?[-+\s\d.,:%~±…\[\]()x/<>=µnms*]*$")
 
 
 def _wide_fits(columns: list[tuple[str, str]], rows: list[dict], width: int) -> bool:
@@ -34,7 +34,7 @@ def _wide_fits(columns: list[tuple[str, str]], rows: list[dict], width: int) -> 
     (a callchain run with its system-calls column needs about 190 columns), which is harder
     to read than the compact table with its legend."""
     def widest(key: str, header: str) -> int:
-        cells = [row[key] + (" ~" if key == row["noisy_key"] and row["noisy"] else "") for row in rows]
+        cells = [fmt.marked(row)[key] for row in rows]
         return widths.column("ratio [95% CI]" if key == "ratio" else header, cells)
     return widths.boxed([widest(key, header) for key, header in columns]) <= width
 
@@ -68,7 +68,7 @@ def _case_table(exp: dict, group: dict, width: int) -> tuple[Table, list[str], l
             t.add_column("ratio [95% CI]" if key == "ratio" else header, justify="left" if left else "right",
                          no_wrap=key in ("case", "layer"))
         for row in rows:
-            cells = {**row, row["noisy_key"]: row[row["noisy_key"]] + (" ~" if row["noisy"] else "")}
+            cells = fmt.marked(row)
             t.add_row(*(Text(cells[key]) if key in ("case", "layer") else cells[key] for key, _ in columns),
                       style=_row_style(row["status"]))
         return t, [], []
@@ -78,7 +78,7 @@ def _case_table(exp: dict, group: dict, width: int) -> tuple[Table, list[str], l
     headers = {"median": f"median {exp['unit']}", "ratio": "ratio [95% CI]", "classic": "then",
                "syscalls": "system calls", "mean_sd": dict(columns).get("mean_sd", "mean ± σ"),
                "range": dict(columns).get("range", "min … max"), "n": "runs"}
-    rows = [{**row, row["noisy_key"]: row[row["noisy_key"]] + (" ~" if row["noisy"] else "")} for row in rows]
+    rows = [fmt.marked(row) for row in rows]
     headers = {**dict(columns), **headers}
     summaries = []
     if not _compact_fits(keys, headers, rows, width) and any(k in keys for k in SUMMARY_KEYS):
@@ -337,8 +337,8 @@ def render_experiment(exp: dict, console: Console, verbose: bool = True) -> None
             elif legend:
                 legends += 1
             marks = fmt.marks_line(exp, fmt.case_rows(exp, group))
-            if marks:
-                console.print(f"  {marks}", style="dim", markup=False, highlight=False)
+            for line in (marks or "").splitlines():
+                console.print(f"  {line}", style="dim", markup=False, highlight=False)
     if instructions:
         console.print("the layer chains: from the loop down to the system call, inclusive instructions per "
                       "operation (x calls per operation); (syscall) marks the function that made it", style="dim")

@@ -68,7 +68,11 @@ TEXT_MAP = {"type": "object", "additionalProperties": TEXT, "maxProperties": MAX
 NUMBER_MAP = {"type": "object", "additionalProperties": NUMBER, "maxProperties": MAX_ITEMS}
 
 RATIO = nullable(obj({"median": POSITIVE, "ci95": array(NONNEGATIVE, 2, minItems=2), "rounds": COUNT,
-                      "ci_coverage": nullable(NONNEGATIVE), "ci_level": nullable(POSITIVE)},
+                      "ci_coverage": nullable(NONNEGATIVE), "ci_level": nullable(POSITIVE),
+                      # engine/analysis/two_levels.py
+                      "two_levels": nullable(obj({"lower": POSITIVE, "upper": POSITIVE, "upper_share": NONNEGATIVE,
+                                                  "gap": NONNEGATIVE, "p": NONNEGATIVE},
+                                                 required=("lower", "upper", "upper_share", "gap")))},
                      required=("median", "ci95")))
 
 STATS = nullable(obj({

@@ -10,7 +10,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from layertax.engine.analysis import level_shift, stats
+from layertax.engine.analysis import level_shift, stats, two_levels
 from layertax.result.model import Case
 
 
@@ -68,12 +68,14 @@ def preempted(sample: dict) -> bool | None:
 
 
 def case_stats(case: dict, base_values: dict[int, float] | None, metric: str | None = None,
-               stopped_precise: bool = False, ratio_factor: float | None = None) -> dict | None:
+               stopped_precise: bool = False, ratio_factor: float | None = None,
+               target: float = stats.DEFAULT_THRESHOLD) -> dict | None:
     """base_values: the baseline's round medians (None if the baseline has no samples).
     stopped_precise: the case stopped adding rounds because its ratio met the precision target,
     so its interval is taken at the stricter level that decided it (stats.SEQUENTIAL_CONFIDENCE).
     ratio_factor: the ratio's drift factor, estimated with the experiment's other cases
-    (stats.ratio_factors); None: from the case's own rounds."""
+    (stats.ratio_factors); None: from the case's own rounds. target: the precision target, the
+    least gap between two levels of the ratio that counts (two_levels)."""
     rounds = round_samples(case, metric)
     if not rounds:
         return None
@@ -88,8 +90,13 @@ def case_stats(case: dict, base_values: dict[int, float] | None, metric: str | N
     summary["ratio"] = None
     if base_values:
         level = stats.SEQUENTIAL_CONFIDENCE if stopped_precise else stats.CONFIDENCE
-        summary["ratio"] = stats.ratio_summary(stats.paired_ratios(medians, base_values), level, ratio_factor)
+        ratios = stats.paired_ratios(medians, base_values)
+        summary["ratio"] = stats.ratio_summary(ratios, level, ratio_factor)
+        if summary["ratio"]:
+            summary["ratio"]["two_levels"] = two_levels.two_levels(ratios, target)
     summary["warnings"] = stats.noise_warnings(summary, share, slowdown)
+    if summary["ratio"] and summary["ratio"]["two_levels"]:
+        summary["warnings"].append(two_levels.warning(summary["ratio"]["two_levels"]))
     # In the order they ran: one value per round (a round's burst is one process, one moment).
     shift = level_shift.level_shift([medians[r] for r in order])
     summary["level_shift"] = shift
@@ -156,7 +163,7 @@ def analyzed(exp: dict) -> dict:
     factors = stats.ratio_factors(values, {c["name"]: baseline_of(exp, c) for c in exp["cases"]})
     cases = [{**case, "stats": case_stats(case, values.get(baseline_of(exp, case)), metric,
                                           (stopped.get(case["name"]) or {}).get("stopped") == "precise",
-                                          factors.get(case["name"]))}
+                                          factors.get(case["name"]), stats.precision_target(exp))}
              for case in exp["cases"]]
     return {**exp, "cases": cases, "classic_now": classic_now(exp, values, factors),
             "warnings": stats.experiment_warnings(exp.get("cpu_activity"))}
