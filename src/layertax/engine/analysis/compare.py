@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from layertax.engine.analysis import analyze, dependence, stats
+from layertax.engine.analysis import analyze, dependence, stats, two_levels
 from layertax.engine import machine
 
 
@@ -239,6 +239,24 @@ def _drifted(comparison: ExperimentComparison) -> list[str]:
             "more rounds (--runs) or a quieter machine would tell more"]
 
 
+def _two_levels(comparison: ExperimentComparison, threshold: float) -> list[str]:
+    """A warning for each case called slower or faster whose ratio sat at two levels in A or B
+    (engine/analysis/two_levels.py): a change in the shares of its rounds at each level moves its
+    median by up to the gap with no change in its code."""
+    warnings = []
+    for row in comparison.rows:
+        if row.verdict not in ("slower", "faster") or not row.to_baseline:
+            continue
+        for side, rounds in (("A", row.a_rounds), ("B", row.b_rounds)):
+            levels = two_levels.two_levels(list(rounds.values()), threshold)
+            if levels:
+                warnings.append(f"{row.case} sat at two levels in {side} ({levels['lower']:.3g}x and "
+                                f"{levels['upper']:.3g}x to {row.to_baseline}, {100 * levels['gap']:.1f}% apart): "
+                                "a move up to that gap can be its rounds' shares of the two levels, not its code")
+                break
+    return warnings
+
+
 def _cases_judged(n: int) -> str:
     return ("the case measured against it is judged on its ratio to it" if n == 1
             else f"the {n} cases measured against it are judged on their ratio to it")
@@ -258,7 +276,7 @@ def compare_runs(a: dict, b: dict, threshold: float = stats.DEFAULT_THRESHOLD,
     by_name_a = {e["name"]: e for e in a["experiments"]}
     for e in experiments:
         e.geomean, e.geomean_method = _geomean(e, threshold)
-        e.warnings = _baseline_moved(e, by_name_a[e.name]) + _drifted(e)
+        e.warnings = _baseline_moved(e, by_name_a[e.name]) + _drifted(e) + _two_levels(e, threshold)
     names_a = set(by_name_a)
     return Comparison(a_label, b_label, threshold, machine.differences(a["machine"], b["machine"]), experiments,
                       sorted(names_a - set(names_b)), sorted(set(names_b) - names_a),
