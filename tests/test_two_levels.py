@@ -85,4 +85,4 @@ def test_the_table_marks_the_ratio_and_says_what_the_mark_means():
     marked = {r["case"]: fmt.marked(r)["ratio"] for r in rows}
     assert marked["split"].endswith(" *") and not marked["base (base)"].endswith("*")
     legend = fmt.marks_line(exp, rows)
-    assert any(line.startswith("* the ratio's rounds sit at two levels") for line in legend.splitlines())
+    assert any(line.startswith("* its rounds sit at two levels") for line in legend.splitlines())

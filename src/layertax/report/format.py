@@ -433,6 +433,5 @@ def marks_line(exp: dict, rows: list[dict]) -> str | None:
         lines.append(f"~ 95% interval wider than ±{precision_target(exp):.0%}, the target (a median describes this "
                      "run; a ratio compares)")
     if any(r.get("two_levels") for r in rows):
-        lines.append("* the ratio's rounds sit at two levels: its median follows their shares and can move by the "
-                     "gap between runs (--verbose)")
+        lines.append("* its rounds sit at two levels: the median can move by the gap between runs")
     return "\n".join(lines) or None

@@ -250,8 +250,8 @@ def _two_levels(comparison: ExperimentComparison, threshold: float) -> list[str]
         for side, rounds in (("A", row.a_rounds), ("B", row.b_rounds)):
             levels = two_levels.two_levels(list(rounds.values()), threshold)
             if levels:
-                warnings.append(f"{row.case} sat at two levels in {side} ({levels['lower']:.3g}x and "
-                                f"{levels['upper']:.3g}x to {row.to_baseline}, {100 * levels['gap']:.1f}% apart): "
+                warnings.append(f"{row.case} sat at two levels in {side} ({two_levels.pair(levels)} to "
+                                f"{row.to_baseline}, {100 * levels['gap']:.1f}% apart): "
                                 "a move up to that gap can be its rounds' shares of the two levels, not its code")
                 break
     return warnings

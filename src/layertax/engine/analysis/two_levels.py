@@ -21,7 +21,7 @@ MIN_ROUNDS = 12
 # The dip test's level. Under one level it rejects less often than this (it is calibrated
 # against the uniform, the least favourable unimodal case): tests/test_two_levels.py.
 SIGNIFICANCE = 0.05
-# Each level holds at least this share of the rounds: a few slow rounds are a tail, and a
+# Each level holds more than this share of the rounds: a few slow rounds are a tail, and a
 # level that holds a fifth of them moves the median only when the shares change a lot.
 MIN_SHARE = 0.2
 
@@ -39,7 +39,10 @@ def two_levels(ratios, min_gap: float) -> dict | None:
     _, p = diptest.diptest(values, sort_x=False)
     if p >= SIGNIFICANCE:
         return None
-    k = _split(values, int(np.ceil(MIN_SHARE * n)))
+    least = int(np.ceil(MIN_SHARE * n))
+    k = _split(values, least)
+    if k in (least, n - least):
+        return None      # the best split wants a smaller group than a fifth: a tail, not a level
     lower, upper = float(np.exp(np.median(values[:k]))), float(np.exp(np.median(values[k:])))
     gap = upper / lower - 1
     if gap < min_gap:
@@ -61,9 +64,15 @@ def _split(values: np.ndarray, least: int) -> int:
     return best_k
 
 
+def pair(levels: dict) -> str:
+    """The two levels as "1.96x and 2.11x": three digits of the lower, as many decimals for both."""
+    decimals = 2 if levels["lower"] < 10 else 1 if levels["lower"] < 100 else 0
+    return f"{levels['lower']:.{decimals}f}x and {levels['upper']:.{decimals}f}x"
+
+
 def warning(levels: dict) -> str:
     """The ratio's two levels in a sentence (a case's warnings)."""
-    return (f"its ratio sits at two levels, {levels['lower']:.3g}x and {levels['upper']:.3g}x, "
+    return (f"its ratio sits at two levels, {pair(levels)}, "
             f"{100 * levels['upper_share']:.0f}% of the rounds at the upper (Hartigan's dip test p = "
             f"{levels['p']:.2g}): the median follows their shares and moves by up to "
             f"{100 * levels['gap']:.1f}% between runs")
