@@ -31,7 +31,7 @@ class Settings:
     # Bursts of each baseline per round, each in its own process at its own place in the
     # shuffled order: every ratio divides by the baseline's round median, so its process-to-
     # process noise goes into each of them. Two took the spread of the paired log ratios to
-    # about 0.6x in callchain and tls for 0-12% more time a round (bench/baseline_bursts.py,
+    # about 0.6x in callchain and tls for 0-12% more time a round (bench/run_designs.py,
     # docs/method/statistics.md).
     baseline_bursts: int = 2
     min_sample_ns: int = 5_000_000

@@ -78,4 +78,9 @@ EXPERIMENT = Experiment(
         "one op = one rename; each iteration moves the file to a second name and back",
         "files live in a private temporary directory; its filesystem is recorded with the result",
     ),
+    # Fifteen samples of 1 ms a burst, not three of 5 ms: the same time in each process, and the
+    # paired ratios' spread over the rounds halves or better (bench/run_designs.py, docs/method/
+    # statistics.md). A 5 ms sample takes in every slow moment of the file system; the median of
+    # fifteen short ones leaves them out, and a JIT runtime's cold first millisecond with them.
+    defaults={"burst": 15, "min_sample_ns": 1_000_000},
 )

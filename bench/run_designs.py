@@ -1,0 +1,128 @@
+"""Which way of measuring a round gives the tighter ratios for what it costs, and does it move them?
+
+Runs `layertax run EXPERIMENT --runs N` with design A's options and with design B's in
+alternation (A B B A A B ...) and sets beside each other:
+
+- the spread of each case's per-round log ratio to its baseline (1.4826 x its median absolute
+  deviation over the rounds, the noise probe's robust spread: what the median's interval
+  follows), as the median over the cases and per case (how many got tighter);
+- what a round costs (measuring seconds over rounds), and the spread at equal time: a design
+  whose rounds cost c times more gets 1/c as many rounds in a budget, so its spread counts
+  sqrt(c) times more;
+- how far B moves each ratio from A (their medians over the runs): a design that tightens a
+  ratio by measuring something else is not a better design of the same figure.
+
+Not a test: it measures. Two designs the docs set side by side:
+
+    .venv/bin/python bench/run_designs.py --experiment callchain --a "--baseline-bursts 1" --b "--baseline-bursts 2"
+    .venv/bin/python bench/run_designs.py --experiment callchain --a "--burst 3 --min-time 0.005" \\
+        --b "--burst 15 --min-time 0.001"
+    [--runs 12] [--turns 2] [--keep DIR]   (each run's JSON kept there, to replay: --replay DIR)
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import shlex
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from layertax.engine.analysis import analyze
+from layertax.engine.measure import noise_probe
+
+DESIGNS = ("A", "B")
+
+
+def layertax_run(experiment: str, runs: int, options: list[str], out: Path) -> dict:
+    subprocess.run([sys.executable, "-m", "layertax", "run", experiment, "--runs", str(runs), *options,
+                    "--no-syscalls", "--no-save", "--export-json", str(out)],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return json.loads(out.read_text())["experiments"][0]
+
+
+def log_ratios(exp: dict) -> dict[str, list[float]]:
+    """Each compared case's log(case / baseline), one per round both ran."""
+    medians = {c["name"]: analyze.round_values(c) for c in exp["cases"] if c["status"] == "ok" and c["samples"]}
+    out = {}
+    for case in exp["cases"]:
+        base = analyze.baseline_of(exp, case)
+        if case["name"] == base or case["name"] not in medians or base not in medians:
+            continue
+        a, b = medians[case["name"]], medians[base]
+        logs = [math.log(a[r] / b[r]) for r in sorted(a) if r in b and a[r] > 0 and b[r] > 0]
+        if len(logs) >= 3:
+            out[case["name"]] = logs
+    return out
+
+
+def round_seconds(exp: dict) -> float:
+    stopping = exp.get("stopping") or {}
+    rounds = max((c["rounds"] for c in (stopping.get("cases") or {}).values()), default=0)
+    return stopping.get("rounds_s", 0.0) / rounds if rounds else float("nan")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--experiment", default="callchain")
+    parser.add_argument("--a", default="--baseline-bursts 1", help="design A's run options")
+    parser.add_argument("--b", default="--baseline-bursts 2", help="design B's run options")
+    parser.add_argument("--runs", type=int, default=12, help="rounds of each run")
+    parser.add_argument("--turns", type=int, default=2, help="runs of each design, in alternation")
+    parser.add_argument("--keep", help="a directory to keep each run's JSON in (TURN-DESIGN.json)")
+    parser.add_argument("--replay", help="a directory --keep filled: its runs read again, nothing measured")
+    args = parser.parse_args()
+    options = {"A": shlex.split(args.a), "B": shlex.split(args.b)}
+    logs: dict[str, list[dict[str, list[float]]]] = {k: [] for k in DESIGNS}
+    costs: dict[str, list[float]] = {k: [] for k in DESIGNS}
+    if args.replay:
+        for path in sorted(Path(args.replay).glob("*.json")):     # named TURN-DESIGN.json by --keep
+            exp = json.loads(path.read_text())["experiments"][0]
+            logs[path.stem.split("-")[1]].append(log_ratios(exp))
+            costs[path.stem.split("-")[1]].append(round_seconds(exp))
+    else:
+        with tempfile.TemporaryDirectory(prefix="layertax-bench-") as tmp:
+            keep = Path(args.keep) if args.keep else Path(tmp)
+            keep.mkdir(parents=True, exist_ok=True)
+            for turn in range(args.turns):
+                for k in DESIGNS if turn % 2 == 0 else DESIGNS[::-1]:
+                    print(f"turn {turn + 1}/{args.turns}: {args.experiment}, design {k} ({shlex.join(options[k])}) ...",
+                          file=sys.stderr, flush=True)
+                    exp = layertax_run(args.experiment, args.runs, options[k], keep / f"{turn}-{k}.json")
+                    logs[k].append(log_ratios(exp))
+                    costs[k].append(round_seconds(exp))
+    # Per case, each design's spread pooled over its turns (root mean square), and its ratio
+    # (the median of its per-round ratios over all its turns).
+    spread = {k: {name: math.sqrt(np.mean([noise_probe.spread(run[name]) ** 2 for run in logs[k] if name in run]))
+                  for name in set().union(*logs[k])} for k in DESIGNS}
+    ratio = {k: {name: math.exp(float(np.median([v for run in logs[k] for v in run.get(name, [])])))
+                 for name in spread[k]} for k in DESIGNS}
+    names = sorted(set(spread["A"]) & set(spread["B"]))
+    cost = {k: float(np.median(costs[k])) for k in DESIGNS}
+    scale = math.sqrt(cost["B"] / cost["A"])
+    med = {k: float(np.median([spread[k][n] for n in names])) for k in DESIGNS}
+    print(f"{args.experiment}: {len(logs['A'])} and {len(logs['B'])} runs per design, {len(names)} ratios")
+    print(f"A: {shlex.join(options['A'])}    B: {shlex.join(options['B'])}")
+    print(f"{'case':30} {'spread A':>9} {'spread B':>9} {'ratio A':>8} {'ratio B':>8} {'B moves':>8}")
+    for n in names:
+        print(f"{n[:30]:30} {spread['A'][n]:>9.2%} {spread['B'][n]:>9.2%} {ratio['A'][n]:>8.3f} {ratio['B'][n]:>8.3f} "
+              f"{ratio['B'][n] / ratio['A'][n] - 1:>+8.1%}")
+    print(f"{'design':>8} {'round cost':>11} {'median spread':>14} {'at equal time':>14}")
+    for k in DESIGNS:
+        print(f"{k:>8} {cost[k]:>10.2f}s {med[k]:>14.2%} {med[k] * (scale if k == 'B' else 1.0):>14.2%}")
+    tighter = sum(spread["B"][n] < spread["A"][n] for n in names)
+    tighter_equal_time = sum(spread["B"][n] * scale < spread["A"][n] for n in names)
+    moved = [abs(ratio["B"][n] / ratio["A"][n] - 1) for n in names]
+    print(f"B: {tighter} of {len(names)} ratios tighter per round, {tighter_equal_time} of {len(names)} at equal time "
+          f"(round cost x{cost['B'] / cost['A']:.3f}); median spread x{med['B'] / med['A']:.3f} per round, "
+          f"x{med['B'] * scale / med['A']:.3f} at equal time; ratios moved by {np.median(moved):.1%} in the median, "
+          f"{max(moved):.1%} at most")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
