@@ -188,7 +188,9 @@ def test_runtime_kernels_speak_the_protocol_and_verify(kind, cache_root):
     exp = experiments.get("callchain")
     names = [k.name for k in exp.kernels if getattr(k, "kind", None) == kind]
     prepared = kernels.prepare([exp], cache_root / "layertax")
-    settings = Settings(runs=2, warmup=0, burst=2, min_sample_ns=200_000, cpu=None, count_syscalls=False)
+    # Given, as flags would be: they beat callchain's own burst and sample time.
+    settings = Settings(runs=2, warmup=0, burst=2, min_sample_ns=200_000, cpu=None, count_syscalls=False,
+                        given=("runs", "warmup", "burst", "min_sample_ns"))
     for name in names:
         k = prepared[("callchain", name)]
         if k.skip:
