@@ -157,11 +157,29 @@ def run_method_applies(doc: dict) -> bool:
     return not doc["experiments"] or any(not e.get("method") for e in doc["experiments"])
 
 
-def settings_line(settings: dict | None) -> str:
-    """The run's method in one line: its own, or made from its settings (what a file lacks, "?")."""
+def settings_line(settings: dict | None, experiments: list[dict] = ()) -> str:
+    """The run's method in one line: its own, or made from its settings (what a file lacks, "?").
+    An experiment that ran with its own settings (its defaults: callchain's fifteen samples of
+    1 ms) has them in the line where it is the run's only one, else is named as having its own."""
     settings = settings or {}
     if settings.get("method"):
         return settings["method"]
+    own = [e for e in experiments if own_settings(e)]
+    if len(experiments) == 1 and own:
+        settings = {**settings, **own_settings(own[0])}
+    elif own:
+        return (_settings_text(settings) + f"; {', '.join(e['name'] for e in own)} with "
+                f"{'its' if len(own) == 1 else 'their'} own (--verbose)")
+    return _settings_text(settings)
+
+
+def own_settings(exp: dict) -> dict:
+    """The settings an experiment ran with where they differ from the run's (plain values only)."""
+    return {k: v for k, v in (exp.get("settings") or {}).items()
+            if k != "options" and not isinstance(v, (dict, list, tuple))}
+
+
+def _settings_text(settings: dict) -> str:
     runs = settings.get("runs", "?")
     if settings.get("precision"):
         rounds = f"{settings.get('min_rounds', runs)} to {runs} rounds (until ±{settings['precision']:.0%})"
@@ -183,13 +201,12 @@ def settings_line(settings: dict | None) -> str:
 def own_settings_line(exp: dict) -> str | None:
     """The settings this experiment ran with where they differ from the run's method line
     (its own defaults, e.g. fewer, longer rounds when one operation scans a whole file)."""
-    own = exp.get("settings")
+    own = own_settings(exp)
     if not own:
         return None
     names = {"runs": "rounds", "burst": "samples per round", "warmup": "warm-up rounds",
              "min_sample_ns": "min sample ns", "baseline_bursts": "baseline bursts per round"}
-    return "this experiment ran with " + ", ".join(f"{names.get(k, k)} = {v}" for k, v in own.items() if k != "options"
-                                                   and not isinstance(v, (dict, list, tuple)))
+    return "this experiment ran with " + ", ".join(f"{names.get(k, k)} = {v}" for k, v in own.items())
 
 
 def harness_line(exp: dict) -> str | None:

@@ -127,7 +127,7 @@ def run_context(doc: dict, index: int) -> dict:
         "machine_line": fmt.machine_line(machine),
         "machine": [(k, "-" if v in (None, "", []) else str(v)) for k, v in machine.items() if k not in MACHINE_SKIP],
         "tools": sorted((machine.get("tools") or {}).items()),
-        "method": fmt.settings_line(doc["settings"]) if doc.get("settings") and fmt.run_method_applies(doc) else None,
+        "method": fmt.settings_line(doc["settings"], doc["experiments"]) if doc.get("settings") and fmt.run_method_applies(doc) else None,
         "floor": noise_floor(doc),
         "experiments": [_experiment(e) for e in doc["experiments"]],
     }

@@ -35,7 +35,7 @@ def _instructions(exp: dict) -> list[str]:
 def to_markdown(doc: dict) -> str:
     lines = [f"Machine: {_escape(fmt.machine_line(doc['machine']))}  "]
     if fmt.run_method_applies(doc):
-        lines.append(f"Method: {_escape(fmt.settings_line(doc['settings']))}  ")
+        lines.append(f"Method: {_escape(fmt.settings_line(doc['settings'], doc['experiments']))}  ")
     lines += [f"Command: {_escape(' '.join(doc.get('command', [])))}", ""]
     for exp in doc["experiments"]:
         lines += [f"## {_escape(exp['name'])}: {_escape(exp['title'])}", "", _escape(exp["question"]), ""]

@@ -404,7 +404,7 @@ def render(doc: dict, console: Console, verbose: bool = True) -> None:
     console.print(f"machine: {fmt.machine_line(doc['machine'])}", style="dim")
     timed = (doc["settings"] or {}).get("metric", "time") == "time"
     if fmt.run_method_applies(doc):
-        console.print(f"method: {fmt.settings_line(doc['settings'])}"
+        console.print(f"method: {fmt.settings_line(doc['settings'], doc['experiments'])}"
                       + ("; ratios paired per round, 95% CI from interpolated order statistics" if timed else ""),
                       style="dim")
     concurrent = fmt.concurrent_line(doc)
