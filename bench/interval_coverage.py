@@ -150,13 +150,27 @@ class Tally:
                 self.held.setdefault(kind, []).append(lo <= truth <= hi)
                 self.labels.setdefault(kind, []).append(label)
 
+    def _short(self, kind: str) -> np.ndarray:
+        """Which intervals were labelled short of 95% (the range, where the factor asked more)."""
+        return np.array(self.labels.get(kind, [])) < stats.CONFIDENCE - 0.0005
+
     def cell(self, kind: str) -> str:
-        """The coverage, and below 95% labels where some intervals were labelled short of 95%."""
+        """The coverage of the intervals labelled 95%, "*" where others were labelled short of it."""
         if not self.held.get(kind):
             return "     -"
-        got = f"{100 * np.mean(self.held[kind]):.1f}"
-        label = np.mean(self.labels[kind])
-        return got + (f"({100 * label:.1f})" if label < stats.CONFIDENCE - 0.0005 else "")
+        short, held = self._short(kind), np.array(self.held[kind])
+        got = f"{100 * np.mean(held[~short]):.1f}" if (~short).any() else "-"
+        return got + ("*" if short.any() else "")
+
+    def short_text(self, kind: str) -> str | None:
+        """For the intervals labelled short of 95%: their share, their mean label and how often
+        they held; None where there were none."""
+        short = self._short(kind)
+        if not short.any():
+            return None
+        labels, held = np.array(self.labels[kind])[short], np.array(self.held[kind])[short]
+        return (f"{100 * short.mean():.0f}% labelled short of 95% (the range), at {100 * labels.mean():.1f}% "
+                f"on average; they held {100 * held.mean():.1f}%")
 
 
 def coverage(draw, sizes, sims: int, seed: int) -> dict[int, Tally]:
@@ -218,7 +232,8 @@ def main() -> int:
     parser.add_argument("--models", default=",".join(MODELS), help="the simulated models to run (comma-separated)")
     args = parser.parse_args()
     print(f"coverage of the labelled 95% interval of a median ratio; {args.sims} simulated cases per cell,"
-          f" experiments of {CASES} cases; (NN): the mean label where some fell short of 95%")
+          f" experiments of {CASES} cases; each cell over the intervals labelled 95%; *: some were labelled"
+          f" short of it (the range), said under the row")
     print(f"{'model':10} {'interval':9} " + " ".join(f"{n:>8}" for n in SIZES) + "  sequential(±2%)")
     for i, (name, draw) in enumerate(MODELS.items()):
         if name not in args.models.split(","):
@@ -228,21 +243,27 @@ def main() -> int:
         for kind in ("reported", "own", "plain"):
             cells = " ".join(f"{table[n].cell(kind):>8}" for n in SIZES)
             print(f"{name:10} {kind:9} {cells}" + (f"  {100 * seq:5.1f}" if kind == "reported" else ""), flush=True)
+            for n in SIZES if kind == "reported" else ():
+                if table[n].short_text(kind):
+                    print(f"{'':20} * at {n} rounds: {table[n].short_text(kind)}")
     experiments = list(recorded(args.runs))
     if experiments:
         rng = np.random.default_rng(7)
         count = sum(len(cases) for _, cases in experiments)
         for mode, block in (("iid draws", 1.0), ("blocks", float(BLOCK))):
-            cells = []
+            tallies = {}
             for n in SIZES:
-                tally = Tally()
+                tally = tallies[n] = Tally()
                 for _, cases in experiments:
                     truths = [float(np.median(r)) for _, r in cases]
                     for _ in range(max(20, args.sims // 10)):
                         rounds = block_rounds(rng, cases[0][1].size, n, block)
                         tally.add(intervals([r[rounds] for _, r in cases]), truths)
-                cells.append(f"{tally.cell('reported'):>8}")
-            print(f"{'recorded':10} {mode:9} {' '.join(cells)}   ({count} cases)", flush=True)
+            cells = " ".join(f"{tallies[n].cell('reported'):>8}" for n in SIZES)
+            print(f"{'recorded':10} {mode:9} {cells}   ({count} cases)", flush=True)
+            for n in SIZES:
+                if tallies[n].short_text("reported"):
+                    print(f"{'':20} * at {n} rounds: {tallies[n].short_text('reported')}")
     return 0
 
 
