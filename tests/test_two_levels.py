@@ -6,6 +6,7 @@ import pytest
 
 from layertax.engine.analysis import analyze, two_levels
 from layertax.report import format as fmt
+from layertax.report.markdown import to_markdown
 
 TARGET = 0.02
 
@@ -61,12 +62,15 @@ def test_edges_few_rounds_a_small_gap_a_lone_level():
 def test_the_warning_names_the_levels_shares_and_the_move():
     line = two_levels.warning({"lower": 1.96, "upper": 2.107, "upper_share": 0.45, "gap": 0.075, "p": 0.001})
     assert "1.96x and 2.11x" in line and "45% of the rounds" in line and "7.5% between runs" in line
+    assert "p = 0.001" in line
+    assert "p < 0.001" in two_levels.warning({"lower": 1.96, "upper": 2.107, "upper_share": 0.45, "gap": 0.075,
+                                              "p": 0.0})
 
 
 def _exp(case_ratios) -> dict:
     samples = lambda values: [{"round": r, "iters": 1000, "ops": 1000, "ns": int(v * 1000), "csw_invol": 0}
                               for r, v in enumerate(values)]
-    return {"name": "demo", "title": "demo", "unit": "ns/op", "baseline": "base", "groups": [],
+    return {"name": "demo", "title": "demo", "question": "?", "unit": "ns/op", "baseline": "base", "groups": [],
             "cases": [{"name": "base", "kernel": "k", "layer": "floor", "language": "c", "status": "ok",
                        "reason": None, "samples": samples([100.0] * len(case_ratios))},
                       {"name": "split", "kernel": "k", "layer": "two levels", "language": "c", "status": "ok",
@@ -86,3 +90,6 @@ def test_the_table_marks_the_ratio_and_says_what_the_mark_means():
     assert marked["split"].endswith(" *") and not marked["base (base)"].endswith("*")
     legend = fmt.marks_line(exp, rows)
     assert any(line.startswith("* its rounds sit at two levels") for line in legend.splitlines())
+    doc = {"settings": {}, "machine": {}, "command": ["layertax"], "experiments": [exp]}
+    markdown = to_markdown(doc)
+    assert "] ~ *" in markdown and "\\* its rounds sit at two levels" in markdown

@@ -12,6 +12,13 @@ def _escape(text: str) -> str:
     return text.replace("|", "\\|").replace("\r", " ").replace("\n", " ")
 
 
+def _legend(line: str) -> str:
+    """A line saying what a mark means, escaped: "* ..." at a line's start would be a bullet, and
+    the mark would vanish."""
+    text = _escape(line)
+    return "\\" + text if text.startswith("*") else text
+
+
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     out = ["| " + " | ".join(_escape(h) for h in header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     out += ["| " + " | ".join(_escape(c) for c in row) + " |" for row in rows]
@@ -52,6 +59,9 @@ def to_markdown(doc: dict) -> str:
             lines += _table([header for _, header in columns],
                             [[fmt.marked(r)[key] for key, _ in columns]
                              for r in rows])
+            marks = fmt.marks_line(exp, rows)
+            if marks:
+                lines += [""] + [f"{_legend(line)}  " for line in marks.splitlines()]
         if exp.get("classic_now"):
             c = exp["classic"]
             lines += ["", _escape(f"Then: {c['source']} ({c['year']}), {c['machine']}."), ""]

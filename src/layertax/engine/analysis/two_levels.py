@@ -72,7 +72,8 @@ def pair(levels: dict) -> str:
 
 def warning(levels: dict) -> str:
     """The ratio's two levels in a sentence (a case's warnings)."""
+    p = "p < 0.001" if levels["p"] < 0.001 else f"p = {levels['p']:.2g}"
     return (f"its ratio sits at two levels, {pair(levels)}, "
-            f"{100 * levels['upper_share']:.0f}% of the rounds at the upper (Hartigan's dip test p = "
-            f"{levels['p']:.2g}): the median follows their shares and moves by up to "
+            f"{100 * levels['upper_share']:.0f}% of the rounds at the upper (Hartigan's dip test {p}): the "
+            f"median follows their shares and moves by up to "
             f"{100 * levels['gap']:.1f}% between runs")
