@@ -42,6 +42,12 @@ def main() -> int:
         b = run(experiments, extra, Path(tmp) / "b.json")
     print(f"{' '.join(experiments)}: two default runs back to back (~: interval wider than the target; "
           "*: two levels)")
+    # What each run said of the machine while it ran (tasks outside it, steal time): a pair with
+    # something else busy beside it is not two runs of one machine.
+    for label, run_ in (("A", a), ("B", b)):
+        for name, exp in run_.items():
+            for warning in exp.get("warnings") or []:
+                print(f"run {label}, {name}: {warning}")
     print(f"{'case':30} {'ratio A [95% CI]':>22} {'ratio B [95% CI]':>22} {'overlap':>7} {'moved':>7} {'A/B':>7}")
     compared = overlaps = apart = marked = 0
     for name in experiments:
