@@ -81,9 +81,9 @@ def main() -> int:
     costs: dict[str, list[float]] = {k: [] for k in DESIGNS}
     if args.replay:
         for path in sorted(Path(args.replay).glob("*.json")):     # named TURN-DESIGN.json by --keep
-            exp = json.loads(path.read_text())["experiments"][0]
-            logs[path.stem.split("-")[1]].append(log_ratios(exp))
-            costs[path.stem.split("-")[1]].append(round_seconds(exp))
+            exp, design = json.loads(path.read_text())["experiments"][0], path.stem.split("-")[1]
+            logs[design].append(log_ratios(exp))
+            costs[design].append(round_seconds(exp))
     else:
         with tempfile.TemporaryDirectory(prefix="layertax-bench-") as tmp:
             keep = Path(args.keep) if args.keep else Path(tmp)

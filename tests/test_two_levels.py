@@ -88,8 +88,8 @@ def test_the_table_marks_the_ratio_and_says_what_the_mark_means():
     rows = fmt.case_rows(exp, fmt.case_groups(exp)[0])
     marked = {r["case"]: fmt.marked(r)["ratio"] for r in rows}
     assert marked["split"].endswith(" *") and not marked["base (base)"].endswith("*")
-    legend = fmt.marks_line(exp, rows)
-    assert any(line.startswith("* its rounds sit at two levels") for line in legend.splitlines())
+    legend = fmt.marks_lines(exp, rows)
+    assert any(line.startswith("* its rounds sit at two levels") for line in legend)
     doc = {"settings": {}, "machine": {}, "command": ["layertax"], "experiments": [exp]}
     markdown = to_markdown(doc)
     assert "] ~ *" in markdown and "\\* its rounds sit at two levels" in markdown

@@ -81,7 +81,8 @@ def wider_than_target(summary: dict | None, target: float) -> bool:
 
 
 def case_rows(exp: dict, group: dict) -> list[dict]:
-    """One row per case of one group (from case_groups), already formatted: the table every format prints."""
+    """One row per case of one group (from case_groups), already formatted: the table every format
+    prints (with `marked` on its figures)."""
     classic = classic_by_case(exp)
     base_mark = " (base)" if compares(exp, group) else ""
     target = precision_target(exp)
@@ -435,20 +436,20 @@ def answer(exp: dict) -> str | None:
 
 
 def marked(row: dict) -> dict:
-    """A case row with its marks on its figures: "~" on the figure it is judged by, "*" on a
-    ratio at two levels."""
+    """A case row with its marks on its figures, as every format prints them: "~" on the figure
+    it is judged by, "*" on a ratio at two levels."""
     marks = {row["noisy_key"]: " ~"} if row["noisy"] else {}
     if row.get("two_levels"):
         marks["ratio"] = marks.get("ratio", "") + " *"
     return {**row, **{key: row[key] + mark for key, mark in marks.items()}}
 
 
-def marks_line(exp: dict, rows: list[dict]) -> str | None:
-    """What "~" and "*" mean, under a table that has them."""
+def marks_lines(exp: dict, rows: list[dict]) -> list[str]:
+    """What "~" and "*" mean, a line each, under a table that has them."""
     lines = []
     if any(r["noisy"] for r in rows):
         lines.append(f"~ 95% interval wider than ±{precision_target(exp):.0%}, the target (a median describes this "
                      "run; a ratio compares)")
     if any(r.get("two_levels") for r in rows):
         lines.append("* its rounds sit at two levels: the median can move by the gap between runs")
-    return "\n".join(lines) or None
+    return lines

@@ -62,7 +62,7 @@ def _groups(exp: dict) -> list[dict]:
     for group in fmt.case_groups(exp):
         rows = fmt.case_rows(exp, group)
         groups.append({"title": group["title"], "baseline": group["baseline"], "rows": [fmt.marked(r) for r in rows],
-                       "columns": fmt.case_columns(exp, group, rows), "marks": fmt.marks_line(exp, rows),
+                       "columns": fmt.case_columns(exp, group, rows), "marks": fmt.marks_lines(exp, rows),
                        "bars": _chart(plots.case_bars(exp, group)), "strips": _chart(plots.case_strips(exp, group))})
     return groups
 

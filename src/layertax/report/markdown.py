@@ -57,11 +57,10 @@ def to_markdown(doc: dict) -> str:
             rows = fmt.case_rows(exp, group)
             columns = fmt.case_columns(exp, group, rows)
             lines += _table([header for _, header in columns],
-                            [[fmt.marked(r)[key] for key, _ in columns]
-                             for r in rows])
-            marks = fmt.marks_line(exp, rows)
+                            [[fmt.marked(r)[key] for key, _ in columns] for r in rows])
+            marks = fmt.marks_lines(exp, rows)
             if marks:
-                lines += [""] + [f"{_legend(line)}  " for line in marks.splitlines()]
+                lines += [""] + [f"{_legend(line)}  " for line in marks]
         if exp.get("classic_now"):
             c = exp["classic"]
             lines += ["", _escape(f"Then: {c['source']} ({c['year']}), {c['machine']}."), ""]

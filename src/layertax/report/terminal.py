@@ -34,7 +34,7 @@ def _wide_fits(columns: list[tuple[str, str]], rows: list[dict], width: int) -> 
     (a callchain run with its system-calls column needs about 190 columns), which is harder
     to read than the compact table with its legend."""
     def widest(key: str, header: str) -> int:
-        cells = [fmt.marked(row)[key] for row in rows]
+        cells = [row[key] for row in rows]
         return widths.column("ratio [95% CI]" if key == "ratio" else header, cells)
     return widths.boxed([widest(key, header) for key, header in columns]) <= width
 
@@ -59,6 +59,7 @@ def _case_table(exp: dict, group: dict, width: int) -> tuple[Table, list[str], l
     when its columns did not fit (the compact table only)."""
     rows = fmt.case_rows(exp, group)
     columns = fmt.case_columns(exp, group, rows)
+    rows = [fmt.marked(row) for row in rows]     # as printed: the widths are the marked cells'
     compared = f" (ratios to {group['baseline']}, paired per round)" if fmt.compares(exp, group) else ""
     title = Text(f"{exp['name']}: {group['title']}{compared}")
     if width >= WIDE and _wide_fits(columns, rows, width):
@@ -68,8 +69,7 @@ def _case_table(exp: dict, group: dict, width: int) -> tuple[Table, list[str], l
             t.add_column("ratio [95% CI]" if key == "ratio" else header, justify="left" if left else "right",
                          no_wrap=key in ("case", "layer"))
         for row in rows:
-            cells = fmt.marked(row)
-            t.add_row(*(Text(cells[key]) if key in ("case", "layer") else cells[key] for key, _ in columns),
+            t.add_row(*(Text(row[key]) if key in ("case", "layer") else row[key] for key, _ in columns),
                       style=_row_style(row["status"]))
         return t, [], []
     t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False,
@@ -78,7 +78,6 @@ def _case_table(exp: dict, group: dict, width: int) -> tuple[Table, list[str], l
     headers = {"median": f"median {exp['unit']}", "ratio": "ratio [95% CI]", "classic": "then",
                "syscalls": "system calls", "mean_sd": dict(columns).get("mean_sd", "mean ± σ"),
                "range": dict(columns).get("range", "min … max"), "n": "runs"}
-    rows = [fmt.marked(row) for row in rows]
     headers = {**dict(columns), **headers}
     summaries = []
     if not _compact_fits(keys, headers, rows, width) and any(k in keys for k in SUMMARY_KEYS):
@@ -336,8 +335,7 @@ def render_experiment(exp: dict, console: Console, verbose: bool = True) -> None
                               + "; ".join(legend), style="dim", markup=False, highlight=False)
             elif legend:
                 legends += 1
-            marks = fmt.marks_line(exp, fmt.case_rows(exp, group))
-            for line in (marks or "").splitlines():
+            for line in fmt.marks_lines(exp, fmt.case_rows(exp, group)):
                 console.print(f"  {line}", style="dim", markup=False, highlight=False)
     if instructions:
         console.print("the layer chains: from the loop down to the system call, inclusive instructions per "

@@ -54,14 +54,11 @@ def _split(values: np.ndarray, least: int) -> int:
     """Where sorted values divide into two groups of at least `least` each with the least sum
     of squares within them (two-means in one dimension): the count of the lower group."""
     n = len(values)
+    k = np.arange(least, n - least + 1)
     cumsum, cumsq = np.cumsum(values), np.cumsum(values ** 2)
-    best, best_k = np.inf, least
-    for k in range(least, n - least + 1):
-        low = cumsq[k - 1] - cumsum[k - 1] ** 2 / k
-        high = (cumsq[-1] - cumsq[k - 1]) - (cumsum[-1] - cumsum[k - 1]) ** 2 / (n - k)
-        if low + high < best:
-            best, best_k = low + high, k
-    return best_k
+    low = cumsq[k - 1] - cumsum[k - 1] ** 2 / k
+    high = (cumsq[-1] - cumsq[k - 1]) - (cumsum[-1] - cumsum[k - 1]) ** 2 / (n - k)
+    return int(k[np.argmin(low + high)])
 
 
 def pair(levels: dict) -> str:
