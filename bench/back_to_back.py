@@ -6,6 +6,10 @@ the budget; the experiments named share it as in one run), then for every ratio:
 interval wider than the precision target) or `*` (its rounds at two levels, so its median can
 move by the gap)? Target (issue 59): the intervals of at least 95% of the ratios overlap; a
 ratio that moved more than its interval (no overlap) is marked in both.
+
+For each ratio that moved, it also prints the median of the first and of the second half of
+each run's rounds: a move that happened inside a run shows there; one between the runs, with
+each run steady, is one no figure of either run could have foretold.
 Not a test: it measures.
 
     .venv/bin/python bench/back_to_back.py [EXPERIMENT ...] [-- extra run options]
@@ -18,13 +22,29 @@ import sys
 import tempfile
 from pathlib import Path
 
-from layertax.engine.analysis import stats
+import numpy as np
+
+from layertax.engine.analysis import analyze, stats
 
 
 def run(experiments: list[str], extra: list[str], out: Path) -> dict:
     subprocess.run([sys.executable, "-m", "layertax", "run", *experiments, "--no-save", "--export-json", str(out),
                     *extra], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return {e["name"]: e for e in json.loads(out.read_text())["experiments"]}
+
+
+def halves(exp: dict, case: dict) -> str:
+    """The median of the per-round ratios in the first and in the second half of the run's rounds
+    ("1.203/1.257"); "?" where the run kept no samples."""
+    base = {c["name"]: c for c in exp["cases"]}.get(analyze.baseline_of(exp, case))
+    if base is None or not case.get("samples") or not base.get("samples"):
+        return "?"
+    metric = analyze.sample_metric(exp)
+    ratios = np.array(stats.paired_ratios(analyze.round_values(case, metric), analyze.round_values(base, metric)))
+    if ratios.size < 4:
+        return "?"
+    half = ratios.size // 2
+    return f"{np.median(ratios[:half]):.3f}/{np.median(ratios[half:]):.3f} ({ratios.size} rounds)"
 
 
 def _marks(ratio: dict, target: float) -> str:
@@ -50,6 +70,7 @@ def main() -> int:
                 print(f"run {label}, {name}: {warning}")
     print(f"{'case':30} {'ratio A [95% CI]':>22} {'ratio B [95% CI]':>22} {'overlap':>7} {'moved':>7} {'A/B':>7}")
     compared = overlaps = apart = marked = 0
+    moved = []
     for name in experiments:
         if name not in a or name not in b:
             continue
@@ -68,11 +89,16 @@ def main() -> int:
             if not overlap:
                 apart += 1
                 marked += all(m != "-" for m in marks)
+                moved.append(f"{name}/{ca['name']}: A {halves(a[name], ca)}, B {halves(b[name], cb)}")
             text_a = f"{ra['median']:.3f} [{ra['ci95'][0]:.3f}, {ra['ci95'][1]:.3f}]"
             text_b = f"{rb['median']:.3f} [{rb['ci95'][0]:.3f}, {rb['ci95'][1]:.3f}]"
             print(f"{(name + '/' + ca['name'])[:30]:30} {text_a:>22} {text_b:>22} {'yes' if overlap else 'NO':>7} "
                   f"{rb['median'] / ra['median'] - 1:>+7.1%} {'/'.join(marks):>7}")
     print(f"ratio intervals overlapping: {overlaps} of {compared}; of the {apart} apart, marked in both runs: {marked}")
+    if moved:
+        print("where they moved: the median ratio of the first/second half of each run's rounds")
+        for line in moved:
+            print(f"  {line}")
     return 0
 
 
