@@ -24,8 +24,8 @@ stats.SEQUENTIAL_CONFIDENCE is within +-precision) and checks the interval it st
 
     .venv/bin/python bench/interval_coverage.py [--sims 2000] [RUN.json ...]
 
-Takes about three minutes at 2,000 simulated cases a cell; the table goes in
-docs/method/statistics.md.
+Takes about three minutes at 2,000 simulated cases a cell and about an hour at the 16,000 of
+the table in docs/method/statistics.md (one core; --models splits the models across runs).
 """
 from __future__ import annotations
 
@@ -111,13 +111,13 @@ def intervals(runs: list[np.ndarray]) -> dict[str, list[tuple[float, float, floa
     return out
 
 
-def sequential(runs: list[np.ndarray], precision: float) -> list[tuple[float, float]]:
+def sequential(runs: list[np.ndarray], precision: float) -> list[tuple[float, float, bool]]:
     """The interval each case of one experiment reports under the stopping rule, as layertax
     decides and analyses it: at each checkpoint from 8 rounds (stopping.CHECKPOINTS), the
     experiment's factors from the rounds each case ran so far, a case stopping when its interval
     at stats.SEQUENTIAL_CONFIDENCE is within +-precision; then, with every case's rounds as they
     ended, the experiment's factors again, and each case's interval at the level of its stop
-    (analyze.analyzed)."""
+    (analyze.analyzed). Each as (low, high, whether it stopped precise)."""
     last = min(r.size for r in runs)
     stopped_at: dict[int, int] = {}
     for n in [c for c in CHECKPOINTS if 8 <= c <= last]:
@@ -132,8 +132,8 @@ def sequential(runs: list[np.ndarray], precision: float) -> list[tuple[float, fl
                 stopped_at[i] = n
     ended = [r[:stopped_at.get(i, last)] for i, r in enumerate(runs)]
     factors = dependence.factors(ended)
-    return [tuple(stats.ratio_summary(list(values), stats.SEQUENTIAL_CONFIDENCE if i in stopped_at
-                                      else stats.CONFIDENCE, factors[i])["ci95"])
+    return [(*stats.ratio_summary(list(values), stats.SEQUENTIAL_CONFIDENCE if i in stopped_at
+                                  else stats.CONFIDENCE, factors[i])["ci95"], i in stopped_at)
             for i, values in enumerate(ended)]
 
 
@@ -185,14 +185,18 @@ def coverage(draw, sizes, sims: int, seed: int) -> dict[int, Tally]:
     return out
 
 
-def sequential_coverage(draw, sims: int, seed: int, precision: float = 0.02) -> float:
+def sequential_coverage(draw, sims: int, seed: int, precision: float = 0.02) -> tuple[float, float]:
+    """How often the intervals reported under the stopping rule held the truth (all labelled 95%:
+    a stopped case's is computed at stats.SEQUENTIAL_CONFIDENCE so that it still covers 95%), and
+    the share of cases that stopped precise before the last checkpoint."""
     rng = np.random.default_rng(seed)
-    held = []
+    held, stopped = [], []
     for _ in range(max(1, sims // CASES)):
         drawn = [draw(rng, 40) for _ in range(CASES)]
-        for (lo, hi), (_, truth) in zip(sequential([values for values, _ in drawn], precision), drawn):
+        for (lo, hi, stop), (_, truth) in zip(sequential([values for values, _ in drawn], precision), drawn):
             held.append(lo <= truth <= hi)
-    return float(np.mean(held))
+            stopped.append(stop)
+    return float(np.mean(held)), float(np.mean(stopped))
 
 
 def recorded(paths: list[str]):
@@ -242,7 +246,8 @@ def main() -> int:
         seq = sequential_coverage(draw, args.sims, seed=200 + i)
         for kind in ("reported", "own", "plain"):
             cells = " ".join(f"{table[n].cell(kind):>8}" for n in SIZES)
-            print(f"{name:10} {kind:9} {cells}" + (f"  {100 * seq:5.1f}" if kind == "reported" else ""), flush=True)
+            print(f"{name:10} {kind:9} {cells}" + (f"  {100 * seq[0]:5.1f} ({100 * seq[1]:.0f}% stopped precise)"
+                                                   if kind == "reported" else ""), flush=True)
             for n in SIZES if kind == "reported" else ():
                 if table[n].short_text(kind):
                     print(f"{'':20} * at {n} rounds: {table[n].short_text(kind)}")

@@ -26,6 +26,19 @@ def test_a_short_series_of_independent_values_is_widened_by_the_prior():
     assert 1.0 < factor < dependence.PRIOR_FACTOR
 
 
+def test_series_too_short_to_estimate_take_the_prior_alone():
+    # Under MIN_ESTIMATED values a series' signs cannot tell drift from none: alternating signs
+    # and a steady climb (the most and the least dependent orders) get the same factor.
+    short = dependence.MIN_ESTIMATED - 2
+    alternating, climbing = [1.0, 9.0] * (short // 2), [float(v) for v in range(short)]
+    assert dependence.factors([alternating, climbing]) == [dependence.PRIOR_FACTOR] * 2
+    assert dependence.factors([[5.0], climbing]) == [1.0, dependence.PRIOR_FACTOR]
+    # From MIN_ESTIMATED on the series speak: the climb drifts, the alternation does not.
+    long_alternating, long_climbing = [1.0, 9.0] * 6, [float(v) for v in range(12)]
+    assert dependence.variance_factor(long_climbing) > dependence.PRIOR_FACTOR > dependence.variance_factor(
+        long_alternating)
+
+
 def test_too_few_values_have_nothing_to_widen():
     assert dependence.variance_factor([]) == 1.0 and dependence.variance_factor([3.0]) == 1.0
     assert dependence.factors([[1.0], [2.0, 1.0, 3.0]])[0] == 1.0
