@@ -12,7 +12,9 @@ each run's rounds: a move that happened inside a run shows there; one between th
 each run steady, is one no figure of either run could have foretold.
 Not a test: it measures.
 
-    .venv/bin/python bench/back_to_back.py [EXPERIMENT ...] [-- extra run options]
+    .venv/bin/python bench/back_to_back.py [--keep DIR] [EXPERIMENT ...] [-- extra run options]
+
+--keep DIR keeps the two runs' JSON there (a.json, b.json), to look into a ratio that moved.
 """
 from __future__ import annotations
 
@@ -56,10 +58,17 @@ def _marks(ratio: dict, target: float) -> str:
 def main() -> int:
     args = sys.argv[1:]
     extra = args[args.index("--") + 1:] if "--" in args else []
-    experiments = (args[:args.index("--")] if "--" in args else args) or ["callchain", "tls"]
+    args = args[:args.index("--")] if "--" in args else args
+    keep = None
+    if "--keep" in args:
+        at = args.index("--keep")
+        keep, args = Path(args[at + 1]), args[:at] + args[at + 2:]
+        keep.mkdir(parents=True, exist_ok=True)
+    experiments = args or ["callchain", "tls"]
     with tempfile.TemporaryDirectory(prefix="layertax-bench-") as tmp:
-        a = run(experiments, extra, Path(tmp) / "a.json")
-        b = run(experiments, extra, Path(tmp) / "b.json")
+        where = keep or Path(tmp)
+        a = run(experiments, extra, where / "a.json")
+        b = run(experiments, extra, where / "b.json")
     print(f"{' '.join(experiments)}: two default runs back to back (~: interval wider than the target; "
           "*: two levels)")
     # What each run said of the machine while it ran (tasks outside it, steal time): a pair with

@@ -34,6 +34,7 @@ from layertax.errors import UsageError
 from layertax.experiment import Case, Experiment, ProgressSink, SharedInput
 from layertax.progress import NoProgress
 from layertax.engine.measure import count_cache
+from layertax.engine.measure.calibration import settled_iters
 from layertax.engine.measure.rounds import RoundPlan
 from layertax.engine.measure.settings import Settings
 from layertax.scratch import make_private_dir
@@ -228,7 +229,7 @@ class Scheduler:
         if run.descriptor is None:
             run.descriptor = parsed.descriptor
         if run.iters is None:
-            run.iters = parsed.samples[0]["iters"]
+            run.iters = settled_iters(parsed.samples, self.settings.min_sample_ns)
         if round_no is not None:
             run.samples.extend({"round": round_no, **s} for s in parsed.samples)
 
