@@ -21,7 +21,7 @@ def settled_iters(samples: list[dict], min_sample_ns: int) -> int:
     sample's), raised where the burst's fastest sample, per iteration, would fill less than
     min_sample_ns with it."""
     first = int(samples[0]["iters"])
-    rates = [s["ns"] / s["iters"] for s in samples if s.get("iters", 0) > 0 and s.get("ns", 0) > 0]
-    if not rates or min_sample_ns <= 0:
+    ns_per_iter = [s["ns"] / s["iters"] for s in samples if s.get("iters", 0) > 0 and s.get("ns", 0) > 0]
+    if not ns_per_iter or min_sample_ns <= 0:
         return first
-    return max(first, math.ceil(min_sample_ns / min(rates)))
+    return max(first, math.ceil(min_sample_ns / min(ns_per_iter)))
