@@ -18,6 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
+from layertax.engine.analysis import analyze, stats
+
 
 EMPTY_C = "int main(void) { return 0; }\n"
 
@@ -197,13 +199,28 @@ def alternating(measure_a, measure_b, repeat: int):
         yield [float(np.median(got[w])) for w in (0, 1)], [iqr_over_median(got[w]) for w in (0, 1)]
 
 
+def layertax_export(args: list[str], out: Path) -> dict:
+    """`layertax run ARGS` quietly, saved nowhere but its export to out; the result it exported."""
+    subprocess.run([sys.executable, "-m", "layertax", "run", *args, "--no-save", "--export-json", str(out)],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return json.loads(out.read_text())
+
+
+def ratios_to_baseline(exp: dict, case: dict) -> list[float]:
+    """A case's per-round ratios to its baseline, in round order, from a saved experiment (its
+    figure: ns/op, or its metric); [] for a baseline itself, or where either kept no samples."""
+    base = next((c for c in exp["cases"] if c["name"] == analyze.baseline_of(exp, case)), None)
+    if base is None or base is case or not case.get("samples") or not base.get("samples"):
+        return []
+    metric = analyze.sample_metric(exp)
+    return stats.paired_ratios(analyze.round_values(case, metric), analyze.round_values(base, metric))
+
+
 def layertax_experiment(experiment: str, case: str, cpu: int, out: Path, options: list[str]) -> dict:
     """`layertax run EXPERIMENT --case CASE` with options; its result (the case and its
     baselines), as layertax saved it. Exits if the case was not measured."""
-    subprocess.run([sys.executable, "-m", "layertax", "run", experiment, "--case", case, "--cpu", str(cpu),
-                    "--no-syscalls", "--no-save", *options, "--export-json", str(out)],
-                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    exp = json.loads(out.read_text())["experiments"][0]
+    exp = layertax_export([experiment, "--case", case, "--cpu", str(cpu), "--no-syscalls", *options],
+                          out)["experiments"][0]
     found = [c for c in exp["cases"] if c["name"] == case]
     if not found or found[0]["status"] != "ok":
         raise SystemExit(f"layertax did not measure {case}: {found[0]['reason'] if found else 'no such case'}")

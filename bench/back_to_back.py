@@ -18,31 +18,25 @@ Not a test: it measures.
 """
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
-from layertax.engine.analysis import analyze, stats
+from layertax.engine.analysis import stats
+
+from _common import layertax_export, ratios_to_baseline   # this folder's
 
 
 def run(experiments: list[str], extra: list[str], out: Path) -> dict:
-    subprocess.run([sys.executable, "-m", "layertax", "run", *experiments, "--no-save", "--export-json", str(out),
-                    *extra], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return {e["name"]: e for e in json.loads(out.read_text())["experiments"]}
+    return {e["name"]: e for e in layertax_export([*experiments, *extra], out)["experiments"]}
 
 
 def halves(exp: dict, case: dict) -> str:
     """The median of the per-round ratios in the first and in the second half of the run's rounds
     ("1.203/1.257"); "?" where the run kept no samples."""
-    base = {c["name"]: c for c in exp["cases"]}.get(analyze.baseline_of(exp, case))
-    if base is None or not case.get("samples") or not base.get("samples"):
-        return "?"
-    metric = analyze.sample_metric(exp)
-    ratios = np.array(stats.paired_ratios(analyze.round_values(case, metric), analyze.round_values(base, metric)))
+    ratios = np.array(ratios_to_baseline(exp, case))
     if ratios.size < 4:
         return "?"
     half = ratios.size // 2

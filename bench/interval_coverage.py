@@ -36,8 +36,10 @@ import sys
 
 import numpy as np
 
-from layertax.engine.analysis import analyze, dependence, stats
+from layertax.engine.analysis import dependence, stats
 from layertax.engine.measure.stopping import CHECKPOINTS
+
+from _common import ratios_to_baseline   # this folder's
 
 SIZES = (6, 8, 10, 12, 16, 24, 32, 40)
 
@@ -205,14 +207,9 @@ def recorded(paths: list[str]):
     for path in paths:
         doc = json.load(open(path))
         for exp in doc["experiments"]:
-            by_name = {c["name"]: c for c in exp.get("cases", [])}
             cases = []
             for case in exp.get("cases", []):
-                base = by_name.get(analyze.baseline_of(exp, case))
-                if base is None or base is case or not case.get("samples") or not base.get("samples"):
-                    continue
-                ratios = np.array(stats.paired_ratios(analyze.round_values(case, analyze.sample_metric(exp)),
-                                                      analyze.round_values(base, analyze.sample_metric(exp))))
+                ratios = np.array(ratios_to_baseline(exp, case))
                 if ratios.size >= 30:
                     cases.append((case["name"], ratios))
             if cases:

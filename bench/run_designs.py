@@ -25,7 +25,6 @@ import argparse
 import json
 import math
 import shlex
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -35,26 +34,23 @@ import numpy as np
 from layertax.engine.analysis import analyze
 from layertax.engine.measure import noise_probe
 
+from _common import layertax_export, ratios_to_baseline   # this folder's
+
 DESIGNS = ("A", "B")
 
 
 def layertax_run(experiment: str, runs: int, options: list[str], out: Path) -> dict:
-    subprocess.run([sys.executable, "-m", "layertax", "run", experiment, "--runs", str(runs), *options,
-                    "--no-syscalls", "--no-save", "--export-json", str(out)],
-                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return json.loads(out.read_text())["experiments"][0]
+    return layertax_export([experiment, "--runs", str(runs), *options, "--no-syscalls"], out)["experiments"][0]
 
 
 def log_ratios(exp: dict) -> dict[str, list[float]]:
     """Each compared case's log(case / baseline), one per round both ran."""
-    medians = {c["name"]: analyze.round_values(c) for c in exp["cases"] if c["status"] == "ok" and c["samples"]}
+    ok = {c["name"] for c in exp["cases"] if c["status"] == "ok"}
     out = {}
     for case in exp["cases"]:
-        base = analyze.baseline_of(exp, case)
-        if case["name"] == base or case["name"] not in medians or base not in medians:
+        if case["name"] not in ok or analyze.baseline_of(exp, case) not in ok:
             continue
-        a, b = medians[case["name"]], medians[base]
-        logs = [math.log(a[r] / b[r]) for r in sorted(a) if r in b and a[r] > 0 and b[r] > 0]
+        logs = [math.log(r) for r in ratios_to_baseline(exp, case) if r > 0]
         if len(logs) >= 3:
             out[case["name"]] = logs
     return out

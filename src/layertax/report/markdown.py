@@ -57,7 +57,7 @@ def to_markdown(doc: dict) -> str:
             rows = fmt.case_rows(exp, group)
             columns = fmt.case_columns(exp, group, rows)
             lines += _table([header for _, header in columns],
-                            [[fmt.marked(r)[key] for key, _ in columns] for r in rows])
+                            [[row[key] for key, _ in columns] for row in map(fmt.marked, rows)])
             marks = fmt.marks_lines(exp, rows)
             if marks:
                 lines += [""] + [f"{_legend(line)}  " for line in marks]

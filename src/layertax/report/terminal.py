@@ -54,10 +54,9 @@ def _compact_fits(keys: list[str], headers: dict[str, str], rows: list[dict], wi
     return widths.compact([widest(key) for key in keys]) <= width
 
 
-def _case_table(exp: dict, group: dict, width: int) -> tuple[Table, list[str], list[str]]:
-    """The group's table, the legend that goes under it, and hyperfine's summary line a case
-    when its columns did not fit (the compact table only)."""
-    rows = fmt.case_rows(exp, group)
+def _case_table(exp: dict, group: dict, rows: list[dict], width: int) -> tuple[Table, list[str], list[str]]:
+    """The group's table (rows: fmt.case_rows of it), the legend that goes under it, and
+    hyperfine's summary line a case when its columns did not fit (the compact table only)."""
     columns = fmt.case_columns(exp, group, rows)
     rows = [fmt.marked(row) for row in rows]     # as printed: the widths are the marked cells'
     compared = f" (ratios to {group['baseline']}, paired per round)" if fmt.compares(exp, group) else ""
@@ -326,7 +325,8 @@ def render_experiment(exp: dict, console: Console, verbose: bool = True) -> None
     legends = 0                       # case legends left out without --verbose
     if not instructions:
         for group in fmt.case_groups(exp):
-            table, legend, summaries = _case_table(exp, group, console.width)
+            rows = fmt.case_rows(exp, group)
+            table, legend, summaries = _case_table(exp, group, rows, console.width)
             console.print(table)
             for line in summaries:
                 console.print(f"  {line}", markup=False, highlight=False)
@@ -335,7 +335,7 @@ def render_experiment(exp: dict, console: Console, verbose: bool = True) -> None
                               + "; ".join(legend), style="dim", markup=False, highlight=False)
             elif legend:
                 legends += 1
-            for line in fmt.marks_lines(exp, fmt.case_rows(exp, group)):
+            for line in fmt.marks_lines(exp, rows):
                 console.print(f"  {line}", style="dim", markup=False, highlight=False)
     if instructions:
         console.print("the layer chains: from the loop down to the system call, inclusive instructions per "
