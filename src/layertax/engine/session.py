@@ -22,7 +22,9 @@ from layertax.engine.measure import noise_probe
 from layertax.engine.measure import budget as budgets
 from layertax.engine.measure.scheduler import Scheduler
 from layertax.engine.measure.settings import Settings
+from layertax.engine.analysis import between_runs
 from layertax.engine.store import results, runs
+from layertax.engine.store.recent import Recent
 from layertax.errors import LayertaxError
 from layertax.experiment import Experiment, ProgressSink
 
@@ -136,4 +138,14 @@ def _measure(chosen, settings, case_globs, prepared, doc, keeper, progress, note
             break
     doc["complete"] = not interrupted
     doc["settings"]["measured_s"] = round(time.monotonic() - budget.started, 1)
+    beside_recent_runs(doc)
     return Session(doc, interrupted, keeper.path)
+
+
+def beside_recent_runs(doc: dict) -> None:
+    """Each ratio set beside the same case's in this machine's recent runs (between_runs.py), once
+    the measuring is over: the history is read after the clock has stopped."""
+    recent = Recent(doc["machine"].get("machine_id"), doc.get("layertax_version"), between_runs.WINDOW - 1)
+    doc["experiments"] = [between_runs.marked(exp, recent.experiments(doc, exp))
+                          if any(((c.get("stats") or {}).get("ratio")) for c in exp["cases"]) else exp
+                          for exp in doc["experiments"]]

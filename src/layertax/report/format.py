@@ -117,6 +117,7 @@ def case_rows(exp: dict, group: dict) -> list[dict]:
             "noisy": bool(st) and wider_than_target(st.get("ratio") or st, target),
             "noisy_key": "ratio" if st and st.get("ratio") else "median",
             "two_levels": bool(st and (st.get("ratio") or {}).get("two_levels")),
+            "moved": bool((((exp.get("between_runs") or {}).get("cases") or {}).get(case["name"]) or {}).get("moved")),
             "syscalls": syscalls(case),
         })
     return rows
@@ -437,10 +438,12 @@ def answer(exp: dict) -> str | None:
 
 def marked(row: dict) -> dict:
     """A case row with its marks on its figures, as every format prints them: "~" on the figure
-    it is judged by, "*" on a ratio at two levels."""
+    it is judged by, "*" on a ratio at two levels, "!" on a ratio that moved between runs."""
     marks = {row["noisy_key"]: " ~"} if row["noisy"] else {}
     if row.get("two_levels"):
         marks["ratio"] = marks.get("ratio", "") + " *"
+    if row.get("moved"):
+        marks["ratio"] = marks.get("ratio", "") + " !"
     return {**row, **{key: row[key] + mark for key, mark in marks.items()}}
 
 
@@ -452,4 +455,7 @@ def marks_lines(exp: dict, rows: list[dict]) -> list[str]:
                      "run; a ratio compares)")
     if any(r.get("two_levels") for r in rows):
         lines.append("* its rounds sit at two levels: the median can move by the gap between runs")
+    if any(r.get("moved") for r in rows):
+        lines.append("! it differs between this machine's recent runs by more than their intervals: the interval "
+                     "describes this run (--verbose: by how much)")
     return lines

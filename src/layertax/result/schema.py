@@ -187,13 +187,22 @@ INSPECT_SPLIT = {"type": "object", "maxProperties": 100,
                      {"part": TEXT, "ns": NONNEGATIVE, "share": nullable(NUMBER), "ci95": nullable(TIME_INTERVAL),
                       "source": nullable(TEXT), "n": COUNT}, required=("part", "ns")), 100)})}
 
+# Each case's ratio beside the same case's in this machine's recent runs (engine/analysis/between_runs.py).
+BETWEEN_RUNS = obj({
+    "runs": COUNT,
+    "cases": {"type": "object", "maxProperties": MAX_CASES,
+              "additionalProperties": obj({"runs": COUNT, "low": POSITIVE, "high": POSITIVE,
+                                           "p": NONNEGATIVE, "moved": {"type": "boolean"}},
+                                          required=("runs", "low", "high", "p", "moved"))},
+}, required=("runs", "cases"))
+
 EXPERIMENT = obj({
     "name": EXPERIMENT_NAME, "title": TEXT, "question": TEXT, "unit": nullable(TEXT), "baseline": nullable(TEXT),
     "metric": nullable(TEXT), "method": nullable(TEXT), "cases": array(CASE, MAX_CASES),
     "controls": array(CASE, MAX_CASES), "classic": CLASSIC, "classic_now": array(CLASSIC_NOW_ROW, 1000),
     "groups": array(GROUP, 1000), "tables": array(TABLE, 1000), "notes": STRINGS, "detail_notes": STRINGS,
     "warnings": STRINGS, "interrupted": {"type": "boolean"}, "points": array(SWEEP_POINT),
-    "stopping": nullable(STOPPING), "channels": STRINGS, "harness": HARNESS, "show_cases": {"type": "boolean"},
+    "stopping": nullable(STOPPING), "between_runs": BETWEEN_RUNS, "channels": STRINGS, "harness": HARNESS, "show_cases": {"type": "boolean"},
     "split": {"anyOf": [LOADTIME_SPLIT, INSPECT_SPLIT]},
     # the CPUs' time during the experiment: shares of it (busy, stolen by the hypervisor, outside the run)
     "cpu_activity": nullable({"type": "object", "maxProperties": 100,

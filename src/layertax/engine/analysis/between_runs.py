@@ -1,0 +1,100 @@
+"""Whether a case's ratio differs between this machine's recent runs by more than their
+intervals allow.
+
+A run's interval describes its own rounds. Some ratios move on a time scale longer than a
+run: tls's rand-r-threads (rand_r on both vCPUs at once) sat at 3.37x in one run and 3.62x in
+the next on the 2-vCPU VM, each run steady within itself (its first and second halves agree)
+and its interval about ±1%. No figure of one run can show such a move; the runs before it on
+the same machine can. So each case's ratio is set beside the same case's in up to WINDOW - 1
+earlier runs that measured it the same way (engine/store/recent.py chooses them), and marked
+when they disagree beyond what their intervals allow.
+
+The test is Cochran's Q over the runs' log ratios, each weighted by the inverse square of the
+standard error its interval implies (the interval's half-width in logs over the normal
+quantile of what it covers). If every run measured one true ratio, Q follows a chi-squared
+law with runs - 1 degrees of freedom; a case is marked when its p-value is below ALPHA. A
+mark says the ratio has moved between runs here, not which run is right: the range of the
+runs' ratios is kept beside it.
+"""
+from __future__ import annotations
+
+import math
+
+# The test's level: a run has up to ~100 ratios, and a mark should be about a move, not the
+# one-in-twenty chance of an honest 95% interval; at 0.001 a run of 100 steady ratios has a
+# false mark about once in ten runs.
+ALPHA = 0.001
+# This run and at least two before it: with one other run a disagreement cannot say which moved
+# nor whether it happens again.
+MIN_RUNS = 3
+# This run and up to five before it: recent enough to describe the machine as it is now.
+WINDOW = 6
+
+
+def _point(ratio: dict | None) -> tuple[float, float, float] | None:
+    """(log ratio, its standard error, the ratio) from a ratio's summary; None where it has no
+    interval to weigh it by (a baseline's 1.00x [1.00, 1.00], fewer than two rounds)."""
+    if not ratio or not ratio.get("ci95") or not ratio.get("median"):
+        return None
+    lo, hi = ratio["ci95"]
+    coverage = ratio.get("ci_coverage") or 0.95
+    if lo <= 0 or hi <= lo or not 0 < coverage < 1:
+        return None
+    from scipy import stats as sps   # here, not at the top: ~0.5 s to load (see level_shift)
+
+    z = float(sps.norm.isf((1 - coverage) / 2))
+    return math.log(ratio["median"]), (math.log(hi) - math.log(lo)) / (2 * z), float(ratio["median"])
+
+
+def heterogeneity(points: list[tuple[float, float]]) -> float:
+    """The p-value of Cochran's Q for (log value, standard error) pairs: how likely values this
+    far apart are if all measured one quantity."""
+    from scipy import stats as sps
+
+    weights = [1 / se ** 2 for _, se in points]
+    mean = sum(w * x for w, (x, _) in zip(weights, points)) / sum(weights)
+    q = sum(w * (x - mean) ** 2 for w, (x, _) in zip(weights, points))
+    return float(sps.chi2.sf(q, len(points) - 1))
+
+
+def compared(current: dict | None, earlier: list[dict | None]) -> dict | None:
+    """A ratio beside the same case's in earlier runs (ratio summaries, newest first): {"runs":
+    how many had an interval, "low", "high": the least and greatest of their ratios, "p": the
+    test's p-value, "moved": p < ALPHA}; None where this run's ratio has no interval or fewer
+    than MIN_RUNS runs do."""
+    now = _point(current)
+    if now is None:
+        return None
+    points = [now] + [p for p in map(_point, earlier[:WINDOW - 1]) if p is not None]
+    if len(points) < MIN_RUNS:
+        return None
+    p = heterogeneity([(x, se) for x, se, _ in points])
+    ratios = [r for _, _, r in points]
+    return {"runs": len(points), "low": min(ratios), "high": max(ratios), "p": p, "moved": p < ALPHA}
+
+
+def warning(case: str, found: dict) -> str:
+    return (f"{case}: its ratio differs between this machine's recent runs by more than their intervals "
+            f"allow ({found['low']:.3g}x to {found['high']:.3g}x over {found['runs']} runs, p = {found['p']:.1g}); "
+            "this run's interval describes this run only")
+
+
+def marked(exp: dict, earlier: list[dict]) -> dict:
+    """The experiment with each case's ratio set beside the same case's in earlier runs of it
+    (experiments as saved, newest first): "between_runs" {"runs": how many earlier runs were
+    there to compare with, "cases": {name: compared(...)}}, and a warning on each case that
+    moved. A new result; the one given is left as it was."""
+    def ratio_of(e: dict, name: str) -> dict | None:
+        case = next((c for c in e.get("cases", []) if c["name"] == name), None)
+        return ((case or {}).get("stats") or {}).get("ratio")
+
+    found, cases = {}, []
+    for case in exp["cases"]:
+        stats = case.get("stats")
+        result = compared((stats or {}).get("ratio"), [ratio_of(e, case["name"]) for e in earlier])
+        if result is not None:
+            found[case["name"]] = result
+        if result and result["moved"]:
+            stats = {**stats, "warnings": [*stats.get("warnings", []), warning(case["name"], result)]}
+        cases.append({**case, "stats": stats} if stats is not case.get("stats") else case)
+    return {**exp, "cases": cases, "between_runs": {"runs": len(earlier), "cases": found}}

@@ -1,0 +1,139 @@
+"""A ratio beside the same case's in this machine's recent runs: how often the mark falls on
+runs of one true ratio (synthetic), the mark on a ratio that moved, the earlier runs chosen
+from a real history, and the "!" the report prints."""
+from __future__ import annotations
+
+import copy
+import io
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+from rich.console import Console
+
+from layertax.engine.analysis import between_runs
+from layertax.engine.session import beside_recent_runs
+from layertax.engine.store import runs
+from layertax.engine.store.recent import Recent
+from layertax.report import terminal
+
+RECORDED = Path(__file__).parent / "data" / "recorded"
+
+
+def _ratio(median: float, half: float, coverage: float = 0.95) -> dict:
+    """A ratio's summary whose interval is median x exp(±half), as a 95% interval is for a log
+    normal estimate with standard error half / 1.96."""
+    return {"median": median, "ci95": [median * math.exp(-half), median * math.exp(half)], "ci_coverage": coverage}
+
+
+def test_runs_of_one_true_ratio_are_marked_about_once_in_a_thousand():
+    rng = np.random.default_rng(7)
+    trials, marks = 10_000, 0
+    for _ in range(trials):
+        se = rng.uniform(0.004, 0.02, between_runs.WINDOW)
+        ratios = [_ratio(2.0 * math.exp(rng.normal(0, s)), 1.959964 * s) for s in se]
+        found = between_runs.compared(ratios[0], ratios[1:])
+        assert found is not None and found["runs"] == between_runs.WINDOW
+        marks += found["moved"]
+    # 10 expected at ALPHA = 0.001; 25 is more than four standard deviations above
+    assert marks <= 25
+
+
+def test_a_ratio_that_moved_between_runs_is_marked_in_both_of_a_back_to_back_pair():
+    # rand-r-threads on the 2-vCPU VM: steady within each run (±1%), 3.37x in one, 3.62x in another
+    history = [_ratio(3.40, 0.01), _ratio(3.63, 0.01), _ratio(3.42, 0.01)]       # newest first
+    first = _ratio(3.42, 0.01)
+    second = _ratio(3.62, 0.01)
+    for now, before in ((first, history), (second, [first, *history])):
+        found = between_runs.compared(now, before)
+        assert found["moved"] and found["p"] < between_runs.ALPHA
+        assert math.isclose(found["low"], 3.40) and math.isclose(found["high"], 3.63)
+    steady = between_runs.compared(_ratio(3.41, 0.01), [_ratio(3.42, 0.01), _ratio(3.40, 0.01)])
+    assert steady is not None and not steady["moved"]
+
+
+def test_nothing_is_said_without_an_interval_or_with_too_few_runs():
+    assert between_runs.compared(_ratio(1.1, 0.01), [_ratio(1.1, 0.01)]) is None     # two runs
+    assert between_runs.compared(None, [_ratio(1.1, 0.01)] * 3) is None
+    baseline = {"median": 1.0, "ci95": [1.0, 1.0], "ci_coverage": 0.0}
+    assert between_runs.compared(baseline, [baseline] * 5) is None
+    # earlier runs without an interval do not count towards the three
+    assert between_runs.compared(_ratio(1.1, 0.01), [baseline, baseline, _ratio(1.1, 0.01)]) is None
+    # at most WINDOW runs: the oldest are left out
+    found = between_runs.compared(_ratio(1.1, 0.01), [_ratio(1.1, 0.01)] * 10)
+    assert found["runs"] == between_runs.WINDOW
+
+
+def test_an_interval_labelled_short_of_95_percent_is_weighed_by_what_it_covers():
+    # the same interval labelled 80% implies a larger standard error than at 95%: the same gap
+    # between runs is then less surprising
+    wide = [_ratio(1.00, 0.01, 0.80), _ratio(1.03, 0.01, 0.80), _ratio(1.00, 0.01, 0.80)]
+    tight = [_ratio(1.00, 0.01), _ratio(1.03, 0.01), _ratio(1.00, 0.01)]
+    assert between_runs.compared(wide[0], wide[1:])["p"] > between_runs.compared(tight[0], tight[1:])["p"]
+
+
+def _tls(version: str = "0.1.0 (test)", machine_id: str = "m1", created: str = "2026-11-23T09:00:00+00:00",
+         ratio: float = 2.0, **settings) -> dict:
+    doc = json.loads((RECORDED / "tls.json").read_text())
+    doc["layertax_version"], doc["created"] = version, created
+    doc["machine"]["machine_id"] = machine_id
+    doc["settings"].update(settings)
+    exp = doc["experiments"][0]
+    for case in exp["cases"]:
+        if case["name"] == "rand-r":
+            case["stats"]["ratio"] = _ratio(ratio, 0.01)
+    return doc
+
+
+def _rand_r(exp: dict) -> dict:
+    return next(c for c in exp["cases"] if c["name"] == "rand-r")
+
+
+def test_the_earlier_runs_are_this_machines_measured_the_same_way_newest_first():
+    kept = [
+        _tls(created="2026-11-23T09:00:00+00:00", ratio=2.00),
+        _tls(created="2026-11-23T10:00:00+00:00", ratio=2.01),
+        _tls(created="2026-11-23T11:00:00+00:00", ratio=2.02),
+    ]
+    left_out = [
+        _tls(created="2026-11-23T12:00:00+00:00", version="0.1.0 (other)"),        # another layertax
+        _tls(created="2026-11-23T12:00:01+00:00", machine_id="m2"),                 # another machine
+        _tls(created="2026-11-23T12:00:02+00:00", min_sample_ns=2_000_000),         # shorter samples
+        _tls(created="2026-11-23T12:00:03+00:00") | {"concurrent": [{"pid": 1}]},   # beside another run
+    ]
+    loaded = _tls(created="2026-11-23T12:00:04+00:00")
+    loaded["experiments"][0]["warnings"] = ["tasks outside this run used 9% of the CPUs' time while it ran"]
+    for doc in [*kept, *left_out, loaded]:
+        runs.save_run(doc)
+    now = _tls(created="2026-11-23T13:00:00+00:00")
+    found = Recent("m1", "0.1.0 (test)", want=5).experiments(now, now["experiments"][0])
+    assert [_rand_r(e)["stats"]["ratio"]["median"] for e in found] == [2.02, 2.01, 2.00]
+    assert len(Recent("m1", "0.1.0 (test)", want=2).experiments(now, now["experiments"][0])) == 2
+    assert Recent("m3", "0.1.0 (test)", want=5).experiments(now, now["experiments"][0]) == []
+
+
+def test_a_run_is_set_beside_the_history_when_it_ends_and_the_report_marks_what_moved():
+    for i, ratio in enumerate((2.00, 2.20, 2.00)):
+        runs.save_run(_tls(created=f"2026-11-23T0{i}:00:00+00:00", ratio=ratio))
+    now = _tls(created="2026-11-23T13:00:00+00:00", ratio=2.20)
+    given = copy.deepcopy(now)
+    beside_recent_runs(now)
+    exp = now["experiments"][0]
+    assert exp["between_runs"]["runs"] == 3
+    moved = exp["between_runs"]["cases"]["rand-r"]
+    assert moved["moved"] and moved["runs"] == 4 and (moved["low"], moved["high"]) == (2.00, 2.20)
+    assert any("differs between this machine's recent runs" in w for w in _rand_r(exp)["stats"]["warnings"])
+    assert given["experiments"][0]["cases"] == _tls(created="2026-11-23T13:00:00+00:00", ratio=2.20)[
+        "experiments"][0]["cases"]                                       # the saved ones are untouched
+    runs.save_file(now)                                                  # the schema takes it
+
+    out = io.StringIO()
+    terminal.render(now, Console(file=out, width=80, no_color=True))
+    text = out.getvalue()
+    row = next(line for line in text.splitlines() if line.startswith("rand-r "))
+    assert row.rstrip().endswith("!")
+    assert "! it differs between this machine's recent runs" in text
+    verbose = io.StringIO()
+    terminal.render(now, Console(file=verbose, width=80, no_color=True), verbose=True)
+    assert "2x to 2.2x over 4 runs" in " ".join(verbose.getvalue().split())
