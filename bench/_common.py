@@ -199,9 +199,11 @@ def alternating(measure_a, measure_b, repeat: int):
         yield [float(np.median(got[w])) for w in (0, 1)], [iqr_over_median(got[w]) for w in (0, 1)]
 
 
-def layertax_export(args: list[str], out: Path) -> dict:
-    """`layertax run ARGS` quietly, saved nowhere but its export to out; the result it exported."""
-    subprocess.run([sys.executable, "-m", "layertax", "run", *args, "--no-save", "--export-json", str(out)],
+def layertax_export(args: list[str], out: Path, save: bool = False) -> dict:
+    """`layertax run ARGS` quietly, exported to out and, only where save is set, saved in the
+    runs and the history as a default run is; the result it exported."""
+    subprocess.run([sys.executable, "-m", "layertax", "run", *args, *([] if save else ["--no-save"]),
+                    "--export-json", str(out)],
                    check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return json.loads(out.read_text())
 

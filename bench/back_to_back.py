@@ -3,8 +3,10 @@
 Runs `layertax run EXPERIMENT ...` twice with the default protocol (precision-driven rounds and
 the budget; the experiments named share it as in one run), then for every ratio: do the two
 95% intervals overlap, how far did the ratio move, and is it marked in each run: `~` (its
-interval wider than the precision target) or `*` (its rounds at two levels, so its median can
-move by the gap)? Target (issue 59): the intervals of at least 95% of the ratios overlap; a
+interval wider than the precision target), `*` (its rounds at two levels, so its median can
+move by the gap) or `!` (it differs between this machine's recent runs by more than their
+intervals)? The runs are saved, as a default run is, so the second is set beside the first and
+both beside the machine's earlier runs of the same layertax. Target (issue 59): the intervals of at least 95% of the ratios overlap; a
 ratio that moved more than its interval (no overlap) is marked in both.
 
 For each ratio that moved, it also prints the median of the first and of the second half of
@@ -30,7 +32,7 @@ from _common import layertax_export, ratios_to_baseline   # this folder's
 
 
 def run(experiments: list[str], extra: list[str], out: Path) -> dict:
-    return {e["name"]: e for e in layertax_export([*experiments, *extra], out)["experiments"]}
+    return {e["name"]: e for e in layertax_export([*experiments, *extra], out, save=True)["experiments"]}
 
 
 def halves(exp: dict, case: dict) -> str:
@@ -43,9 +45,11 @@ def halves(exp: dict, case: dict) -> str:
     return f"{np.median(ratios[:half]):.3f}/{np.median(ratios[half:]):.3f} ({ratios.size} rounds)"
 
 
-def _marks(ratio: dict, target: float) -> str:
+def _marks(exp: dict, case: str, ratio: dict, target: float) -> str:
     """The ratio's marks as the tables print them ("-": none)."""
-    marks = ("~" if stats.wider_than(ratio, target) else "") + ("*" if ratio.get("two_levels") else "")
+    moved = (((exp.get("between_runs") or {}).get("cases") or {}).get(case) or {}).get("moved")
+    marks = ("~" if stats.wider_than(ratio, target) else "") + ("*" if ratio.get("two_levels") else "") + \
+        ("!" if moved else "")
     return marks or "-"
 
 
@@ -64,7 +68,7 @@ def main() -> int:
         a = run(experiments, extra, where / "a.json")
         b = run(experiments, extra, where / "b.json")
     print(f"{' '.join(experiments)}: two default runs back to back (~: interval wider than the target; "
-          "*: two levels)")
+          "*: two levels; !: moved between this machine's recent runs)")
     # What each run said of the machine while it ran (tasks outside it, steal time): a pair with
     # something else busy beside it is not two runs of one machine.
     for label, run_ in (("A", a), ("B", b)):
@@ -87,7 +91,7 @@ def main() -> int:
                 continue
             compared += 1
             overlap = ra["ci95"][0] <= rb["ci95"][1] and rb["ci95"][0] <= ra["ci95"][1]
-            marks = (_marks(ra, target_a), _marks(rb, target_b))
+            marks = (_marks(a[name], ca["name"], ra, target_a), _marks(b[name], ca["name"], rb, target_b))
             overlaps += overlap
             if not overlap:
                 apart += 1
@@ -98,6 +102,9 @@ def main() -> int:
             print(f"{(name + '/' + ca['name'])[:30]:30} {text_a:>22} {text_b:>22} {'yes' if overlap else 'NO':>7} "
                   f"{rb['median'] / ra['median'] - 1:>+7.1%} {'/'.join(marks):>7}")
     print(f"ratio intervals overlapping: {overlaps} of {compared}; of the {apart} apart, marked in both runs: {marked}")
+    for label, run_ in (("A", a), ("B", b)):
+        earlier = sorted({e.get("between_runs", {}).get("runs", 0) for e in run_.values()})
+        print(f"run {label} was set beside {'/'.join(map(str, earlier))} earlier runs of this layertax here")
     if moved:
         print("where they moved: the median ratio of the first/second half of each run's rounds")
         for line in moved:
