@@ -14,7 +14,7 @@ from rich.console import Console
 
 from layertax.engine.analysis import between_runs
 from layertax.engine.session import beside_recent_runs
-from layertax.engine.store import runs
+from layertax.engine.store import results, runs
 from layertax.engine.store.recent import Recent
 from layertax.report import terminal
 
@@ -92,7 +92,8 @@ def _rand_r(exp: dict) -> dict:
 
 def test_the_earlier_runs_are_this_machines_measured_the_same_way_newest_first():
     kept = [
-        _tls(created="2026-11-23T09:00:00+00:00", ratio=2.00),
+        _tls(created="2026-11-23T08:00:00+00:00", ratio=2.00)                      # alone: as saved
+        | {"concurrent": {"allowed": False, "others": []}},
         _tls(created="2026-11-23T10:00:00+00:00", ratio=2.01),
         _tls(created="2026-11-23T11:00:00+00:00", ratio=2.02),
     ]
@@ -100,7 +101,8 @@ def test_the_earlier_runs_are_this_machines_measured_the_same_way_newest_first()
         _tls(created="2026-11-23T12:00:00+00:00", version="0.1.0 (other)"),        # another layertax
         _tls(created="2026-11-23T12:00:01+00:00", machine_id="m2"),                 # another machine
         _tls(created="2026-11-23T12:00:02+00:00", min_sample_ns=2_000_000),         # shorter samples
-        _tls(created="2026-11-23T12:00:03+00:00") | {"concurrent": [{"pid": 1}]},   # beside another run
+        _tls(created="2026-11-23T12:00:03+00:00")                                   # beside another run
+        | {"concurrent": {"allowed": True, "others": [{"pid": 1, "command": "layertax run"}]}},
     ]
     loaded = _tls(created="2026-11-23T12:00:04+00:00")
     loaded["experiments"][0]["warnings"] = ["tasks outside this run used 9% of the CPUs' time while it ran"]
@@ -109,6 +111,7 @@ def test_the_earlier_runs_are_this_machines_measured_the_same_way_newest_first()
     now = _tls(created="2026-11-23T13:00:00+00:00")
     found = Recent("m1", "0.1.0 (test)", want=5).experiments(now, now["experiments"][0])
     assert [_rand_r(e)["stats"]["ratio"]["median"] for e in found] == [2.02, 2.01, 2.00]
+    assert all(results.validate(doc) for doc in [*kept, *left_out, loaded])    # each was loadable
     assert len(Recent("m1", "0.1.0 (test)", want=2).experiments(now, now["experiments"][0])) == 2
     assert Recent("m3", "0.1.0 (test)", want=5).experiments(now, now["experiments"][0]) == []
 
@@ -126,7 +129,7 @@ def test_a_run_is_set_beside_the_history_when_it_ends_and_the_report_marks_what_
     assert any("differs between this machine's recent runs" in w for w in _rand_r(exp)["stats"]["warnings"])
     assert given["experiments"][0]["cases"] == _tls(created="2026-11-23T13:00:00+00:00", ratio=2.20)[
         "experiments"][0]["cases"]                                       # the saved ones are untouched
-    runs.save_file(now)                                                  # the schema takes it
+    results.validate(now)                                                # the schema takes it
 
     out = io.StringIO()
     terminal.render(now, Console(file=out, width=80, no_color=True))

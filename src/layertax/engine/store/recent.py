@@ -22,7 +22,8 @@ def way(doc: dict, exp: dict) -> tuple:
 
 
 def _disturbed(doc: dict, exp: dict) -> bool:
-    return bool(doc.get("concurrent")) or bool(exp.get("warnings")) or bool(exp.get("interrupted"))
+    beside = (doc.get("concurrent") or {}).get("others")
+    return bool(beside) or bool(exp.get("warnings")) or bool(exp.get("interrupted"))
 
 
 class Recent:
