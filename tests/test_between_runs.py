@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 from rich.console import Console
 
-from layertax.engine.analysis import between_runs
+from layertax.engine.analysis import between_runs, stats
 from layertax.engine.session import beside_recent_runs
 from layertax.engine.store import results, runs
 from layertax.engine.store.recent import Recent
@@ -38,6 +38,19 @@ def test_runs_of_one_true_ratio_are_marked_about_once_in_a_thousand():
         marks += found["moved"]
     # 10 expected at ALPHA = 0.001; 25 is more than four standard deviations above
     assert marks <= 25
+
+
+def test_runs_whose_intervals_come_from_their_rounds_are_marked_rarely_too():
+    # An order-statistic interval of 20 rounds is a noisy estimate of its own width: weighed by
+    # each run's own, these windows were marked 0.4-0.9% of the time; the floor keeps it near ALPHA.
+    rng = np.random.default_rng(3)
+    trials = 1500
+    marks = 0
+    for _ in range(trials):
+        window = [stats.ratio_summary(list(np.exp(rng.normal(0, 0.03, 20)))) for _ in range(between_runs.WINDOW)]
+        marks += between_runs.compared(window[0], window[1:])["moved"]
+    # about 2 expected at 0.13%; 8 has a chance below one in a thousand
+    assert marks < 8
 
 
 def test_a_ratio_that_moved_between_runs_is_marked_in_both_of_a_back_to_back_pair():
