@@ -11,13 +11,13 @@ when they disagree beyond what their intervals allow.
 
 The test is Cochran's Q over the runs' log ratios, each weighted by the inverse square of the
 standard error its interval implies (the interval's half-width in logs over the normal
-quantile of what it covers), and no run's taken below the median of the runs': an interval of
-20 rounds is itself a noisy estimate, and one narrow by chance would carry the whole test
-(with each run's own, runs of one true ratio were marked 0.4-0.9% of the time at ALPHA; with
-the floor, 0.07-0.13%: tests/test_between_runs.py). If every run measured one true ratio, Q
-follows a chi-squared law with runs - 1 degrees of freedom; a case is marked when its p-value
-is below ALPHA. A mark says the ratio has moved between runs here, not which run is right: the
-range of the runs' ratios is kept beside it.
+quantile of what it covers), none taken below the median of the runs': an interval of 20
+rounds is itself a noisy estimate of its width, and one narrow by chance would carry the whole
+test (bench/between_runs_marks.py: with each run's own error, runs of one true ratio are
+marked several times as often as ALPHA; with the floor, no more often). If every run measured
+one true ratio, Q follows a chi-squared law with runs - 1 degrees of freedom; a case is marked
+when its p-value is below ALPHA. A mark says the ratio has moved between runs here, not which
+run is right: the range of the runs' ratios is kept beside it.
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ import statistics
 
 # The test's level: a run has up to ~100 ratios, and a mark should be about a move, not the
 # one-in-twenty chance of an honest 95% interval; at 0.001 a run of 100 steady ratios has a
-# false mark about once in ten runs.
+# false mark less than once in ten runs (bench/between_runs_marks.py).
 ALPHA = 0.001
 # This run and at least two before it: with one other run a disagreement cannot say which moved
 # nor whether it happens again.
@@ -35,7 +35,7 @@ MIN_RUNS = 3
 WINDOW = 6
 
 
-def _point(ratio: dict | None) -> tuple[float, float, float] | None:
+def point(ratio: dict | None) -> tuple[float, float, float] | None:
     """(log ratio, its standard error, the ratio) from a ratio's summary; None where it has no
     interval to weigh it by (a baseline's 1.00x [1.00, 1.00], fewer than two rounds)."""
     if not ratio or not ratio.get("ci95") or not ratio.get("median"):
@@ -50,13 +50,14 @@ def _point(ratio: dict | None) -> tuple[float, float, float] | None:
     return math.log(ratio["median"]), (math.log(hi) - math.log(lo)) / (2 * z), float(ratio["median"])
 
 
-def heterogeneity(points: list[tuple[float, float]]) -> float:
+def heterogeneity(points: list[tuple[float, float]], floor: bool = True) -> float:
     """The p-value of Cochran's Q for (log value, standard error) pairs: how likely values this
-    far apart are if all measured one quantity, no standard error taken below their median."""
+    far apart are if all measured one quantity; no standard error is taken below their median
+    unless floor is False (bench/between_runs_marks.py sets the two side by side)."""
     from scipy import stats as sps
 
-    floor = statistics.median(se for _, se in points)
-    weights = [1 / max(se, floor) ** 2 for _, se in points]
+    least = statistics.median(se for _, se in points) if floor else 0.0
+    weights = [1 / max(se, least) ** 2 for _, se in points]
     mean = sum(w * x for w, (x, _) in zip(weights, points)) / sum(weights)
     q = sum(w * (x - mean) ** 2 for w, (x, _) in zip(weights, points))
     return float(sps.chi2.sf(q, len(points) - 1))
@@ -67,10 +68,10 @@ def compared(current: dict | None, earlier: list[dict | None]) -> dict | None:
     how many had an interval, "low", "high": the least and greatest of their ratios, "p": the
     test's p-value, "moved": p < ALPHA}; None where this run's ratio has no interval or fewer
     than MIN_RUNS runs do."""
-    now = _point(current)
+    now = point(current)
     if now is None:
         return None
-    points = [now] + [p for p in map(_point, earlier[:WINDOW - 1]) if p is not None]
+    points = [now] + [p for p in map(point, earlier[:WINDOW - 1]) if p is not None]
     if len(points) < MIN_RUNS:
         return None
     p = heterogeneity([(x, se) for x, se, _ in points])
