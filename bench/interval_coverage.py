@@ -22,7 +22,7 @@ The sequential column applies the stopping rule the scheduler uses (at each chec
 experiment's factors from the rounds so far; a case stops when its interval at
 stats.SEQUENTIAL_CONFIDENCE is within +-precision) and checks the interval it stops with.
 
-    .venv/bin/python bench/interval_coverage.py [--sims 2000] [RUN.json ...]
+    .venv/bin/python bench/interval_coverage.py [--sims 2000] [--models M,...] [--sizes N,...] [RUN.json ...]
 
 Takes about three minutes at 2,000 simulated cases a cell and about an hour at the 16,000 of
 the table in docs/method/statistics.md (one core; --models splits the models across runs).
@@ -231,24 +231,28 @@ def main() -> int:
     parser.add_argument("runs", nargs="*", help="saved results with their samples (recorded rounds)")
     parser.add_argument("--sims", type=int, default=2000, help="simulated cases a cell")
     parser.add_argument("--models", default=",".join(MODELS), help="the simulated models to run (comma-separated)")
+    parser.add_argument("--sizes", help="the round counts to simulate (comma-separated; given, the sequential "
+                        "column and the recorded rounds are left out): to pin one cell with more cases")
     args = parser.parse_args()
+    sizes = tuple(int(n) for n in args.sizes.split(",")) if args.sizes else SIZES
     print(f"coverage of the labelled 95% interval of a median ratio; {args.sims} simulated cases per cell,"
           f" experiments of {CASES} cases; each cell over the intervals labelled 95%; *: some were labelled"
           f" short of it (the range), said under the row")
-    print(f"{'model':10} {'interval':9} " + " ".join(f"{n:>8}" for n in SIZES) + "  sequential(±2%)")
+    print(f"{'model':10} {'interval':9} " + " ".join(f"{n:>8}" for n in sizes)
+          + ("" if args.sizes else "  sequential(±2%)"))
     for i, (name, draw) in enumerate(MODELS.items()):
         if name not in args.models.split(","):
             continue
-        table = coverage(draw, SIZES, args.sims, seed=100 + i)
-        seq = sequential_coverage(draw, args.sims, seed=200 + i)
+        table = coverage(draw, sizes, args.sims, seed=100 + i)
+        seq = None if args.sizes else sequential_coverage(draw, args.sims, seed=200 + i)
         for kind in ("reported", "own", "plain"):
-            cells = " ".join(f"{table[n].cell(kind):>8}" for n in SIZES)
+            cells = " ".join(f"{table[n].cell(kind):>8}" for n in sizes)
             print(f"{name:10} {kind:9} {cells}" + (f"  {100 * seq[0]:5.1f} ({100 * seq[1]:.0f}% stopped precise)"
-                                                   if kind == "reported" else ""), flush=True)
-            for n in SIZES if kind == "reported" else ():
+                                                   if kind == "reported" and seq else ""), flush=True)
+            for n in sizes if kind == "reported" else ():
                 if table[n].short_text(kind):
                     print(f"{'':20} * at {n} rounds: {table[n].short_text(kind)}")
-    experiments = list(recorded(args.runs))
+    experiments = [] if args.sizes else list(recorded(args.runs))
     if experiments:
         rng = np.random.default_rng(7)
         count = sum(len(cases) for _, cases in experiments)
