@@ -222,3 +222,26 @@ def test_names_break_between_words_and_after_hyphens_never_inside_a_word():
     for text, limit in (("java-stat-path-of-string-nonascii", 12), ("now (LD_BIND_NOW=1)", 8)):
         pieces = breaking.name(text, limit).split("\n")
         assert "".join(p if p.endswith("-") else p + " " for p in pieces).strip() == text
+
+
+@pytest.mark.parametrize("width", [80, 100])
+def test_the_classic_table_breaks_no_word_even_beside_three_decimal_ratios(width):
+    # A ratio whose interval supports three decimals ("1.185x [1.177, 1.196]") is the widest
+    # figure the table holds: beside it, the layers and the cases wrap between words and after
+    # hyphens, never inside a word ("MoveFileWithProg" / "ressW", "py-os-rename-st" / "r").
+    doc = json.loads((Path(__file__).parent / "data" / "recorded" / "callchain.json").read_text())
+    exp = next(e for e in doc["experiments"] if e.get("classic_now"))
+    for row in exp["classic_now"]:
+        if row["now_ratio"]:
+            row["now_ratio"] = {**row["now_ratio"], "median": 1.185, "ci95": [1.177, 1.196]}
+    out = io.StringIO()
+    terminal.render(doc, Console(file=out, width=width, no_color=True), verbose=False)
+    text = out.getvalue()
+    assert max(len(line) for line in text.splitlines()) <= width
+    assert "1.185x [1.177, 1.196]" in text
+    counterparts = {r["counterpart"] for r in exp["classic_now"] if r["counterpart"]}
+    assert not _cut_names(text, counterparts)
+    words = set(text.split())
+    for row in exp["classic_now"]:
+        for word in row["label"].split():
+            assert word in words, (row["label"], word)

@@ -164,20 +164,53 @@ def _titled_table(title: str, width: int) -> Table:
     return Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False)
 
 
-def _classic_table(exp: dict, width: int) -> Table | None:
+CLASSIC_COLUMNS = ("classic layer", "then", "then ratio", "nearest case today", "now ratio [95% CI]")
+
+
+def _name_limits(names: list[list[str]], room: int) -> list[int] | None:
+    """How wide each name column of a table may be, together within room: each on one line where
+    they all fit; else each at least its longest unbreakable part (a word, or a part between
+    hyphens), and what is left given first to the column that needs least more to be on one
+    line; None where even those parts do not fit."""
+    longest = [max((len(n) for n in column), default=0) for column in names]
+    if sum(longest) <= room:
+        return longest
+    parts = [max((len(piece) for n in column for word in n.split() for piece in breaking.hyphens(word, 1).split("\n")),
+                 default=0) for column in names]
+    if sum(parts) > room:
+        return None
+    limits = parts[:]
+    for i in sorted(range(len(names)), key=lambda i: longest[i] - parts[i]):
+        limits[i] = min(longest[i], room - sum(limits) + limits[i])
+    return limits
+
+
+def _classic_table(exp: dict, width: int) -> Table | Group | None:
+    """The classic's figures beside today's counterparts. The layer and the case wrap between
+    their words and after their hyphens, never inside a word; where even their longest words
+    leave the figures no room, the table is printed row by row."""
     rows = exp.get("classic_now") or []
     if not rows:
         return None
     c = exp["classic"]
-    t = _titled_table(f"then ({c['source']}, {c['year']}; {c['machine']}; in {c['unit']}) vs now", width)
-    t.add_column("classic layer", overflow="fold")
-    t.add_column("then", justify="right", no_wrap=True)
-    t.add_column("then ratio", justify="right", no_wrap=True)
-    t.add_column("nearest case today", overflow="fold")
-    t.add_column("now ratio [95% CI]", justify="right", no_wrap=True)
-    for r in rows:
-        t.add_row(r["label"], f"{r['then_value']:g}", units.ratio(r["then_ratio"]), r["counterpart"] or "-",
-                  units.ratio_with_ci(r["now_ratio"]))
+    title = f"then ({c['source']}, {c['year']}; {c['machine']}; in {c['unit']}) vs now"
+    cells = [[r["label"], f"{r['then_value']:g}", units.ratio(r["then_ratio"]), r["counterpart"] or "-",
+              units.ratio_with_ci(r["now_ratio"])] for r in rows]
+    figures = [widths.column(CLASSIC_COLUMNS[i], (row[i] for row in cells)) for i in (1, 2, 4)]
+    # the narrow table (_titled_table) pads its outer columns by a space: two more than compact
+    room = width - (widths.boxed([*figures, 0, 0]) if width >= WIDE else widths.compact([*figures, 0, 0]) + 2)
+    names = [[CLASSIC_COLUMNS[i], *(row[i] for row in cells)] for i in (0, 3)]   # a header wraps too
+    limits = _name_limits(names, room)
+    if limits is None:
+        return _stacked({"title": title, "columns": list(CLASSIC_COLUMNS), "rows": cells}, {}, width)
+    t = _titled_table(title, width)
+    for i, header in enumerate(CLASSIC_COLUMNS):
+        name = {0: limits[0], 3: limits[1]}.get(i)
+        t.add_column(breaking.words(header, name) if name else header, justify="left" if name else "right",
+                     no_wrap=True)
+    for row in cells:
+        t.add_row(breaking.name(row[0], max(limits[0], 1)), *row[1:3], breaking.name(row[3], max(limits[1], 1)),
+                  row[4])
     return t
 
 
