@@ -10,7 +10,10 @@ from rich.text import Text
 
 from layertax.engine.analysis.compare import Comparison, ExperimentComparison, Row
 from layertax import units
-from layertax.report import widths
+from layertax.report import breaking, widths
+
+# The narrowest the case column gets at a narrow terminal before its names' parts decide.
+CASE_MIN = 12
 
 VERDICT_STYLE = {"slower": "bold red", "faster": "bold green", "no difference": "dim", "inconclusive": "yellow"}
 
@@ -48,14 +51,24 @@ def _table(e: ExperimentComparison, width: int) -> Table:
     compact = widths.boxed([widths.column(h, (cells[i] for _, cells in rows)) for i, h in enumerate(headers)]) > width
     t = Table(title=title, title_justify="left") if not compact else \
         Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False, show_edge=False)
-    t.add_column("case", no_wrap=not compact, overflow="fold")
+    limit = None
+    if compact:
+        # The names get what the figures (each ratio above its interval) and the verdicts' longest
+        # word leave; a longer name breaks between its words and after its hyphens, never inside a
+        # word (a folded one read "py-os-rename-byt" / "es").
+        verdict_word = max((len(w) for _, cells in rows for w in cells[5].split()), default=0)
+        others = [widths.column(h, (line for _, cells in rows for line in cells[i].split(" [", 1)))
+                  for i, h in enumerate(headers) if 0 < i < 5] + [max(verdict_word, len("verdict"))]
+        limit = max(CASE_MIN, width - widths.compact([0, *others]))
+    t.add_column("case", no_wrap=True)
     for header in headers[1:5]:
         t.add_column(header, justify="right", no_wrap=True)
-    t.add_column("verdict", overflow="fold")
+    t.add_column("verdict", min_width=max((len(w) for _, cells in rows for w in cells[5].split()), default=None))
     for row, cells in rows:
         style = "bold" if row is e.geomean else ""
         ratio = cells[3].replace(" [", "\n[", 1) if compact else cells[3]
-        t.add_row(Text(cells[0], style=style), cells[1], cells[2], ratio, cells[4],
+        name = breaking.name(cells[0], limit) if limit and len(cells[0]) > limit else cells[0]
+        t.add_row(Text(name, style=style), cells[1], cells[2], ratio, cells[4],
                   Text(cells[5], style=VERDICT_STYLE[row.verdict]))
     return t
 
