@@ -10,7 +10,9 @@ share ran out (every case precise, or at the rule's maximum) is given what it ne
 margin, and the rest of its share goes to the others from the start: left to the experiments
 after it, that time would go unused (they finish early too), while the ones before it ran out.
 The same holds for an experiment whose maximum of rounds uses less than its share; and none is
-given less than its minimum of rounds costs, which the budget never cuts.
+given less than its minimum of rounds costs, which the budget never cuts. Where every experiment
+is given what it needed and time is still left, the surplus is shared by all of them from the
+start, so that the first has room on a noisier moment than last time.
 """
 from __future__ import annotations
 
@@ -76,32 +78,62 @@ class Budget:
         self.allotted_at = now
         return now + share
 
+    def _limit(self, name: str) -> float | None:
+        """The most an experiment is given while others could use the time: its need (with
+        NEED_MARGIN, and at least NEED_FLOOR of the budget more) or what its maximum of rounds can
+        use, whichever is less, never below its minimum; None where neither is known."""
+        limits = [self.most[name]] if name in self.most else []
+        if name in self.needs:
+            limits.append(max(self.needs[name] * NEED_MARGIN, self.needs[name] + NEED_FLOOR * (self.seconds or 0.0)))
+        return max(min(limits), self.least.get(name, 0.0)) if limits else None
+
     def shares(self, left: float) -> dict[str, float]:
         """The seconds left shared by the experiments still to run: in proportion to their rounds'
-        cost, except that one known to need less than that is given its need (with NEED_MARGIN, and
-        at least NEED_FLOOR of the budget more), or what its maximum of rounds can use, and what it
-        leaves is shared by the others the same way. No need is taken below the rule's minimum."""
+        cost, except that one known to need less than that is given its limit (_limit), and what
+        it leaves is shared by the others the same way. Where every one is given its limit and time
+        is still left, that surplus is shared by all of them, in proportion to their rounds' cost
+        and none past what its maximum of rounds can use: the first experiment may meet a noisier
+        moment than last time, and time kept for the last ones would go unused."""
+        limits = {n: self._limit(n) for n in self.weights}
         out: dict[str, float] = {}
         open_ = dict(self.weights)
+        rest = left
         while open_:
             total = sum(open_.values())
-            given = {}
-            for n in open_:
-                limits = [self.most[n]] if n in self.most else []
-                if n in self.needs:
-                    limits.append(max(self.needs[n] * NEED_MARGIN, self.needs[n] + NEED_FLOOR * (self.seconds or 0.0)))
-                if limits:
-                    given[n] = max(min(limits), self.least.get(n, 0.0))
-            capped = {n: t for n, t in given.items() if t < left * open_[n] / total}
-            # Every one left capped: the surplus would be no one's, so it is shared as if none were.
-            if not capped or len(capped) == len(open_):
-                out.update({n: left * w / total for n, w in open_.items()})
+            capped = {n: limits[n] for n in open_ if limits[n] is not None and limits[n] < rest * open_[n] / total}
+            if not capped:
+                out.update({n: rest * w / total for n, w in open_.items()})
+                return out
+            if len(capped) == len(open_):
+                out.update(capped)
                 break
-            for n, need in capped.items():
-                out[n] = need
-                left -= need
+            for n, limit in capped.items():
+                out[n] = limit
+                rest -= limit
                 del open_[n]
-        return out
+        return self._with_surplus(out, left - sum(out.values()))
+
+    def _with_surplus(self, given: dict[str, float], surplus: float) -> dict[str, float]:
+        """given, with surplus shared by their rounds' cost, each up to what its maximum of rounds
+        can use; what none can use is shared past those ceilings (the rounds may run slower than
+        last time, and no one else is left to take it)."""
+        given = dict(given)
+        growing = {n for n in given if given[n] < self.most.get(n, float("inf"))}
+        while surplus > 1e-9 and growing:
+            total = sum(self.weights[n] for n in growing)
+            spent = 0.0
+            for n in sorted(growing):
+                add = min(surplus * self.weights[n] / total, self.most.get(n, float("inf")) - given[n])
+                given[n] += add
+                spent += add
+                if given[n] >= self.most.get(n, float("inf")) - 1e-9:
+                    growing.discard(n)
+            surplus -= spent
+        if surplus > 1e-9:
+            total = sum(self.weights[n] for n in given)
+            for n in given:
+                given[n] += surplus * self.weights[n] / total
+        return given
 
 
 def round_costs(stops: dict[str, dict]) -> dict[str, float]:
