@@ -35,6 +35,20 @@ def test_a_classic_experiment_answers_in_one_sentence_before_its_table():
     assert lines[question + 1].startswith(said[:40])
 
 
+def test_the_answer_says_when_its_ratio_moved_between_this_machines_runs():
+    doc = json.loads((RECORDED / "callchain.json").read_text())
+    exp = doc["experiments"][0]
+    top = fmt.headline(exp)
+    assert "moved between" not in fmt.answer(exp)
+    moved = {"runs": 4, "low": 1.10, "high": 1.18, "p": 1e-5, "moved": True}
+    exp["between_runs"] = {"runs": 3, "cases": {top["counterpart"]: moved}}
+    said = fmt.answer(exp)
+    assert said.endswith("; it moved between this machine's recent runs (1.10x to 1.18x)")
+    # a ratio to another baseline than the classic's is not the one the sentence quotes
+    exp["baseline"] = "some-other-case"
+    assert "moved between" not in fmt.answer(exp)
+
+
 @pytest.mark.parametrize("path", sorted(RECORDED.glob("*.json")), ids=lambda p: p.stem)
 def test_without_verbose_the_notes_fold_into_one_line(path):
     doc = json.loads(path.read_text())

@@ -409,6 +409,19 @@ def headline(exp: dict) -> dict:
             "counterpart": top["counterpart"] or "-", "now_ratio": top["now_ratio"]}
 
 
+def _moved_between_runs(exp: dict, name: str) -> dict | None:
+    """The between-runs comparison of a classic's counterpart where it moved ("!"), and where the
+    ratio it was judged on is the one the classic quotes (both to the same baseline)."""
+    found = (((exp.get("between_runs") or {}).get("cases") or {}).get(name) or {})
+    if not found.get("moved"):
+        return None
+    classic = exp.get("classic") or {}
+    base = next((f["counterpart"] for f in classic.get("figures", []) if f["label"] == classic.get("baseline")), None)
+    case = next((c for c in exp.get("cases", []) if c["name"] == name), {})
+    group = next((g for g in exp.get("groups") or [] if g["name"] == (case.get("group") or "")), None)
+    return found if base == (group["baseline"] if group else exp.get("baseline")) else None
+
+
 def answer(exp: dict) -> str | None:
     """The experiment's answer in one sentence, printed before its tables: the classic's most
     telling layer then and now, or each compared command's verdict (None: no one-line answer)."""
@@ -423,6 +436,10 @@ def answer(exp: dict) -> str | None:
         lo, hi = top["now_ratio"]["ci95"]
         verdict = ("no different from its baseline today" if lo <= 1 <= hi else
                    "dearer than its baseline today" if lo > 1 else "cheaper than its baseline today")
+        moved = _moved_between_runs(exp, top["counterpart"])
+        if moved:
+            verdict += (f"; it moved between this machine's recent runs ({units.ratio(moved['low'])} to "
+                        f"{units.ratio(moved['high'])})")
         return f"{then}, {top['now']} today ({top['counterpart']}): {verdict}"
     verdicts = [c for c in exp.get("cases", []) if c.get("verdict")]
     if verdicts:
