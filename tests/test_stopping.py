@@ -236,10 +236,11 @@ def test_a_saved_round_cost_is_scaled_to_the_cases_run_and_a_need_is_kept_only_f
     assert round_cases({"x": {"cases": {"a": {}, "b": {}}}, "y": {}}) == {"x": 2}
 
 
-def test_time_left_when_every_experiment_has_its_need_is_shared_by_all_from_the_start():
+def test_time_left_when_every_experiment_has_its_need_goes_to_the_one_starting():
     """Last time each needed little; kept for the last experiment, the surplus would go unused
     while the first, at a noisier moment, ran out (a bare run stopped callchain's cases by the
-    budget at 34 s of 240, then measured for 105 s more and ended with 100 s left)."""
+    budget at 34 s of 240, then measured for 105 s more and ended with 100 s left). The others
+    keep their needs with a margin, and what the first leaves is theirs when they start."""
     a = probe_experiment()
     b, c = dataclasses.replace(a, name="other"), dataclasses.replace(a, name="third")
     costs = {"probe": 2.0, "other": 0.25, "third": 2.5}
@@ -247,15 +248,20 @@ def test_time_left_when_every_experiment_has_its_need_is_shared_by_all_from_the_
     budget = Budget(200.0, [a, b, c], round_costs=costs, needs=needs, min_rounds=8,
                     max_rounds={"probe": 40, "other": 40, "third": 40})
     limits = {n: budget._limit(n) for n in costs}            # 32, 11.8 (its ceiling) and 60 s
-    shares = budget.shares(200.0)
+    shares = budget.shares(200.0, first="probe")
     assert sum(shares.values()) == pytest.approx(200.0)
-    assert shares["probe"] > limits["probe"] + 30                   # the first has room
+    # the one about to start takes the surplus, up to what its rounds can use (2 s x 41 x 1.15)
+    assert shares["probe"] == pytest.approx(budget.most["probe"])
     assert shares["other"] == pytest.approx(limits["other"])        # at what its rounds can use
+    assert shares["third"] == pytest.approx(200.0 - budget.most["probe"] - limits["other"])
     assert all(shares[n] <= budget.most[n] + 1e-9 for n in costs)  # none past it
-    # the surplus by the rounds' cost (2 : 2.5) while both were below their ceilings
-    assert (shares["probe"] - limits["probe"]) / (shares["third"] - limits["third"]) == pytest.approx(2 / 2.5)
+    # with no one about to start, the surplus by the rounds' cost (2 : 2.5) below the ceilings
+    even = budget.shares(200.0)
+    assert (even["probe"] - limits["probe"]) / (even["third"] - limits["third"]) == pytest.approx(2 / 2.5)
     # past every ceiling, what is left is still given (the rounds may run slower than last time)
-    assert sum(budget.shares(400.0).values()) == pytest.approx(400.0)
+    assert sum(budget.shares(400.0, first="probe").values()) == pytest.approx(400.0)
+    # the deadline of the one starting is its share
+    assert budget.deadline_for(a) == pytest.approx(budget.started + budget.most["probe"])
 
 
 def test_the_last_experiment_left_gets_all_that_is_left_even_past_its_ceiling():

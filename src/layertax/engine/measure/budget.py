@@ -11,8 +11,9 @@ margin, and the rest of its share goes to the others from the start: left to the
 after it, that time would go unused (they finish early too), while the ones before it ran out.
 The same holds for an experiment whose maximum of rounds uses less than its share; and none is
 given less than its minimum of rounds costs, which the budget never cuts. Where every experiment
-is given what it needed and time is still left, the surplus is shared by all of them from the
-start, so that the first has room on a noisier moment than last time.
+is given what it needed and time is still left, the surplus goes to the experiment about to
+start: the others keep what they needed last time with a margin, and what it leaves unused is
+theirs, so the first has room on a noisier moment than last time and no time is kept idle.
 """
 from __future__ import annotations
 
@@ -73,7 +74,7 @@ class Budget:
             return None
         now = self.clock()
         left = max(self.seconds - (now - self.started), 0.0)
-        share = self.shares(left)[exp.name]
+        share = self.shares(left, first=exp.name)[exp.name]
         del self.weights[exp.name]
         self.allotted_at = now
         return now + share
@@ -87,13 +88,15 @@ class Budget:
             limits.append(max(self.needs[name] * NEED_MARGIN, self.needs[name] + NEED_FLOOR * (self.seconds or 0.0)))
         return max(min(limits), self.least.get(name, 0.0)) if limits else None
 
-    def shares(self, left: float) -> dict[str, float]:
+    def shares(self, left: float, first: str | None = None) -> dict[str, float]:
         """The seconds left shared by the experiments still to run: in proportion to their rounds'
         cost, except that one known to need less than that is given its limit (_limit), and what
         it leaves is shared by the others the same way. Where every one is given its limit and time
-        is still left, that surplus is shared by all of them, in proportion to their rounds' cost
-        and none past what its maximum of rounds can use: the first experiment may meet a noisier
-        moment than last time, and time kept for the last ones would go unused."""
+        is still left, that surplus goes to `first`, the experiment about to start, up to what its
+        maximum of rounds can use, and what it cannot use is shared by the others in proportion to
+        their rounds' cost: it may meet a noisier moment than last time, the others keep their
+        limits (what they needed last time, with a margin), and whatever it leaves unused is theirs
+        when they start (deadline_for shares what is left again)."""
         limits = {n: self._limit(n) for n in self.weights}
         out: dict[str, float] = {}
         open_ = dict(self.weights)
@@ -111,13 +114,17 @@ class Budget:
                 out[n] = limit
                 rest -= limit
                 del open_[n]
-        return self._with_surplus(out, left - sum(out.values()))
+        return self._with_surplus(out, left - sum(out.values()), first)
 
-    def _with_surplus(self, given: dict[str, float], surplus: float) -> dict[str, float]:
-        """given, with surplus shared by their rounds' cost, each up to what its maximum of rounds
-        can use; what none can use is shared past those ceilings (the rounds may run slower than
-        last time, and no one else is left to take it)."""
+    def _with_surplus(self, given: dict[str, float], surplus: float, first: str | None) -> dict[str, float]:
+        """given, with surplus added: to first up to what its maximum of rounds can use, then to
+        all by their rounds' cost, each up to that ceiling; what none can use is shared past the
+        ceilings (the rounds may run slower than last time, and no one else is left to take it)."""
         given = dict(given)
+        if first in given:
+            add = max(0.0, min(surplus, self.most.get(first, float("inf")) - given[first]))
+            given[first] += add
+            surplus -= add
         growing = {n for n in given if given[n] < self.most.get(n, float("inf"))}
         while surplus > 1e-9 and growing:
             total = sum(self.weights[n] for n in growing)
