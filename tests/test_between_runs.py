@@ -3,6 +3,7 @@ runs of one true ratio (synthetic), the mark on a ratio that moved, the earlier 
 from a real history, and the "!" the report prints."""
 from __future__ import annotations
 
+import contextlib
 import copy
 import io
 import json
@@ -154,3 +155,24 @@ def test_a_run_is_set_beside_the_history_when_it_ends_and_the_report_marks_what_
     verbose = io.StringIO()
     terminal.render(now, Console(file=verbose, width=80, no_color=True), verbose=True)
     assert "2x to 2.2x over 4 runs" in " ".join(verbose.getvalue().split())
+
+
+def test_ctrl_c_while_the_history_is_read_keeps_the_run_as_measured(monkeypatch):
+    from layertax.engine import session as sessions
+
+    doc = _tls()
+    monkeypatch.setattr(sessions.kernels, "prepare", lambda *args: {})
+    monkeypatch.setattr(sessions, "_measure", lambda *args: sessions.Session(doc, False, None))
+
+    def interrupted(_doc):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(sessions, "beside_recent_runs", interrupted)
+    said = []
+
+    @contextlib.contextmanager
+    def busy(message):
+        said.append(message)
+        yield
+    result = sessions.run_session([], None, (), False, progress=lambda: None, note=said.append, busy=busy)
+    assert result.interrupted and result.doc is doc and "between_runs" not in doc["experiments"][0]
+    assert said == ["setting each ratio beside this machine's recent runs"]

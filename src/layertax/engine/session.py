@@ -52,7 +52,17 @@ def run_session(chosen: list[Experiment], settings: Settings, case_globs: tuple[
     fingerprint = machine.fingerprint()
     doc = results.new_document(None, fingerprint)
     keeper = _ProgressSaver(save, warn or note)
-    return _measure(chosen, settings, case_globs, prepared, doc, keeper, progress, note, warn, claim)
+    session = _measure(chosen, settings, case_globs, prepared, doc, keeper, progress, note, warn, claim)
+    if session.interrupted:          # the user wants out: the comparison is no reason to wait
+        return session
+    # After the clock has stopped: reading the history takes a few seconds, and is said. Ctrl-C
+    # (or SIGTERM, raised the same way) there leaves the run as measured, kept like an interrupted one.
+    try:
+        with busy("setting each ratio beside this machine's recent runs"):
+            beside_recent_runs(session.doc)
+    except KeyboardInterrupt:
+        session.interrupted = True
+    return session
 
 
 class _ProgressSaver:
@@ -138,13 +148,11 @@ def _measure(chosen, settings, case_globs, prepared, doc, keeper, progress, note
             break
     doc["complete"] = not interrupted
     doc["settings"]["measured_s"] = round(time.monotonic() - budget.started, 1)
-    beside_recent_runs(doc)
     return Session(doc, interrupted, keeper.path)
 
 
 def beside_recent_runs(doc: dict) -> None:
-    """Each ratio set beside the same case's in this machine's recent runs (between_runs.py), once
-    the measuring is over: the history is read after the clock has stopped."""
+    """Each ratio set beside the same case's in this machine's recent runs (between_runs.py)."""
     recent = Recent(doc["machine"].get("machine_id"), doc.get("layertax_version"), between_runs.WINDOW - 1)
     doc["experiments"] = [between_runs.marked(exp, recent.experiments(doc, exp))
                           if any(((c.get("stats") or {}).get("ratio")) for c in exp["cases"]) else exp
