@@ -176,3 +176,21 @@ def test_ctrl_c_while_the_history_is_read_keeps_the_run_as_measured(monkeypatch)
     result = sessions.run_session([], None, (), False, progress=lambda: None, note=said.append, busy=busy)
     assert result.interrupted and result.doc is doc and "between_runs" not in doc["experiments"][0]
     assert said == ["setting each ratio beside this machine's recent runs"]
+
+
+def test_a_run_without_ratios_reads_no_history_and_says_nothing(monkeypatch):
+    from layertax.engine import session as sessions
+
+    doc = _tls()
+    for case in doc["experiments"][0]["cases"]:
+        case["stats"] = None                      # an instruction count's cases carry no ratio stats
+    monkeypatch.setattr(sessions.kernels, "prepare", lambda *args: {})
+    monkeypatch.setattr(sessions, "_measure", lambda *args: sessions.Session(doc, False, None))
+    said = []
+
+    @contextlib.contextmanager
+    def busy(message):
+        said.append(message)
+        yield
+    result = sessions.run_session([], None, (), False, progress=lambda: None, note=said.append, busy=busy)
+    assert not result.interrupted and said == [] and "between_runs" not in doc["experiments"][0]

@@ -55,6 +55,8 @@ def run_session(chosen: list[Experiment], settings: Settings, case_globs: tuple[
     session = _measure(chosen, settings, case_globs, prepared, doc, keeper, progress, note, warn, claim)
     if session.interrupted:          # the user wants out: the comparison is no reason to wait
         return session
+    if not any(_has_ratios(exp) for exp in session.doc["experiments"]):
+        return session               # instruction counts, launches alone: nothing to set beside
     # After the clock has stopped: reading the history takes a few seconds, and is said. Ctrl-C
     # (or SIGTERM, raised the same way) there leaves the run as measured, kept like an interrupted one.
     try:
@@ -154,6 +156,9 @@ def _measure(chosen, settings, case_globs, prepared, doc, keeper, progress, note
 def beside_recent_runs(doc: dict) -> None:
     """Each ratio set beside the same case's in this machine's recent runs (between_runs.py)."""
     recent = Recent(doc["machine"].get("machine_id"), doc.get("layertax_version"), between_runs.WINDOW - 1)
-    doc["experiments"] = [between_runs.marked(exp, recent.experiments(doc, exp))
-                          if any(((c.get("stats") or {}).get("ratio")) for c in exp["cases"]) else exp
+    doc["experiments"] = [between_runs.marked(exp, recent.experiments(doc, exp)) if _has_ratios(exp) else exp
                           for exp in doc["experiments"]]
+
+
+def _has_ratios(exp: dict) -> bool:
+    return any((c.get("stats") or {}).get("ratio") for c in exp["cases"])
