@@ -157,40 +157,37 @@ def test_a_run_is_set_beside_the_history_when_it_ends_and_the_report_marks_what_
     assert "2x to 2.2x over 4 runs" in " ".join(verbose.getvalue().split())
 
 
-def test_ctrl_c_while_the_history_is_read_keeps_the_run_as_measured(monkeypatch):
+def _session_after(doc: dict, monkeypatch) -> tuple:
+    """run_session's end on a run already measured as doc (no kernels, no rounds): the session it
+    returns, and each line it said (its notes and progress lines)."""
     from layertax.engine import session as sessions
 
-    doc = _tls()
     monkeypatch.setattr(sessions.kernels, "prepare", lambda *args: {})
     monkeypatch.setattr(sessions, "_measure", lambda *args: sessions.Session(doc, False, None))
-
-    def interrupted(_doc):
-        raise KeyboardInterrupt
-    monkeypatch.setattr(sessions, "beside_recent_runs", interrupted)
     said = []
 
     @contextlib.contextmanager
     def busy(message):
         said.append(message)
         yield
-    result = sessions.run_session([], None, (), False, progress=lambda: None, note=said.append, busy=busy)
+    return sessions.run_session([], None, (), False, progress=lambda: None, note=said.append, busy=busy), said
+
+
+def test_ctrl_c_while_the_history_is_read_keeps_the_run_as_measured(monkeypatch):
+    from layertax.engine import session as sessions
+
+    def interrupted(_doc):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(sessions, "beside_recent_runs", interrupted)
+    doc = _tls()
+    result, said = _session_after(doc, monkeypatch)
     assert result.interrupted and result.doc is doc and "between_runs" not in doc["experiments"][0]
     assert said == ["setting each ratio beside this machine's recent runs"]
 
 
 def test_a_run_without_ratios_reads_no_history_and_says_nothing(monkeypatch):
-    from layertax.engine import session as sessions
-
     doc = _tls()
     for case in doc["experiments"][0]["cases"]:
         case["stats"] = None                      # an instruction count's cases carry no ratio stats
-    monkeypatch.setattr(sessions.kernels, "prepare", lambda *args: {})
-    monkeypatch.setattr(sessions, "_measure", lambda *args: sessions.Session(doc, False, None))
-    said = []
-
-    @contextlib.contextmanager
-    def busy(message):
-        said.append(message)
-        yield
-    result = sessions.run_session([], None, (), False, progress=lambda: None, note=said.append, busy=busy)
+    result, said = _session_after(doc, monkeypatch)
     assert not result.interrupted and said == [] and "between_runs" not in doc["experiments"][0]

@@ -51,19 +51,19 @@ def _table(e: ExperimentComparison, width: int) -> Table:
     compact = widths.boxed([widths.column(h, (cells[i] for _, cells in rows)) for i, h in enumerate(headers)]) > width
     t = Table(title=title, title_justify="left") if not compact else \
         Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False, show_edge=False)
+    verdict_word = max((len(w) for _, cells in rows for w in cells[5].split()), default=None)
     limit = None
     if compact:
         # The names get what the figures (each ratio above its interval) and the verdicts' longest
         # word leave; a longer name breaks between its words and after its hyphens, never inside a
         # word (a folded one read "py-os-rename-byt" / "es").
-        verdict_word = max((len(w) for _, cells in rows for w in cells[5].split()), default=0)
         others = [widths.column(h, (line for _, cells in rows for line in cells[i].split(" [", 1)))
-                  for i, h in enumerate(headers) if 0 < i < 5] + [max(verdict_word, len("verdict"))]
+                  for i, h in enumerate(headers) if 0 < i < 5] + [max(verdict_word or 0, len("verdict"))]
         limit = max(CASE_MIN, width - widths.compact([0, *others]))
     t.add_column("case", no_wrap=True)
     for header in headers[1:5]:
         t.add_column(header, justify="right", no_wrap=True)
-    t.add_column("verdict", min_width=max((len(w) for _, cells in rows for w in cells[5].split()), default=None))
+    t.add_column("verdict", min_width=verdict_word)
     for row, cells in rows:
         style = "bold" if row is e.geomean else ""
         ratio = cells[3].replace(" [", "\n[", 1) if compact else cells[3]
