@@ -55,8 +55,9 @@ class LaunchSettings:
             return f"a warm-up of {rounds}" if self.warmup else "no warm-up"
         return f"a warm-up of at least {rounds} and {self.warmup_time:g} s"
 
-    def method(self, what: str, extra: str = "") -> dict:
-        """The run's settings record, with the sentence that says how it was measured."""
+    def method(self, what: str, extra: str = "", launches: str | None = None) -> dict:
+        """The run's settings record, with the sentence that says how it was measured. launches:
+        how many launches per target, where not `runs` (rounds that went on until precise)."""
         cpu = self.cpu if self.cpu is not None else "not pinned"
         if self.cpu is not None and self.dodge:
             extra = (", each started between two of the CPU's periodic interruptions (the kernel's tick) where it "
@@ -64,6 +65,6 @@ class LaunchSettings:
         return {"runs": self.runs, "warmup": self.warmup, "warmup_time": self.warmup_time, "burst": 1,
                 "min_sample_ns": 0, "seed": self.seed, "cpu": self.cpu, "timeout": self.timeout,
                 "dodge": self.dodge and self.cpu is not None,
-                "method": f"{self.runs} launches per {what} after {self.warm_up()}, {what}s alternating in "
+                "method": f"{launches or f'{self.runs} launches per {what}'} after {self.warm_up()}, {what}s alternating in "
                           f"shuffled rounds (seed {self.seed}), each after another {what}'s primed by {PRIMERS} "
                           f"untimed launches of its own, clone(CLONE_VFORK) + execve, cpu {cpu}" + extra}

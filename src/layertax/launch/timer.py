@@ -18,7 +18,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from layertax import files
@@ -28,6 +28,7 @@ from layertax.errors import LayertaxError, UsageError
 from layertax.experiment import ProgressSink
 from layertax.launch import protocol
 from layertax.launch.protocol import Launch
+from layertax.launch.rounds import FixedRounds, PreciseRounds
 from layertax.launch.settings import PRIMERS, LaunchSettings, Target
 from layertax.launch.tools import LaunchTools
 from layertax.progress import NoProgress
@@ -61,6 +62,25 @@ class LaunchRun:
         rule = (self.descriptor or {}).get("placement") or {}
         return [x.sample(rule.get("min_wait_ns")) for x in self.of(name)]
 
+    def extend(self, later: LaunchRun) -> None:
+        """Adds a later timer run of the same targets (its rounds numbered after these): its
+        launches, failures and moves; the first run's descriptor and warm-up stand for both (a
+        later run's warm-up is counted in), the processes ended are summed."""
+        self.descriptor = self.descriptor or later.descriptor
+        self.launches += later.launches
+        self.failures.update(later.failures)
+        self.moves += later.moves
+        self.interrupted = self.interrupted or later.interrupted
+        if self.warmed and later.warmed:
+            self.warmed = {"rounds": self.warmed["rounds"] + later.warmed["rounds"],
+                           "ns": self.warmed["ns"] + later.warmed["ns"]}
+        else:
+            self.warmed = self.warmed or later.warmed
+        if self.descendants and later.descendants:
+            self.descendants = {key: self.descendants[key] + later.descendants[key] for key in ("ended", "launches")}
+        else:
+            self.descendants = self.descendants or later.descendants
+
 
 def write_spec(targets: list[Target], path: Path) -> None:
     lines = []
@@ -86,11 +106,12 @@ STOP_GRACE_S = 5.0
 
 
 def run(targets: list[Target], settings: LaunchSettings, launch_tools: LaunchTools,
-        on_launch: Callable[[Launch | protocol.Failure], None] | None = None) -> LaunchRun:
+        on_launch: Callable[[Launch | protocol.Failure], None] | None = None, first_round: int = 0) -> LaunchRun:
     """Runs the timer over targets; Ctrl-C stops it and keeps the launches that finished.
 
     The timer writes its lines to a file in batches; this parent sleeps meanwhile, off the
-    timer's CPU, and reads what is new a few times a second for the progress."""
+    timer's CPU, and reads what is new a few times a second for the progress. first_round: the
+    number its first measured round takes (a run that carries on an earlier one's rounds)."""
     if len({t.name for t in targets}) != len(targets):
         raise UsageError("two launch targets have the same name")
     result = LaunchRun()
@@ -117,7 +138,7 @@ def run(targets: list[Target], settings: LaunchSettings, launch_tools: LaunchToo
                 while not _exited_within(proc, POLL_S):
                     moves = len(result.moves)
                     for line in reader.new_lines():
-                        _absorb(result, line, on_launch)
+                        _absorb(result, _renumbered(line, first_round), on_launch)
                     if len(result.moves) > moves:   # the timer left a busy CPU: stay off its new one
                         to = result.moves[-1]["to"]
                         away.keep_off(to if to >= 0 else None)
@@ -131,7 +152,7 @@ def run(targets: list[Target], settings: LaunchSettings, launch_tools: LaunchToo
                     kill_group(proc)
         try:
             for line in reader.new_lines():   # what the timer wrote last, or before it was stopped
-                _absorb(result, line, on_launch)
+                _absorb(result, _renumbered(line, first_round), on_launch)
         except protocol.ProtocolError as e:
             raise LayertaxError(f"the launch timer wrote what layertax cannot read ({e})") from None
         err = proc.stderr.read().strip()
@@ -188,6 +209,17 @@ class _LineReader:
                 for i, line in enumerate(complete) if line.strip()]
 
 
+def _renumbered(record: protocol.Record, first_round: int) -> protocol.Record:
+    """A measured launch's or a move's record with its round counted from first_round."""
+    if not first_round:
+        return record
+    if isinstance(record, (protocol.Launch, protocol.Failure)) and record.round >= 0:
+        return replace(record, round=record.round + first_round)
+    if isinstance(record, protocol.Placement) and record.fields.get("round", -1) >= 0:
+        return protocol.Placement({**record.fields, "round": record.fields["round"] + first_round})
+    return record
+
+
 def _absorb(result: LaunchRun, record: protocol.Record, on_launch) -> None:
     if isinstance(record, protocol.Descriptor):
         result.descriptor = record.fields
@@ -231,30 +263,52 @@ class Launched:
 def launch_cases(targets: list[Target], settings: LaunchSettings, tools: LaunchTools,
                  progress: ProgressSink | None = None, title: str = "launch", extra_steps: int = 0,
                  then: Callable[[LaunchRun], None] | None = None,
-                 describe_failure: Callable[[str], str] = lambda status: status) -> Launched:
+                 describe_failure: Callable[[str], str] = lambda status: status,
+                 rounds: FixedRounds | PreciseRounds | None = None) -> Launched:
     """Launches every target round by round; then(run), if given and not interrupted, adds
     views of its own (it may step the progress extra_steps times). Ctrl-C keeps every
-    launch that finished and skips what is left."""
+    launch that finished and skips what is left. rounds: how many rounds (launch/rounds.py;
+    default settings.runs in one timer run); a PreciseRounds starts the timer again for each
+    stretch up to a checkpoint, with the targets still going, each with its own seed."""
     progress = progress or NoProgress()
+    rounds = rounds or FixedRounds(settings.runs)
     # A warm-up that lasts a time takes as many launches as fit in it: the total is not known
-    # ("n/?", no ETA) until the first measured launch, and then is what is done plus what is left.
-    after_warm_up = settings.runs * len(targets) + extra_steps
-    progress.start(title, None if settings.warmup_time else settings.warmup * len(targets) + after_warm_up)
-    done, measuring = 0, False
+    # ("n/?", no ETA) until the first measured launch of a timer run, and then is what is done
+    # plus what that run and the views have left.
+    done, measuring, left = 0, False, 0
+    first_stop = rounds.next_stop(0) or 0
+    progress.start(title, None if settings.warmup_time else
+                   settings.warmup * len(targets) + first_stop * len(targets) + extra_steps)
 
     def on_launch(launch) -> None:
         nonlocal done, measuring
         if launch.round >= 0 and not measuring:
             measuring = True
             if settings.warmup_time:
-                progress.retotal(done + after_warm_up)
+                progress.retotal(done + left)
         done += 1
         progress.step(f"{launch.variant} " + (f"round {launch.round + 1}" if measuring else "warm-up"))
 
     cpu_before = machine.cpu_times()
     launched = LaunchRun()
     try:
-        launched = run(targets, settings, tools, on_launch=on_launch)
+        rounds_done = 0
+        while (stop := rounds.next_stop(rounds_done)) is not None:
+            going = [t for t in targets if rounds.going(t.name) and t.name not in launched.failures]
+            if not going:
+                break
+            measuring, left = False, (stop - rounds_done) * len(going) + extra_steps
+            if rounds_done and not settings.warmup_time:   # a stretch after a checkpoint: its launches are known now
+                progress.retotal(done + settings.warmup * len(going) + left)
+            started = time.monotonic()
+            part = run(going, replace(settings, runs=stop - rounds_done, seed=settings.seed + rounds_done), tools,
+                       on_launch=on_launch, first_round=rounds_done)
+            launched.extend(part)
+            rounds.seen({t.name: launched.samples(t.name) for t in targets})
+            if launched.interrupted:
+                break
+            rounds.finished(stop, time.monotonic() - started)
+            rounds_done = stop
         if then is not None and not launched.interrupted:
             then(launched)
     except KeyboardInterrupt:

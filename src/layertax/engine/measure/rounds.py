@@ -27,8 +27,10 @@ REACH_SLACK = 1.5
 
 class RoundPlan:
     def __init__(self, exp, runs: list, rule: StoppingRule | None, deadline: float | None,
-                 clock=time.monotonic):
-        self.rule, self.deadline, self.clock = rule, deadline, clock
+                 clock=time.monotonic, metric: str | None = None):
+        """runs: each case's run (its case, its samples so far, whether it is active); metric: the
+        sample field the figures are read from (None: a kernel's ns per operation)."""
+        self.rule, self.deadline, self.clock, self.metric = rule, deadline, clock, metric
         self.runs = {r.case.name: r for r in runs}
         names = set(self.runs)
         # Each case's baseline (None for a baseline, or when its baseline is not in the run).
@@ -50,7 +52,8 @@ class RoundPlan:
         return run.case.name not in self.stopped
 
     def _round_values(self) -> dict[str, dict[int, float]]:
-        return {name: analyze.round_values({"samples": r.samples}) for name, r in self.runs.items() if r.active}
+        return {name: analyze.round_values({"samples": r.samples}, self.metric)
+                for name, r in self.runs.items() if r.active}
 
     def finished(self, rounds_done: int, seconds: float) -> None:
         """A measured round ended (rounds_done of them so far), taking `seconds`."""

@@ -15,6 +15,7 @@ from layertax.engine.analysis import analyze
 from layertax.engine.builder import ninja, toolchain
 from layertax.engine.measure.scheduler import select_cases
 from layertax.engine.measure.settings import Settings
+from layertax.engine.measure.stopping import StoppingRule
 from layertax.programs import generate, variants
 from layertax.programs.build import build_variants, split_available, variants_tree
 from layertax.experiments.loadtime.split import stage_split
@@ -23,13 +24,19 @@ from layertax.elf import phases, elfinfo, loaderview
 from layertax.launch import timer
 from layertax.launch import settings as launch_settings
 from layertax.launch import tools as launch_tools
+from layertax.launch.rounds import FixedRounds, PreciseRounds
 from layertax.launch.timer import launch_cases
 from layertax.progress import NoProgress
 
 LAUNCH_TIMEOUT_S = 10.0
-# A launch takes about a millisecond, so even --quick affords Pietrek's 30 rounds
-# (six rounds, the kernels' quick setting, leave CIs of +-20% here).
-QUICK_LAUNCH_ROUNDS = 30
+# A round of every variant takes about 60 ms, so the rounds the kernels stop at are cheap
+# here: the variants' ratios are checked first after 40 rounds (32 for --quick, about
+# Pietrek's 30; the kernels' six leave intervals of +-20% here), and a variant whose ratio is
+# not yet within the precision target goes on, with its baseline, to the next checkpoint, up to
+# 160 (56). On a drifting moment 40 rounds left the classic counterparts at +-5-6%; 160 rounds
+# on this 2-core VM give +-1-2% (`layertax run loadtime --runs 40` beside `--runs 160`).
+LAUNCH_ROUNDS = (40, 160)
+QUICK_LAUNCH_ROUNDS = (32, 56)
 # LD_DEBUG=statistics launches per variant. One launch's figure for what the loader adds over
 # the empty program can be far off the wall clock's, so the tables read the median of several,
 # paired with the empty program's reading of the same round; with fifteen a stage's interval
@@ -63,11 +70,23 @@ def median_reading(got: list[dict]) -> dict:
     return reading
 
 
+def launch_rounds(settings: Settings) -> StoppingRule | None:
+    """The stopping rule of the variants' launches (LAUNCH_ROUNDS), None where the rounds are
+    fixed (--runs, --thorough)."""
+    if settings.precision is None or settings.runs_given:
+        return None
+    least, most = QUICK_LAUNCH_ROUNDS if settings.quick else LAUNCH_ROUNDS
+    return StoppingRule(settings.precision, least, most)
+
+
 def measure_shape(shape: generate.Shape, names: list[str] | None, settings: Settings, cache_root: Path,
-                  progress=None, callgrind_for: set[str] | None = None, views: bool = True) -> tuple[dict, bool]:
+                  progress=None, callgrind_for: set[str] | None = None, views: bool = True,
+                  exp=None) -> tuple[dict, bool]:
     """Builds and measures one shape; returns the raw result (no statistics yet) and whether interrupted.
 
-    callgrind_for: the variants counted under callgrind (None: all of them).
+    callgrind_for: the variants counted under callgrind (None: all of them). exp: the experiment
+    whose cases the variants are, when their rounds go on until each ratio is precise
+    (launch_rounds); without it (a sweep's point) every variant runs settings.runs rounds.
     """
     progress = progress or NoProgress()
     chosen, skipped = split_available(names)
@@ -94,7 +113,8 @@ def measure_shape(shape: generate.Shape, names: list[str] | None, settings: Sett
         cases.append({"name": name, "kernel": "launch", "layer": variants.by_name(name).what, "language": "c",
                       "status": "skipped", "reason": hint, "descriptor": None, "samples": []})
 
-    runs = settings.runs if settings.runs_given or not settings.quick else QUICK_LAUNCH_ROUNDS
+    rule = launch_rounds(settings) if exp is not None else None
+    runs = rule.min_rounds if rule else settings.runs
     lsettings = launch_settings.LaunchSettings(runs=runs, warmup=settings.warmup, seed=settings.seed or 1,
                                       timeout=min(settings.timeout, LAUNCH_TIMEOUT_S), cpu=settings.cpu,
                                       raise_priority=settings.raise_priority)
@@ -115,15 +135,24 @@ def measure_shape(shape: generate.Shape, names: list[str] | None, settings: Sett
                     except Exception as e:  # a view that fails is reported, the run goes on
                         by_name[t.name]["callgrind"] = {"error": str(e)}
 
+    rounds = PreciseRounds(exp, [t.name for t in targets], rule, "main_ns") if rule else FixedRounds(runs)
     launched = launch_cases(targets, lsettings, tools, progress, "loadtime",
-                            extra_steps=(len(targets) if views else 0) * 2, then=loader_views if views else None)
+                            extra_steps=(len(targets) if views else 0) * 2, then=loader_views if views else None,
+                            rounds=rounds)
     for name, launched_case in launched.cases.items():
         by_name[name].update(samples=[s.to_json() for s in launched_case.samples], status=launched_case.status,
                              reason=launched_case.reason)
     interrupted = launched.interrupted
     # Its own method line: the run's ("rounds x samples >= 5 ms") describes the kernels' rounds.
+    stopping = rounds.record(interrupted)
+    launches = None
+    if stopping and stopping["cases"]:
+        done = [c["rounds"] for c in stopping["cases"].values()]
+        launches = (f"{min(done)}-{max(done)} launches per variant (from {rule.min_rounds}, up to {rule.max_rounds} "
+                    f"until its ratio is within ±{rule.precision:.0%}: checked after "
+                    f"{', '.join(map(str, stopping['rule']['checkpoints']))})")
     result = {"shape": shape.to_dict(), "tree": str(tree), "metric": "main_ns", "cases": cases,
-              "method": lsettings.method("variant")["method"],
+              "method": lsettings.method("variant", launches=launches)["method"], "stopping": stopping,
               "launch": {**launched.run.record(), "tsc_per_ns": tsc,
                          "stamp": "the generated main() writes CLOCK_MONOTONIC to a pipe as its first act"},
               "cpu_activity": launched.cpu_activity, "interrupted": interrupted,
@@ -154,7 +183,7 @@ def measure(exp, settings: Settings, progress, cache_root: Path, case_globs: tup
     --case names, with the baseline; the empty control is always measured)."""
     quick_callgrind = {"default", "empty"} if settings.quick else None
     raw, interrupted = measure_shape(generate.Shape(), _variant_names(exp, case_globs), settings, cache_root, progress,
-                                     quick_callgrind)
+                                     quick_callgrind, exp=exp)
     result = {"name": exp.name, "title": exp.title, "question": exp.question, "unit": exp.unit,
               "baseline": exp.baseline, "notes": list(exp.notes), "classic": exp.classic.to_dict(),
               "harness": None, "kernels": {}, **raw}
