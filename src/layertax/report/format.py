@@ -310,16 +310,22 @@ def stopping_line(exp: dict) -> str | None:
         whys = sorted({_why(c["stopped"]) for _, _, c in missed})
         p, name, _ = missed[0]        # the others carry "~" in the table
         line += (f"; not met by {len(missed)} ({'worst: ' if len(missed) > 1 else ''}{name} ±{p:.1%}), "
-                 f"stopped by {' or '.join(whys)}")
+                 f"{' or '.join(whys)}")
     if unknown:
         line += f"; too few rounds to tell: {', '.join(unknown)}"
     return line
 
 
+# Why a case that missed the target stopped, as the precision line says it. One that stopped
+# "precise" met the target at its checkpoint; its interval is taken afterwards with the drift
+# factor all of the experiment's rounds show, which the rounds after its stop can raise.
+_WHYS = {"budget": "stopped by the budget", "out of reach": "stopped by a forecast past the budget",
+         "max rounds": "stopped at the maximum of rounds", "interrupted": "interrupted",
+         "precise": "widened after stopping within it, by the drift the later rounds showed"}
+
+
 def _why(stopped: str) -> str:
-    return {"budget": "out of budget", "out of reach": "a forecast past the budget", "max rounds": "the maximum of rounds",
-            "interrupted": "interrupted"}.get(
-        stopped, stopped)
+    return _WHYS.get(stopped, f"stopped ({stopped})")
 
 
 def concurrent_line(doc: dict) -> str | None:

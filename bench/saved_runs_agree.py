@@ -1,0 +1,141 @@
+"""Do this machine's saved default runs agree? Two targets of issue 59, read from the history
+instead of from new runs, so that they rest on every default run saved here, not on one pair:
+
+- consecutive runs: do the 95% intervals of each ratio of the named experiments overlap (the
+  target: at least 95% of the ratios in each pair), and where they do not, was the ratio
+  marked `!` (moved between this machine's recent runs) in both?
+- classics: in each run, is every classic counterpart's ratio within ±5% of its median?
+
+Default runs only: the default budget and precision, not --quick, --runs, --thorough or --case,
+complete, not measured beside another layertax. Consecutive runs are paired only where both are
+of the same layertax (its version names the commit) unless --any-version is given; a pair's
+overlap is counted over the ratios both runs have. Not a test: it reads what was measured.
+
+    .venv/bin/python bench/saved_runs_agree.py [--any-version] [--last N] [EXPERIMENT ...]
+
+EXPERIMENT: those whose ratios are compared (default: callchain tls, the back-to-back pair of
+issue 59); the classics are counted over every experiment of each run. --last N: the N newest
+default runs (default 200).
+"""
+from __future__ import annotations
+
+import sys
+from collections import Counter
+
+from layertax.engine.measure.settings import DEFAULT_BUDGET_S
+from layertax.engine.store import history
+
+CLASSIC_TARGET = 0.05
+ENOUGH_OVERLAP = 0.95
+
+
+def default_run(doc: dict) -> bool:
+    """Whether a saved run was measured the way a bare `layertax run` measures."""
+    s = doc.get("settings") or {}
+    command = doc.get("command") or ""
+    return (s.get("budget_s") == DEFAULT_BUDGET_S and s.get("precision") == 0.02 and not s.get("quick")
+            and not s.get("runs_given") and not s.get("thorough") and s.get("metric", "time") == "time"
+            and "--case" not in command and doc.get("complete", True)
+            and not (doc.get("concurrent") or {}).get("others"))
+
+
+def ratios(doc: dict, names: list[str]) -> dict[tuple[str, str], tuple[dict, bool]]:
+    """(experiment, case) -> (its ratio, whether it is marked as moved between runs), for the
+    named experiments' cases with a ratio that is not a baseline's 1."""
+    out = {}
+    for exp in doc["experiments"]:
+        if exp["name"] not in names:
+            continue
+        moves = (exp.get("between_runs") or {}).get("cases") or {}
+        for case in exp["cases"]:
+            ratio = (case.get("stats") or {}).get("ratio")
+            if ratio and ratio["ci95"][0] != ratio["ci95"][1]:
+                out[(exp["name"], case["name"])] = (ratio, bool((moves.get(case["name"]) or {}).get("moved")))
+    return out
+
+
+def classics_missed(doc: dict) -> list[str]:
+    """The classic counterparts whose ratio's interval is wider than ±CLASSIC_TARGET."""
+    missed = []
+    for exp in doc["experiments"]:
+        for row in exp.get("classic_now") or []:
+            now = row.get("now_ratio")
+            if not now or now["ci95"][0] == now["ci95"][1]:
+                continue
+            half = (now["ci95"][1] - now["ci95"][0]) / 2 / now["median"]
+            if half > CLASSIC_TARGET:
+                missed.append(f"{exp['name']}/{row['counterpart']} ±{half:.1%}")
+    return missed
+
+
+def apart(a: dict, b: dict) -> bool:
+    return a["ci95"][1] < b["ci95"][0] or b["ci95"][1] < a["ci95"][0]
+
+
+def main() -> int:
+    args = sys.argv[1:]
+    any_version = "--any-version" in args
+    args = [a for a in args if a != "--any-version"]
+    last = 200
+    if "--last" in args:
+        at = args.index("--last")
+        last, args = int(args[at + 1]), args[:at] + args[at + 2:]
+    names = args or ["callchain", "tls"]
+    rows = history.runs()
+    if not rows:
+        print("no saved runs in the history")
+        return 1
+    machine = rows[0]["machine_id"]
+    docs = []
+    for row in rows:
+        if row["machine_id"] != machine or len(docs) >= last:
+            continue
+        try:
+            doc = history.load(row)
+        except Exception as e:   # noqa: BLE001 - a moved or damaged file: said, and the others read
+            print(f"run #{row['id']}: not readable ({e})")
+            continue
+        if default_run(doc):
+            docs.append(doc)
+    docs.reverse()                                      # oldest first: consecutive runs are pairs
+    print(f"{len(docs)} default runs of this machine in the history")
+
+    runs_with = [d for d in docs if {e["name"] for e in d["experiments"]} & set(names)]
+    pairs, cases, apart_cases, marked = [], 0, Counter(), 0
+    for first, second in zip(runs_with, runs_with[1:]):
+        if not any_version and first.get("layertax_version") != second.get("layertax_version"):
+            continue
+        a, b = ratios(first, names), ratios(second, names)
+        common = sorted(set(a) & set(b))
+        if not common:
+            continue
+        moved = [k for k in common if apart(a[k][0], b[k][0])]
+        pairs.append((len(common) - len(moved), len(common)))
+        cases += len(common)
+        for k in moved:
+            apart_cases[k] += 1
+            marked += a[k][1] and b[k][1]
+    if pairs:
+        enough = sum(o / n >= ENOUGH_OVERLAP for o, n in pairs)
+        overlapping = sum(o for o, _ in pairs)
+        print(f"{' '.join(names)}: {len(pairs)} pairs of consecutive runs"
+              f"{'' if any_version else ' of the same layertax'}; {enough} with at least "
+              f"{ENOUGH_OVERLAP:.0%} of ratios overlapping; {overlapping} of {cases} ratios overlap "
+              f"({overlapping / cases:.1%}); of the {cases - overlapping} apart, marked ! in both runs: {marked}")
+        print("  per pair (overlapping of compared): " + ", ".join(f"{o}/{n}" for o, n in pairs))
+        print("  most often apart: " + ", ".join(f"{e}/{c} {n}" for (e, c), n in apart_cases.most_common(8)))
+    else:
+        print(f"{' '.join(names)}: no two consecutive default runs to compare")
+
+    with_classics = [d for d in docs if any(e.get("classic_now") for e in d["experiments"])]
+    missed = [(d, classics_missed(d)) for d in with_classics]
+    print(f"classics: every counterpart within ±{CLASSIC_TARGET:.0%} in "
+          f"{sum(not m for _, m in missed)} of {len(missed)} runs")
+    for doc, m in missed:
+        if m:
+            print(f"  {doc.get('created', '?')} ({doc.get('layertax_version')}): {', '.join(m)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
