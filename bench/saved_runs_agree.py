@@ -39,9 +39,10 @@ def default_run(doc: dict) -> bool:
             and not (doc.get("concurrent") or {}).get("others"))
 
 
-def ratios(doc: dict, names: list[str]) -> dict[tuple[str, str], tuple[dict, bool]]:
-    """(experiment, case) -> (its ratio, whether it is marked as moved between runs), for the
-    named experiments' cases with a ratio that is not a baseline's 1."""
+def ratios(doc: dict, names: list[str]) -> dict[tuple[str, str], tuple[dict, bool | None]]:
+    """(experiment, case) -> (its ratio, whether it is marked as moved between runs; None where
+    the run had no earlier runs to set it beside), for the named experiments' cases with a ratio
+    that is not a baseline's 1."""
     out = {}
     for exp in doc["experiments"]:
         if exp["name"] not in names:
@@ -50,7 +51,7 @@ def ratios(doc: dict, names: list[str]) -> dict[tuple[str, str], tuple[dict, boo
         for case in exp["cases"]:
             ratio = (case.get("stats") or {}).get("ratio")
             if ratio and ratio["ci95"][0] != ratio["ci95"][1]:
-                out[(exp["name"], case["name"])] = (ratio, bool((moves.get(case["name"]) or {}).get("moved")))
+                out[(exp["name"], case["name"])] = (ratio, (moves.get(case["name"]) or {}).get("moved"))
     return out
 
 
@@ -101,7 +102,7 @@ def main() -> int:
     print(f"{len(docs)} default runs of this machine in the history")
 
     runs_with = [d for d in docs if {e["name"] for e in d["experiments"]} & set(names)]
-    pairs, cases, apart_cases, marked = [], 0, Counter(), 0
+    pairs, cases, apart_cases, markable, marked = [], 0, Counter(), 0, 0
     for first, second in zip(runs_with, runs_with[1:]):
         if not any_version and first.get("layertax_version") != second.get("layertax_version"):
             continue
@@ -114,14 +115,17 @@ def main() -> int:
         cases += len(common)
         for k in moved:
             apart_cases[k] += 1
-            marked += a[k][1] and b[k][1]
+            if a[k][1] is not None and b[k][1] is not None:    # both set beside earlier runs
+                markable += 1
+                marked += a[k][1] and b[k][1]
     if pairs:
         enough = sum(o / n >= ENOUGH_OVERLAP for o, n in pairs)
         overlapping = sum(o for o, _ in pairs)
         print(f"{' '.join(names)}: {len(pairs)} pairs of consecutive runs"
               f"{'' if any_version else ' of the same layertax'}; {enough} with at least "
               f"{ENOUGH_OVERLAP:.0%} of ratios overlapping; {overlapping} of {cases} ratios overlap "
-              f"({overlapping / cases:.1%}); of the {cases - overlapping} apart, marked ! in both runs: {marked}")
+              f"({overlapping / cases:.1%}); of the {cases - overlapping} apart, {markable} could be marked "
+              f"(both runs set beside earlier ones), marked ! in both runs: {marked}")
         print("  per pair (overlapping of compared): " + ", ".join(f"{o}/{n}" for o, n in pairs))
         print("  most often apart: " + ", ".join(f"{e}/{c} {n}" for (e, c), n in apart_cases.most_common(8)))
     else:
