@@ -210,3 +210,29 @@ def test_two_runs_of_a_wandering_machine_are_compared_with_the_drift_counted():
     # A real change of 10% is still found through the drift.
     ratio, ci, p, _ = stats.series_ratio_test(_wandering(1), _wandering(2, level=110.0))
     assert stats.verdict(ratio, ci, p < 0.05, 0.02) == "slower"
+
+
+def test_a_classic_counterpart_that_stopped_precise_has_its_own_rows_interval():
+    """The classic table quotes a case's ratio: where the case stopped because it met the
+    target, its interval is taken at the stricter level in its own row, and the classic table
+    must quote that same interval, not a narrower one labelled alike."""
+    rng = np.random.default_rng(8)
+    base = [{"round": r, "ns": 50.0 * np.exp(rng.normal(0, 0.01)), "ops": 1} for r in range(12)]
+    case = [{"round": r, "ns": 60.0 * np.exp(rng.normal(0, 0.01)), "ops": 1} for r in range(12)]
+    classic = {"baseline": "then-base", "ratios": {"then-base": 1.0, "then-case": 2.0},
+               "figures": [{"label": "then-base", "value": 1.0, "counterpart": "base", "why": "-"},
+                           {"label": "then-case", "value": 2.0, "counterpart": "case", "why": "-"}]}
+    exp = {"name": "x", "baseline": "base", "metric": None, "classic": classic,
+           "cases": [{"name": "base", "samples": base}, {"name": "case", "samples": case}],
+           "stopping": {"rule": {"precision": 0.02, "checkpoints": [8, 12]},
+                        "cases": {"base": {"met": True, "rounds": 12, "precision": 0.01, "stopped": "max rounds"},
+                                  "case": {"met": True, "rounds": 12, "precision": 0.01, "stopped": "precise"}}}}
+    exp = analyze.analyzed(exp)
+    row = next(c for c in exp["cases"] if c["name"] == "case")["stats"]["ratio"]
+    quoted = exp["classic_now"][1]["now_ratio"]
+    assert row["ci_level"] == stats.SEQUENTIAL_CONFIDENCE and quoted["ci95"] == row["ci95"]
+    # Without the stop, both are the plain 95% interval, narrower.
+    del exp["stopping"]
+    plain = analyze.analyzed({k: v for k, v in exp.items() if k != "classic_now"})
+    assert plain["classic_now"][1]["now_ratio"]["ci95"][1] - plain["classic_now"][1]["now_ratio"]["ci95"][0] < \
+        quoted["ci95"][1] - quoted["ci95"][0]

@@ -191,3 +191,20 @@ def test_a_run_without_ratios_reads_no_history_and_says_nothing(monkeypatch):
         case["stats"] = None                      # an instruction count's cases carry no ratio stats
     result, said = _session_after(doc, monkeypatch)
     assert not result.interrupted and said == [] and "between_runs" not in doc["experiments"][0]
+
+
+def test_a_classic_counterpart_that_moved_is_marked_in_the_classic_table_too():
+    """The classic table quotes a case's ratio: where that ratio moved between runs, the quote
+    carries the "!" its own row does, in the terminal, Markdown and HTML alike."""
+    from layertax.report import format as fmt
+
+    now = {"median": 1.5, "ci95": [1.49, 1.51], "ci_coverage": 0.95}
+    exp = {"baseline": "base", "cases": [{"name": "base"}, {"name": "case"}],
+           "classic": {"baseline": "then-base", "figures": [{"label": "then-base", "counterpart": "base"},
+                                                             {"label": "then-case", "counterpart": "case"}]},
+           "between_runs": {"runs": 3, "cases": {"case": {"moved": True, "runs": 4, "low": 1.4, "high": 1.5}}}}
+    row = {"counterpart": "case", "now_ratio": now}
+    assert fmt.classic_now_text(exp, row) == "1.50x [1.49, 1.51] !"
+    exp["between_runs"]["cases"]["case"]["moved"] = False
+    assert fmt.classic_now_text(exp, row) == "1.50x [1.49, 1.51]"
+    assert fmt.classic_now_text(exp, {"counterpart": None, "now_ratio": None}) == "-"

@@ -126,3 +126,17 @@ def test_precise_targets_stop_at_the_first_checkpoint(tools):
     assert launched.run.warmed["rounds"] == 1
     assert all(len(c.samples) == 6 for c in launched.cases.values())
     assert {c["stopped"] for c in plan.record(False)["cases"].values()} == {"precise"}
+
+
+def test_a_failed_variant_stops_and_keeps_no_baseline_running():
+    """A variant that failed is not launched again: it stops ("failed"), and the baseline,
+    which ran on only for it, stops with it."""
+    rng = np.random.default_rng(5)
+    drift = rng.normal(0, 0.05, 60)
+    plan = PreciseRounds(LOADTIME, ["default", "static", "nopie"], StoppingRule(0.02, 40, 160), "main_ns")
+    plan.seen({"default": _launches(rng, range(40), 1.3e6, drift, 0.003),
+               "static": _launches(rng, range(40), 0.33e6, drift, 0.003),
+               "nopie": _launches(rng, range(12), 1.25e6, drift, 0.3)}, failed={"nopie"})
+    plan.finished(40, 2.0)
+    assert not plan.going("nopie") and not plan.going("default") and plan.next_stop(40) is None
+    assert plan.record(False)["cases"]["nopie"]["stopped"] == "failed"

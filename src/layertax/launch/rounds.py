@@ -8,7 +8,7 @@ stretch, with its warm-up, since it runs a number of rounds it is given.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 from layertax.engine.measure.rounds import RoundPlan
@@ -27,7 +27,7 @@ class FixedRounds:
     def going(self, name: str) -> bool:
         return True
 
-    def seen(self, samples: Mapping[str, list]) -> None:
+    def seen(self, samples: Mapping[str, list], failed: Collection[str] = ()) -> None:
         pass
 
     def finished(self, done: int, seconds: float) -> None:
@@ -67,11 +67,15 @@ class PreciseRounds:
     def going(self, name: str) -> bool:
         return name not in self.plan.stopped
 
-    def seen(self, samples: Mapping[str, list]) -> None:
-        """Every target's samples so far (after each timer run, an interrupted one too)."""
+    def seen(self, samples: Mapping[str, list], failed: Collection[str] = ()) -> None:
+        """Every target's samples so far (after each timer run, an interrupted one too), and the
+        targets that failed: they are not launched again, so they stop, and no baseline runs on
+        for them."""
         for name, run in self.runs.items():
             run.samples = list(samples.get(name, ()))
             run.active = bool(run.samples)
+            if name in failed:
+                self.plan.stopped.setdefault(name, "failed")
 
     def finished(self, done: int, seconds: float) -> None:
         """A stretch of rounds ended at `done` rounds, taking `seconds`: the plan looks at the

@@ -304,7 +304,7 @@ def launch_cases(targets: list[Target], settings: LaunchSettings, tools: LaunchT
             part = run(going, replace(settings, runs=stop - rounds_done, seed=settings.seed + rounds_done), tools,
                        on_launch=on_launch, first_round=rounds_done)
             launched.extend(part)
-            rounds.seen({t.name: launched.samples(t.name) for t in targets})
+            rounds.seen({t.name: launched.samples(t.name) for t in targets}, launched.failures)
             if launched.interrupted:
                 break
             rounds.finished(stop, time.monotonic() - started)

@@ -320,7 +320,7 @@ def stopping_line(exp: dict) -> str | None:
 # "precise" met the target at its checkpoint; its interval is taken afterwards with the drift
 # factor all of the experiment's rounds show, which the rounds after its stop can raise.
 _WHYS = {"budget": "stopped by the budget", "out of reach": "stopped by a forecast past the budget",
-         "max rounds": "stopped at the maximum of rounds", "interrupted": "interrupted",
+         "max rounds": "stopped at the maximum of rounds", "interrupted": "interrupted", "failed": "failed",
          "precise": "widened after stopping within it, by the drift the later rounds showed"}
 
 
@@ -431,6 +431,13 @@ def _moved_between_runs(exp: dict, name: str) -> dict | None:
     base = next((f["counterpart"] for f in classic.get("figures", []) if f["label"] == classic.get("baseline")), None)
     case = next((c for c in exp.get("cases", []) if c["name"] == name), {})
     return found if base == analyze.baseline_of(exp, case) else None
+
+
+def classic_now_text(exp: dict, row: dict) -> str:
+    """A classic row's ratio today, with its interval, and " !" where its counterpart's ratio
+    moved between this machine's recent runs (as its own row in the main table says)."""
+    return units.ratio_with_ci(row["now_ratio"]) + (" !" if row.get("counterpart") and
+                                                    _moved_between_runs(exp, row["counterpart"]) else "")
 
 
 def answer(exp: dict) -> str | None:

@@ -91,7 +91,7 @@ def _experiment(exp: dict) -> dict:
                    and not t.get("chart")],
         "classic": exp.get("classic") or {}, "conclusion": (exp.get("classic") or {}).get("conclusion"),
         "classic_now": [{"label": r["label"], "then_value": f"{r['then_value']:g}", "then": units.ratio(r["then_ratio"]),
-                         "counterpart": r["counterpart"] or "-", "now": units.ratio_with_ci(r["now_ratio"]),
+                         "counterpart": r["counterpart"] or "-", "now": fmt.classic_now_text(exp, r),
                          "why": r["why"]} for r in exp.get("classic_now") or []],
         "details": details, "problems": fmt.problems(exp), "noise": fmt.noise_lines(exp),
         "interrupted": exp.get("interrupted", False),

@@ -66,7 +66,7 @@ def to_markdown(doc: dict) -> str:
             lines += ["", _escape(f"Then: {c['source']} ({c['year']}), {c['machine']}."), ""]
             lines += _table(["classic layer", f"then ({c['unit']})", "then ratio", "today", "now ratio"],
                             [[r["label"], f"{r['then_value']:g}", units.ratio(r["then_ratio"]),
-                              r["counterpart"] or "-", units.ratio_with_ci(r["now_ratio"])]
+                              r["counterpart"] or "-", fmt.classic_now_text(exp, r)]
                              for r in exp["classic_now"]])
         for table in exp.get("tables", []):
             # A "brief" table is the terminal's short stand-in for "detail" ones, shown here in full.

@@ -195,7 +195,7 @@ def _classic_table(exp: dict, width: int) -> Table | Group | None:
     c = exp["classic"]
     title = f"then ({c['source']}, {c['year']}; {c['machine']}; in {c['unit']}) vs now"
     cells = [[r["label"], f"{r['then_value']:g}", units.ratio(r["then_ratio"]), r["counterpart"] or "-",
-              units.ratio_with_ci(r["now_ratio"])] for r in rows]
+              fmt.classic_now_text(exp, r)] for r in rows]
     figures = [widths.column(CLASSIC_COLUMNS[i], (row[i] for row in cells)) for i in (1, 2, 4)]
     # the narrow table (_titled_table) pads its outer columns by a space: two more than compact
     room = width - (widths.boxed([*figures, 0, 0]) if width >= WIDE else widths.compact([*figures, 0, 0]) + 2)

@@ -7,6 +7,7 @@ of typed cases, analyzed() a saved result's experiment with its statistics.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Collection
 
 import numpy as np
 
@@ -105,12 +106,15 @@ def case_stats(case: dict, base_values: dict[int, float] | None, metric: str | N
     return summary
 
 
-def classic_now(exp: dict, values: dict[str, dict[int, float]], factors: dict[str, float] | None = None) -> list[dict]:
+def classic_now(exp: dict, values: dict[str, dict[int, float]], factors: dict[str, float] | None = None,
+                precise: Collection[str] = ()) -> list[dict]:
     """Each classic figure beside today's ratio of its counterpart, paired per round.
 
     values: each case's round medians, by case name (empty for a case without samples);
     factors: the ratios' drift factors (stats.ratio_factors), used where the classic's baseline
-    is the counterpart's own.
+    is the counterpart's own; precise: the cases that stopped because their ratio met the
+    precision target, whose interval is taken at the stricter level that decided it, as in
+    their own row (case_stats), so that one figure has one interval in every table.
     """
     classic = exp.get("classic")
     if not classic:
@@ -124,7 +128,8 @@ def classic_now(exp: dict, values: dict[str, dict[int, float]], factors: dict[st
         if case_values and base_values:
             case = next((c for c in exp["cases"] if c["name"] == fig["counterpart"]), {})
             factor = (factors or {}).get(fig["counterpart"]) if baseline_of(exp, case) == base_name else None
-            now = stats.ratio_summary(stats.paired_ratios(case_values, base_values), factor=factor)
+            level = stats.SEQUENTIAL_CONFIDENCE if fig["counterpart"] in precise else stats.CONFIDENCE
+            now = stats.ratio_summary(stats.paired_ratios(case_values, base_values), level, factor)
         rows.append({"label": fig["label"], "then_value": fig["value"], "then_ratio": classic["ratios"][fig["label"]],
                      "counterpart": fig["counterpart"], "why": fig["why"], "now_ratio": now})
     return rows
@@ -165,7 +170,8 @@ def analyzed(exp: dict) -> dict:
                                           (stopped.get(case["name"]) or {}).get("stopped") == "precise",
                                           factors.get(case["name"]), stats.precision_target(exp))}
              for case in exp["cases"]]
-    return {**exp, "cases": cases, "classic_now": classic_now(exp, values, factors),
+    precise = {name for name, stop in stopped.items() if (stop or {}).get("stopped") == "precise"}
+    return {**exp, "cases": cases, "classic_now": classic_now(exp, values, factors, precise),
             "warnings": stats.experiment_warnings(exp.get("cpu_activity"))}
 
 
