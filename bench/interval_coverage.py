@@ -115,27 +115,38 @@ def intervals(runs: list[np.ndarray]) -> dict[str, list[tuple[float, float, floa
 
 def sequential(runs: list[np.ndarray], precision: float) -> list[tuple[float, float, bool]]:
     """The interval each case of one experiment reports under the stopping rule, as layertax
-    decides and analyses it: at each checkpoint from 8 rounds (stopping.CHECKPOINTS), the
-    experiment's factors from the rounds each case ran so far, a case stopping when its interval
-    at stats.SEQUENTIAL_CONFIDENCE is within +-precision; then, with every case's rounds as they
-    ended, the experiment's factors again, and each case's interval at the level of its stop
-    (analyze.analyzed). Each as (low, high, whether it stopped precise)."""
+    decides and analyses it (engine/measure/rounds.py): at each checkpoint from 8 rounds
+    (stopping.CHECKPOINTS), the experiment's factors from the rounds each case ran so far; a case
+    stops when its interval at stats.SEQUENTIAL_CONFIDENCE is within +-precision, and one stopped
+    goes on again where the factors now leave that interval wider (its rounds then have a gap);
+    then, with every case's rounds as they ended, the experiment's factors again, and each case's
+    interval at the level of its stop (analyze.analyzed). Each as (low, high, whether it ended
+    stopped precise)."""
     last = min(r.size for r in runs)
-    stopped_at: dict[int, int] = {}
+    ran: list[list[int]] = [[] for _ in runs]       # the rounds each case ran, in order
+    stopped: set[int] = set()
+    done = 0
     for n in [c for c in CHECKPOINTS if 8 <= c <= last]:
-        seen = [r[:stopped_at.get(i, n)] for i, r in enumerate(runs)]
+        for i in range(len(runs)):
+            if i not in stopped:
+                ran[i] += range(done, n)
+        done = n
+        seen = [r[ran[i]] for i, r in enumerate(runs)]
         factors = dependence.factors(seen)
         for i, values in enumerate(seen):
-            if i in stopped_at:
-                continue
             s = stats.ratio_summary(list(values), stats.SEQUENTIAL_CONFIDENCE, factors[i])
             lo, hi = s["ci95"]
             if (hi - lo) / 2 / s["median"] <= precision:
-                stopped_at[i] = n
-    ended = [r[:stopped_at.get(i, last)] for i, r in enumerate(runs)]
+                stopped.add(i)
+            else:
+                stopped.discard(i)
+    for i in range(len(runs)):
+        if i not in stopped:
+            ran[i] += range(done, last)
+    ended = [r[ran[i]] for i, r in enumerate(runs)]
     factors = dependence.factors(ended)
-    return [(*stats.ratio_summary(list(values), stats.SEQUENTIAL_CONFIDENCE if i in stopped_at
-                                  else stats.CONFIDENCE, factors[i])["ci95"], i in stopped_at)
+    return [(*stats.ratio_summary(list(values), stats.SEQUENTIAL_CONFIDENCE if i in stopped
+                                  else stats.CONFIDENCE, factors[i])["ci95"], i in stopped)
             for i, values in enumerate(ended)]
 
 

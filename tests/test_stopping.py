@@ -382,3 +382,38 @@ def test_the_cost_of_a_round_kept_for_the_next_budget_is_a_round_of_every_case()
         plan.finished(r + 1, 10.0 if r < 2 else 1.0)
     record = plan.record(False)
     assert record["round_s_full"] == 10.0 and record["round_s_median"] == 5.5
+
+
+def test_a_case_widened_after_its_stop_goes_on_again_with_its_baseline(monkeypatch):
+    """The drift factor is pooled over every case's rounds, so the rounds after a case's stop can
+    widen its interval past the target: at the next checkpoint it goes on again, and so does its
+    baseline if it had stopped; a baseline's own median never resumes anything by itself."""
+    from layertax.engine.measure import rounds as rounds_module
+
+    widths = {8: {"count": 0.01, "wrong": 0.01, "skip": 0.05, "hang": 0.01, "crash": 0.01},
+              12: {"count": 0.01, "wrong": 0.03, "skip": 0.01, "hang": 0.01, "crash": 0.01},
+              16: {"count": 0.01, "wrong": 0.01, "skip": 0.01, "hang": 0.01, "crash": 0.01},
+              24: {"count": 0.03, "wrong": 0.01, "skip": 0.01, "hang": 0.01, "crash": 0.01}}
+    exp, runs, plan = _plan({}, StoppingRule(0.02, min_rounds=8, max_rounds=40))
+    monkeypatch.setattr(rounds_module, "half_widths", lambda values, baselines: widths[plan.rounds_done])
+    for r in range(8):
+        _add_round(runs, r, {c.name: 100.0 for c in exp.cases})
+        plan.finished(r + 1, 0.1)
+    assert {r.case.name for r in runs if plan.going(r)} == {"skip", "count"}    # skip with its baseline
+    for r in range(8, 12):
+        _add_round([x for x in runs if plan.going(x)], r, {c.name: 100.0 for c in exp.cases})
+        plan.finished(r + 1, 0.1)
+    # skip is precise now and stops; wrong, stopped at 8, is wider than the target now: it goes
+    # on again, and its baseline with it.
+    assert {r.case.name for r in runs if plan.going(r)} == {"wrong", "count"}
+    assert plan.stopped["skip"] == "precise" and "wrong" not in plan.stopped
+    for r in range(12, 16):
+        _add_round([x for x in runs if plan.going(x)], r, {c.name: 100.0 for c in exp.cases})
+        plan.finished(r + 1, 0.1)
+    assert {r.case.name for r in runs if plan.going(r)} == set()
+    # A baseline whose own median is wider than the target at a later look resumes nothing.
+    for r in range(16, 24):
+        plan.finished(r + 1, 0.1)
+    assert {r.case.name for r in runs if plan.going(r)} == set() and plan.stopped["count"] == "precise"
+    record = plan.record(interrupted=False)
+    assert record["cases"]["wrong"]["rounds"] == 12 and record["cases"]["skip"]["rounds"] == 12

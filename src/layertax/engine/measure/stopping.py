@@ -9,6 +9,9 @@ keeps the interval a stopped case reports at 95% coverage. Precision is looked a
 width decides, never where the estimate lies: a group-sequential design whose stopping does
 not depend on the sign of a difference, so it does not push the figure one way (the coverage
 this keeps is simulated in bench/interval_coverage.py and recorded in docs/method/statistics.md).
+A stopped case is looked at again at each later checkpoint: the drift factor is pooled over the
+experiment's rounds, and where the rounds since its stop widen its interval past the target it
+goes on again (rounds.RoundPlan); again only the width decides.
 
 Pairing is kept: a case that is still going runs with its baseline in every round, so a
 baseline keeps running while any case compared with it does, whatever its own precision.
