@@ -245,3 +245,22 @@ def test_the_classic_table_breaks_no_word_even_beside_three_decimal_ratios(width
     for row in exp["classic_now"]:
         for word in row["label"].split():
             assert word in words, (row["label"], word)
+
+
+def test_a_marks_legend_is_printed_once_a_run_without_verbose():
+    """A run of several experiments prints the "~" legend under the first table that has the
+    mark, not under every one; --verbose prints it under each."""
+    docs = [json.loads((Path(__file__).parent / "data" / "recorded" / f"{name}.json").read_text())
+            for name in ("callchain", "encoding")]
+    doc = {**docs[0], "experiments": [*docs[0]["experiments"], *docs[1]["experiments"]]}
+    legend = "~ 95% interval wider than"
+    alone = []                                    # each experiment alone has the mark and its legend
+    for exp in doc["experiments"]:
+        out = io.StringIO()
+        terminal.render_experiment(exp, Console(file=out, width=100, no_color=True), verbose=True)
+        alone.append(out.getvalue().count(legend))
+    assert all(alone)
+    for verbose, times in ((False, 1), (True, sum(alone))):
+        out = io.StringIO()
+        terminal.render(doc, Console(file=out, width=100, no_color=True), verbose=verbose)
+        assert out.getvalue().count(legend) == times

@@ -341,7 +341,13 @@ def _stacked(table: dict, styles: dict, width: int) -> Group:
     return Group(*lines)
 
 
-def render_experiment(exp: dict, console: Console, verbose: bool = True) -> None:
+def render_experiment(exp: dict, console: Console, verbose: bool = True,
+                      legends_said: set[str] | None = None) -> None:
+    """One experiment: its question, its one-sentence answer, its tables and the lines under them.
+    legends_said: the marks' legends printed already for the run's earlier experiments; without
+    --verbose each is printed once, under the first table that has the mark (a run of several
+    experiments would repeat it under each)."""
+    legends_said = set() if legends_said is None else legends_said
     console.print()
     console.print(exp["question"], style="bold")
     said = fmt.answer(exp)
@@ -369,7 +375,9 @@ def render_experiment(exp: dict, console: Console, verbose: bool = True) -> None
             elif legend:
                 legends += 1
             for line in fmt.marks_lines(exp, rows):
-                console.print(f"  {line}", style="dim", markup=False, highlight=False)
+                if verbose or line not in legends_said:
+                    console.print(f"  {line}", style="dim", markup=False, highlight=False)
+                legends_said.add(line)
     if instructions:
         console.print("the layer chains: from the loop down to the system call, inclusive instructions per "
                       "operation (x calls per operation); (syscall) marks the function that made it", style="dim")
@@ -441,5 +449,6 @@ def render(doc: dict, console: Console, verbose: bool = True) -> None:
     concurrent = fmt.concurrent_line(doc)
     if concurrent:
         console.print(concurrent, style="bold yellow")
+    legends_said: set[str] = set()
     for exp in doc["experiments"]:
-        render_experiment(exp, console, verbose)
+        render_experiment(exp, console, verbose, legends_said)
