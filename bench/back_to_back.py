@@ -4,10 +4,11 @@ Runs `layertax run EXPERIMENT ...` twice with the default protocol (precision-dr
 the budget; the experiments named share it as in one run), then for every ratio: do the two
 95% intervals overlap, how far did the ratio move, and is it marked in each run: `~` (its
 interval wider than the precision target), `*` (its rounds at two levels, so its median can
-move by the gap) or `!` (it differs between this machine's recent runs by more than their
-intervals)? The runs are saved, as a default run is, so the second is set beside the first and
-both beside the machine's earlier runs of the same layertax. Target (issue 59): the intervals of at least 95% of the ratios overlap; a
-ratio that moved more than its interval (no overlap) is marked in both.
+move by the gap), `!` (it differs between this machine's recent runs by more than their
+intervals) or `^` (it runs on every CPU at once and follows the other CPUs' load)? The runs are
+saved, as a default run is, so the second is set beside the first and both beside the
+machine's earlier runs of the same layertax. Target (issue 59): the intervals of at least 95%
+of the ratios overlap; a ratio that moved more than its interval (no overlap) is marked in both.
 
 For each ratio that moved, it also prints the median of the first and of the second half of
 each run's rounds: a move that happened inside a run shows there; one between the runs, with
@@ -48,8 +49,9 @@ def halves(exp: dict, case: dict) -> str:
 def _marks(exp: dict, case: str, ratio: dict, target: float) -> str:
     """The ratio's marks as the tables print them ("-": none)."""
     moved = (((exp.get("between_runs") or {}).get("cases") or {}).get(case) or {}).get("moved")
+    every_cpu = any(c.get("every_cpu") for c in exp["cases"] if c["name"] == case)
     marks = ("~" if stats.wider_than(ratio, target) else "") + ("*" if ratio.get("two_levels") else "") + \
-        ("!" if moved else "")
+        ("!" if moved else "") + ("^" if every_cpu else "")
     return marks or "-"
 
 
@@ -68,7 +70,7 @@ def main() -> int:
         a = run(experiments, extra, where / "a.json")
         b = run(experiments, extra, where / "b.json")
     print(f"{' '.join(experiments)}: two default runs back to back (~: interval wider than the target; "
-          "*: two levels; !: moved between this machine's recent runs)")
+          "*: two levels; !: moved between this machine's recent runs; ^: on every CPU at once)")
     # What each run said of the machine while it ran (tasks outside it, steal time): a pair with
     # something else busy beside it is not two runs of one machine.
     for label, run_ in (("A", a), ("B", b)):

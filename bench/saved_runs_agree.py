@@ -3,7 +3,7 @@ instead of from new runs, so that they rest on every default run saved here, not
 
 - consecutive runs: do the 95% intervals of each ratio of the named experiments overlap (the
   target: at least 95% of the ratios in each pair), and where they do not, was the ratio
-  marked `!` (moved between this machine's recent runs) in both?
+  marked `!` (moved between this machine's recent runs) or `^` (on every CPU at once) in both?
 - classics: in each run, is every classic counterpart's ratio within ±5% of its median?
 
 Default runs only: the default budget and precision, not --quick, --runs, --thorough or --case,
@@ -40,9 +40,9 @@ def default_run(doc: dict) -> bool:
 
 
 def ratios(doc: dict, names: list[str]) -> dict[tuple[str, str], tuple[dict, bool | None]]:
-    """(experiment, case) -> (its ratio, whether it is marked as moved between runs; None where
-    the run had no earlier runs to set it beside), for the named experiments' cases with a ratio
-    that is not a baseline's 1."""
+    """(experiment, case) -> (its ratio, whether it is marked as moving between runs: `!`, or
+    `^` for a case on every CPU at once; None where it is not `^` and the run had no earlier runs
+    to set it beside), for the named experiments' cases with a ratio that is not a baseline's 1."""
     out = {}
     for exp in doc["experiments"]:
         if exp["name"] not in names:
@@ -51,7 +51,8 @@ def ratios(doc: dict, names: list[str]) -> dict[tuple[str, str], tuple[dict, boo
         for case in exp["cases"]:
             ratio = (case.get("stats") or {}).get("ratio")
             if ratio and ratio["ci95"][0] != ratio["ci95"][1]:
-                out[(exp["name"], case["name"])] = (ratio, (moves.get(case["name"]) or {}).get("moved"))
+                moved = (moves.get(case["name"]) or {}).get("moved")
+                out[(exp["name"], case["name"])] = (ratio, True if case.get("every_cpu") else moved)
     return out
 
 
@@ -125,7 +126,7 @@ def main() -> int:
               f"{'' if any_version else ' of the same layertax'}; {enough} with at least "
               f"{ENOUGH_OVERLAP:.0%} of ratios overlapping; {overlapping} of {cases} ratios overlap "
               f"({overlapping / cases:.1%}); of the {cases - overlapping} apart, {markable} could be marked "
-              f"(both runs set beside earlier ones), marked ! in both runs: {marked}")
+              f"(^, or both runs set beside earlier ones), marked ! or ^ in both runs: {marked}")
         print("  per pair (overlapping of compared): " + ", ".join(f"{o}/{n}" for o, n in pairs))
         print("  most often apart: " + ", ".join(f"{e}/{c} {n}" for (e, c), n in apart_cases.most_common(8)))
     else:

@@ -72,6 +72,10 @@ class Case:
     layer: str
     language: str
     group: str = ""     # the CaseGroup it is compared within; "" is the experiment's main table
+    # It runs on every CPU at once: its figure follows the load on the machine's other CPUs,
+    # which can move it between runs while each run holds steady within itself (tls's -threads
+    # cases on the 2-vCPU VM, docs/method/statistics.md). Marked "^" in every run.
+    every_cpu: bool = False
 
 
 @dataclass(frozen=True)

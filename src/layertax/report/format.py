@@ -118,6 +118,7 @@ def case_rows(exp: dict, group: dict) -> list[dict]:
             "noisy_key": "ratio" if st and st.get("ratio") else "median",
             "two_levels": bool(st and (st.get("ratio") or {}).get("two_levels")),
             "moved": bool(_between_runs(exp, case["name"]).get("moved")),
+            "every_cpu": bool(case.get("every_cpu")) and bool(st and st.get("ratio")),
             "syscalls": syscalls(case),
         })
     return rows
@@ -473,17 +474,20 @@ def answer(exp: dict) -> str | None:
 
 def marked(row: dict) -> dict:
     """A case row with its marks on its figures, as every format prints them: "~" on the figure
-    it is judged by, "*" on a ratio at two levels, "!" on a ratio that moved between runs."""
+    it is judged by, "*" on a ratio at two levels, "!" on a ratio that moved between runs, "^"
+    on the ratio of a case that runs on every CPU at once."""
     marks = {row["noisy_key"]: " ~"} if row["noisy"] else {}
     if row.get("two_levels"):
         marks["ratio"] = marks.get("ratio", "") + " *"
     if row.get("moved"):
         marks["ratio"] = marks.get("ratio", "") + " !"
+    if row.get("every_cpu"):
+        marks["ratio"] = marks.get("ratio", "") + " ^"
     return {**row, **{key: row[key] + mark for key, mark in marks.items()}}
 
 
 def marks_lines(exp: dict, rows: list[dict]) -> list[str]:
-    """What "~" and "*" mean, a line each, under a table that has them."""
+    """What each mark in a table means, a line each, under a table that has it."""
     lines = []
     if any(r["noisy"] for r in rows):
         lines.append(f"~ 95% interval wider than ±{precision_target(exp):.0%}, the target (a median describes this "
@@ -493,4 +497,7 @@ def marks_lines(exp: dict, rows: list[dict]) -> list[str]:
     if any(r.get("moved") for r in rows):
         lines.append("! it differs between this machine's recent runs by more than their intervals: the interval "
                      "describes this run (--verbose: by how much)")
+    if any(r.get("every_cpu") for r in rows):
+        lines.append("^ it runs on every CPU at once and follows the load on the other CPUs, which can move it "
+                     "between runs: the interval describes this run")
     return lines

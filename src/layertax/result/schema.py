@@ -96,6 +96,7 @@ CASE = obj({
     "name": NAME, "status": {"type": "string", "maxLength": 64}, "samples": array(SAMPLE, MAX_SAMPLES),
     "kernel": nullable(TEXT), "layer": TEXT, "language": TEXT, "reason": nullable(TEXT),
     "group": nullable(TEXT), "stats": STATS, "ratio": nullable(NONNEGATIVE),
+    "every_cpu": {"type": "boolean"},   # it runs on every CPU at once (experiment.Case.every_cpu)
     # a count that failed says why ("error"); one that did not has its calls per operation
     "syscalls": nullable({**obj({"per_op": NUMBER_MAP, "total_per_op": nullable(NONNEGATIVE), "error": TEXT}),
                           "if": {"not": {"required": ["error"]}}, "then": {"required": ["per_op"]}}),

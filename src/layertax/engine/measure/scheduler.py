@@ -69,7 +69,7 @@ class CaseRun:
         return {"name": self.case.name, "kernel": self.case.kernel, "layer": self.case.layer,
                 "language": self.case.language, "group": self.case.group, "status": self.status, "reason": self.reason,
                 "descriptor": self.descriptor, "samples": self.samples, "syscalls": self.syscalls,
-                "instructions": self.instructions}
+                "instructions": self.instructions, **({"every_cpu": True} if self.case.every_cpu else {})}
 
 
 def _drop_unfinished_round(runs: list[CaseRun], round_no: int, rounds: RoundPlan) -> int | None:

@@ -22,7 +22,8 @@ KERNELS = (
 
 
 def _state(name: str, layer: str, kernel: str = "tls-c") -> Case:
-    return Case(name, kernel, layer, "c")
+    # The -threads cases run a thread on every CPU (kernels/tls.c run_parallel).
+    return Case(name, kernel, layer, "c", every_cpu=name.endswith("-threads"))
 
 
 def _model(name: str, layer: str, kernel: str = "tls-c", language: str = "c") -> Case:
