@@ -111,3 +111,23 @@ def shared_history(postgres_server, request):
     import re
 
     return postgres_server.new_database(re.sub(r"\W", "_", request.node.name)[:50].lower())
+
+
+class CountingProgress:
+    """A progress sink that keeps what it was told: the steps taken and every total given (the
+    start's, then each re-estimate), for tests of what a run reports as it goes."""
+
+    def __init__(self):
+        self.steps, self.totals = 0, []
+
+    def start(self, experiment, total):
+        self.totals.append(total)
+
+    def step(self, description):
+        self.steps += 1
+
+    def retotal(self, total):
+        self.totals.append(total)
+
+    def finish(self, stopped=False):
+        pass

@@ -14,6 +14,7 @@ from layertax.launch import settings as launch_settings
 from layertax.launch.rounds import FixedRounds, PreciseRounds
 from layertax.launch.timer import launch_cases
 from layertax.result.model import Sample
+from tests.conftest import CountingProgress
 
 
 def _launches(rng, rounds: range, level: float, drift: np.ndarray, own: float) -> list[Sample]:
@@ -83,15 +84,6 @@ def test_loadtime_goes_on_until_precise_unless_its_rounds_are_fixed():
     assert launch_rounds(Settings.from_options(thorough=True, pin=False)) is None
 
 
-class _Counting:
-    def __init__(self):
-        self.steps, self.totals = 0, []
-    def start(self, experiment, total): self.totals.append(total)
-    def step(self, description): self.steps += 1
-    def retotal(self, total): self.totals.append(total)
-    def finish(self, stopped=False): pass
-
-
 def _two_programs() -> list[launch_settings.Target]:
     """Two programs named as loadtime's variants, timed spawn->exit (they stamp no main)."""
     return [launch_settings.Target("default", ("/bin/true",)), launch_settings.Target("static", ("/bin/false",),
@@ -105,7 +97,7 @@ def test_each_stretch_is_a_timer_run_whose_rounds_follow_the_last(tools):
     before each stretch (no timed warm-up)."""
     targets = _two_programs()
     plan = PreciseRounds(LOADTIME, ["default", "static"], StoppingRule(1e-9, 6, 8), "exit_ns")
-    progress = _Counting()
+    progress = CountingProgress()
     launched = launch_cases(targets, launch_settings.LaunchSettings(runs=6, warmup=1, warmup_time=0), tools,
                             progress, rounds=plan)
     for case in launched.cases.values():
@@ -122,7 +114,7 @@ def test_precise_targets_stop_at_the_first_checkpoint(tools):
     targets = _two_programs()
     plan = PreciseRounds(LOADTIME, ["default", "static"], StoppingRule(0.5, 6, 8), "exit_ns")
     launched = launch_cases(targets, launch_settings.LaunchSettings(runs=6, warmup=1, warmup_time=0), tools,
-                            _Counting(), rounds=plan)
+                            CountingProgress(), rounds=plan)
     assert launched.run.warmed["rounds"] == 1
     assert all(len(c.samples) == 6 for c in launched.cases.values())
     assert {c["stopped"] for c in plan.record(False)["cases"].values()} == {"precise"}

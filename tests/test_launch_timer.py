@@ -20,7 +20,7 @@ from layertax.engine.analysis import analyze
 from layertax.launch import timer
 from layertax.launch import settings as launch_settings
 from layertax.report import markdown, terminal
-from tests.conftest import run_cli
+from tests.conftest import CountingProgress, run_cli
 
 
 def _spec(tmp_path, name: str, argv: list[str]):
@@ -90,22 +90,14 @@ def test_the_progress_total_is_unknown_until_a_timed_warm_up_ends(tools):
     total is known from the start."""
     from layertax.launch.timer import launch_cases
 
-    class Counting:
-        def __init__(self):
-            self.steps, self.totals = 0, []
-        def start(self, experiment, total): self.totals.append(total)
-        def step(self, description): self.steps += 1
-        def retotal(self, total): self.totals.append(total)
-        def finish(self, stopped=False): pass
-
     nap = [launch_settings.Target("nap", ("/bin/sleep", "0.05"))]
-    progress = Counting()
+    progress = CountingProgress()
     launched = launch_cases(nap, launch_settings.LaunchSettings(runs=2, warmup=1, warmup_time=0.2), tools, progress)
     warmed = launched.run.warmed["rounds"]   # 50 ms naps and the first round's two primers: at least two rounds
     assert warmed >= 2 and launched.run.warmed["ns"] >= 200_000_000
     assert progress.totals == [None, warmed + 2] and progress.steps == warmed + 2
     assert [s["round"] for s in launched.cases["nap"].samples] == [0, 1]
-    progress = Counting()
+    progress = CountingProgress()
     launch_cases(nap, launch_settings.LaunchSettings(runs=2, warmup=1, warmup_time=0), tools, progress)
     assert progress.totals == [3] and progress.steps == 3
 
