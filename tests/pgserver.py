@@ -1,9 +1,12 @@
 """A throw-away PostgreSQL server for the shared-history tests: Debian's `postgresql` binaries,
 a cluster in a private temporary directory, on a free port of 127.0.0.1, run as an
 unprivileged user (nobody, when the tests run as root: PostgreSQL refuses root), stopped and
-removed at the end. Nothing of the machine's own PostgreSQL is touched."""
+removed at the end. Nothing of the machine's own PostgreSQL is touched. A test run killed before
+it can stop the server (a CI timeout's SIGKILL) takes the server with it: the server is told
+to shut down when the process that started it dies."""
 from __future__ import annotations
 
+import ctypes
 import glob
 import os
 import pwd
@@ -23,6 +26,16 @@ HINT = "PostgreSQL's server is missing: apt-get install postgresql (make setup d
 def binaries() -> Path | None:
     found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=lambda p: int(Path(p).parts[4]))
     return Path(found[-1]).parent if found else None
+
+
+_PR_SET_PDEATHSIG = 1
+_prctl = ctypes.CDLL(None, use_errno=True).prctl      # resolved here: the child only calls it
+
+
+def _stop_with_parent() -> None:
+    """In the server's process before it starts (after its user is changed, which would clear
+    it): a fast shutdown (SIGINT) when the thread that started it ends."""
+    _prctl(_PR_SET_PDEATHSIG, signal.SIGINT, 0, 0, 0)
 
 
 def _free_port() -> int:
@@ -57,7 +70,7 @@ class Server:
             [self.bin / "postgres", "-D", self.data, "-p", str(self.port), "-k", self.sockets,
              "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "max_connections=40"],
             stdout=subprocess.DEVNULL, stderr=open(self.root / "server.log", "wb"), env=env, cwd=self.root,
-            **self.as_user)
+            preexec_fn=_stop_with_parent, **self.as_user)
         deadline = time.monotonic() + 60
         while True:
             try:

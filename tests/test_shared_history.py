@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import copy
 import json
+import os
+import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
-import os
+import time
 from pathlib import Path
 
 import pytest
@@ -207,3 +210,43 @@ def test_history_lists_what_each_run_measured_and_filters_by_experiment(tmp_path
     assert "launch true" not in run_cli("history", "--target", "inspect", env=env).stdout
     assert "inspect true" in run_cli("history", "--target", "inspect", env=env).stdout
     assert "no runs" in run_cli("history", "--machine", "no such machine", env=env).stdout
+
+
+def _running(pid: int) -> bool:
+    """Whether a process runs (a zombie waiting for its new parent to reap it does not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
+def test_the_test_server_does_not_outlive_a_killed_test_run():
+    """A test run killed before its fixtures stop the server (SIGKILL: no teardown) leaves no
+    PostgreSQL server running: it shuts down when the process that started it dies."""
+    import pgserver
+
+    if pgserver.binaries() is None:
+        pytest.skip(pgserver.HINT)
+    script = ("import sys, time; sys.path.insert(0, sys.argv[1]); import pgserver; "
+              "s = pgserver.Server(pgserver.binaries()).start(); print(s.process.pid, s.root, flush=True); "
+              "time.sleep(600)")
+    runner = subprocess.Popen([sys.executable, "-c", script, str(Path(__file__).parent)], stdout=subprocess.PIPE,
+                              text=True)
+    pid, root = None, None
+    try:
+        pid_text, root = runner.stdout.readline().split()
+        pid = int(pid_text)
+        assert _running(pid)
+        runner.kill()
+        runner.wait(timeout=10)
+        deadline = time.monotonic() + 30
+        while _running(pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _running(pid), "the test server outlived the run that started it"
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+        if pid is not None and _running(pid):
+            os.kill(pid, signal.SIGKILL)
+        if root:
+            shutil.rmtree(root, ignore_errors=True)
