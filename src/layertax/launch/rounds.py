@@ -52,10 +52,13 @@ class PreciseRounds:
     field the figures are read from (main_ns)."""
 
     def __init__(self, exp, names: list[str], rule: StoppingRule, metric: str):
-        self.rule = rule
         cases = {c.name: c for c in exp.cases}
         self.runs = {name: _TargetRun(cases[name]) for name in names}
         self.plan = RoundPlan(exp, list(self.runs.values()), rule, None, metric=metric)
+
+    @property
+    def rule(self) -> StoppingRule:
+        return self.plan.rule
 
     def next_stop(self, done: int) -> int | None:
         """The round count of the next checkpoint after `done` (None: no more rounds)."""

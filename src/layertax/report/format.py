@@ -428,10 +428,8 @@ def _moved_between_runs(exp: dict, name: str) -> dict | None:
     found = _between_runs(exp, name)
     if not found.get("moved"):
         return None
-    classic = exp.get("classic") or {}
-    base = next((f["counterpart"] for f in classic.get("figures", []) if f["label"] == classic.get("baseline")), None)
     case = next((c for c in exp.get("cases", []) if c["name"] == name), {})
-    return found if base == analyze.baseline_of(exp, case) else None
+    return found if analyze.classic_baseline(exp.get("classic") or {}) == analyze.baseline_of(exp, case) else None
 
 
 def classic_now_text(exp: dict, row: dict) -> str:

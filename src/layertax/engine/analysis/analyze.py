@@ -119,7 +119,7 @@ def classic_now(exp: dict, values: dict[str, dict[int, float]], factors: dict[st
     classic = exp.get("classic")
     if not classic:
         return []
-    base_name = next((f["counterpart"] for f in classic["figures"] if f["label"] == classic["baseline"]), None)
+    base_name = classic_baseline(classic)
     base_values = values.get(base_name)
     rows = []
     for fig in classic["figures"]:
@@ -146,6 +146,11 @@ def rate_figure(size: float, summary: dict, target: float, of_ceiling: float | N
             "of_ceiling": of_ceiling}
 
 
+def classic_baseline(classic: dict) -> str | None:
+    """Today's counterpart of the classic's own baseline: the case its ratios are taken to."""
+    return next((f["counterpart"] for f in classic.get("figures", []) if f["label"] == classic.get("baseline")), None)
+
+
 def baseline_of(exp: dict, case: dict) -> str:
     """The case a case's ratio is taken to: its group's baseline, or the experiment's."""
     group = case.get("group") or ""
@@ -165,12 +170,11 @@ def analyzed(exp: dict) -> dict:
     metric = exp.get("metric")
     values = {c["name"]: round_values(c, metric) for c in exp["cases"]}
     stopped = ((exp.get("stopping") or {}).get("cases") or {})
+    precise = {name for name, stop in stopped.items() if (stop or {}).get("stopped") == "precise"}
     factors = stats.ratio_factors(values, {c["name"]: baseline_of(exp, c) for c in exp["cases"]})
-    cases = [{**case, "stats": case_stats(case, values.get(baseline_of(exp, case)), metric,
-                                          (stopped.get(case["name"]) or {}).get("stopped") == "precise",
+    cases = [{**case, "stats": case_stats(case, values.get(baseline_of(exp, case)), metric, case["name"] in precise,
                                           factors.get(case["name"]), stats.precision_target(exp))}
              for case in exp["cases"]]
-    precise = {name for name, stop in stopped.items() if (stop or {}).get("stopped") == "precise"}
     return {**exp, "cases": cases, "classic_now": classic_now(exp, values, factors, precise),
             "warnings": stats.experiment_warnings(exp.get("cpu_activity"))}
 

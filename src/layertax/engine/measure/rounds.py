@@ -68,11 +68,10 @@ class RoundPlan:
             widths = half_widths(values, self.baselines)
             self._resume_widened(widths)
             going = still_going(values, self.baselines, self.rule, set(self.stopped), widths)
-            for name in going:           # a baseline a resumed case runs with again
-                if self.stopped.get(name) == "precise":
-                    del self.stopped[name]
             for name in values:
-                if name not in going and name not in self.stopped:
+                if name in going and self.stopped.get(name) == "precise":
+                    del self.stopped[name]       # a baseline a resumed case runs with again
+                elif name not in going and name not in self.stopped:
                     self.stopped[name] = "precise"
             for name in self._out_of_reach(values, going, widths, seconds / max(len(ran), 1)):
                 self.stopped[name] = "out of reach"

@@ -8,6 +8,7 @@ Plus the static picture of every variant's files (relocations by kind, symbols).
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from layertax.engine import machine
@@ -71,12 +72,13 @@ def median_reading(got: list[dict]) -> dict:
 
 
 def launch_rounds(settings: Settings) -> StoppingRule | None:
-    """The stopping rule of the variants' launches (LAUNCH_ROUNDS), None where the rounds are
-    fixed (--runs, --thorough)."""
-    if settings.precision is None or settings.runs_given:
+    """The run's stopping rule with the launches' rounds (LAUNCH_ROUNDS), None where the run's
+    rounds are fixed (--runs, --thorough: Settings.stopping_rule)."""
+    rule = settings.stopping_rule()
+    if rule is None:
         return None
     least, most = QUICK_LAUNCH_ROUNDS if settings.quick else LAUNCH_ROUNDS
-    return StoppingRule(settings.precision, least, most)
+    return replace(rule, min_rounds=least, max_rounds=most)
 
 
 def measure_shape(shape: generate.Shape, names: list[str] | None, settings: Settings, cache_root: Path,
