@@ -208,6 +208,11 @@ def layertax_export(args: list[str], out: Path, save: bool = False) -> dict:
     return json.loads(out.read_text())
 
 
+def intervals_apart(a: dict, b: dict) -> bool:
+    """Whether two figures' 95% intervals ({"ci95": [low, high]}) do not overlap."""
+    return a["ci95"][1] < b["ci95"][0] or b["ci95"][1] < a["ci95"][0]
+
+
 def ratios_to_baseline(exp: dict, case: dict) -> list[float]:
     """A case's per-round ratios to its baseline, in round order, from a saved experiment (its
     figure: ns/op, or its metric); [] for a baseline itself, or where either kept no samples."""

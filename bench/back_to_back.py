@@ -29,7 +29,7 @@ import numpy as np
 
 from layertax.engine.analysis import stats
 
-from _common import layertax_export, ratios_to_baseline   # this folder's
+from _common import intervals_apart, layertax_export, ratios_to_baseline   # this folder's
 
 
 def run(experiments: list[str], extra: list[str], out: Path) -> dict:
@@ -92,7 +92,7 @@ def main() -> int:
             if not ra or not rb:
                 continue
             compared += 1
-            overlap = ra["ci95"][0] <= rb["ci95"][1] and rb["ci95"][0] <= ra["ci95"][1]
+            overlap = not intervals_apart(ra, rb)
             marks = (_marks(a[name], ca["name"], ra, target_a), _marks(b[name], ca["name"], rb, target_b))
             overlaps += overlap
             if not overlap:

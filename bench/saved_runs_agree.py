@@ -23,7 +23,10 @@ import sys
 from collections import Counter
 
 from layertax.engine.measure.settings import DEFAULT_BUDGET_S
+from layertax.engine.measure.stopping import relative_half_width
 from layertax.engine.store import history
+
+from _common import intervals_apart   # this folder's
 
 CLASSIC_TARGET = 0.05
 ENOUGH_OVERLAP = 0.95
@@ -64,14 +67,10 @@ def classics_missed(doc: dict) -> list[str]:
             now = row.get("now_ratio")
             if not now or now["ci95"][0] == now["ci95"][1]:
                 continue
-            half = (now["ci95"][1] - now["ci95"][0]) / 2 / now["median"]
+            half = relative_half_width(now)
             if half > CLASSIC_TARGET:
                 missed.append(f"{exp['name']}/{row['counterpart']} ±{half:.1%}")
     return missed
-
-
-def apart(a: dict, b: dict) -> bool:
-    return a["ci95"][1] < b["ci95"][0] or b["ci95"][1] < a["ci95"][0]
 
 
 def main() -> int:
@@ -111,7 +110,7 @@ def main() -> int:
         common = sorted(set(a) & set(b))
         if not common:
             continue
-        moved = [k for k in common if apart(a[k][0], b[k][0])]
+        moved = [k for k in common if intervals_apart(a[k][0], b[k][0])]
         pairs.append((len(common) - len(moved), len(common)))
         cases += len(common)
         for k in moved:
