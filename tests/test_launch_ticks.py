@@ -163,14 +163,23 @@ def test_a_stamped_program_that_runs_on_past_the_period_is_started_clear_until_m
     assert all(x["main_ns"] is None and x["dodged_until"] != "main" for x in unstamped)
     if periods and min(periods) < 6 * MS:
         assert not any(x["dodged_until"] == "exit" for x in launches)
-        assert any(x["dodged_until"] == "main" for x in stamped)
         assert not any(x["dodged"] for x in unstamped)
+        # Whether spawn->main fits between two ticks is the machine's to say, not the test's: on a
+        # loaded machine it may not. The timer expects 1.25 times the longest recent spawn->main
+        # (warm-up included); where even the longest seen fits with the guards in one period of
+        # a single series, a launch must have been started clear until main.
+        ticks_seen = lines[0]["ticks"]
+        room = min(periods) - ticks_seen["after_ns"] - ticks_seen["guard_ns"]
+        longest = max(x["main_ns"] for x in lines if x.get("variant") == "s" and x.get("main_ns"))
+        if len(periods) == 1 and 1.25 * longest < room:
+            assert any(x["dodged_until"] == "main" for x in stamped)
     # The note judges a launch started clear until main by its spawn->main.
     result = {"launch": {"descriptor": lines[0] | {"pinned": True}},
               "cases": [{"name": "s", "samples": [protocol.parse_line(json.dumps(x)).sample(None) for x in stamped]}],
               "controls": []}
-    if periods and min(periods) < 6 * MS:
-        assert " until main only: they run on past the period)" in ticks.note(result)
+    to_main = sum(x["dodged_until"] == "main" for x in stamped)
+    if to_main:
+        assert f" ({to_main} until main only: they run on past the period)" in ticks.note(result)
 
 
 def test_a_launch_started_clear_until_main_met_one_only_if_its_main_came_late():
