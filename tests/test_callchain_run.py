@@ -11,6 +11,9 @@ from pathlib import Path
 import pytest
 from conftest import history_experiments, run_cli
 
+from layertax.engine import measuring_code
+from layertax.experiments import callchain
+
 pytestmark = pytest.mark.slow
 
 DATA = Path(__file__).parent / "data"
@@ -49,6 +52,7 @@ def test_json_has_the_schema_fields(quick_run):
     assert doc["machine"]["cpu_model"] and doc["machine"]["libc"]
     exp = doc["experiments"][0]
     assert exp["classic"]["figures"][0]["value"] == 2230
+    assert exp["code"] == measuring_code.digest(callchain.EXPERIMENT.package_dir)   # which runs it is set beside
     assert {c["name"] for c in exp["cases"]} >= {"c-rename", "c-raw-syscall", "py-os-rename-str", "py-shutil-move",
                                                  "go-os-rename", "rust-fs-rename", "java-files-move",
                                                  "node-renamesync-string"}

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from layertax import paths
-from layertax.engine import machine
+from layertax.engine import machine, measuring_code
 from layertax.engine.builder import kernels
 from layertax.engine.measure import instructions
 from layertax.engine.measure.lock import Measuring
@@ -142,6 +142,7 @@ def _measure(chosen, settings, case_globs, prepared, doc, keeper, progress, note
             result, interrupted = scheduler.run_experiment(exp, kmap, case_globs, deadline)
             if deadline is not None:
                 result["stopping"]["allotted_s"] = round(deadline - budget.allotted_at, 3)
+        result["code"] = measuring_code.digest(exp.package_dir)   # which runs it may be set beside
         doc["experiments"].append(result)
         if claim is not None:   # another layertax that started meanwhile is seen here
             doc["concurrent"] = claim.record()
@@ -155,7 +156,7 @@ def _measure(chosen, settings, case_globs, prepared, doc, keeper, progress, note
 
 def beside_recent_runs(doc: dict) -> None:
     """Each ratio set beside the same case's in this machine's recent runs (between_runs.py)."""
-    recent = Recent(doc["machine"].get("machine_id"), doc.get("layertax_version"), between_runs.WINDOW - 1)
+    recent = Recent(doc["machine"].get("machine_id"), between_runs.WINDOW - 1)
     doc["experiments"] = [between_runs.marked(exp, recent.experiments(doc, exp)) if _has_ratios(exp) else exp
                           for exp in doc["experiments"]]
 

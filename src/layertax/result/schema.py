@@ -212,6 +212,8 @@ EXPERIMENT = obj({
     "settings": nullable(obj({"runs": COUNT, "burst": COUNT, "warmup": COUNT, "min_sample_ns": NONNEGATIVE})),
     "kernels": {"type": "object", "additionalProperties": {"type": "object",
                                                            "additionalProperties": {"$ref": "#/$defs/value"}}},
+    # the digest of the code that measured it (engine/measuring_code.py): which runs it is set beside
+    "code": {"type": "string", "pattern": "^[0-9a-f]{16,64}$"},
 }, required=("name", "title", "question", "cases", "baseline", "unit"))
 # A then-vs-now table needs the classic it quotes.
 EXPERIMENT["if"] = {"required": ["classic_now"], "properties": {"classic_now": {"minItems": 1}}}
