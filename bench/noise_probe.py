@@ -2,14 +2,18 @@
 beside the spread of the per-round paired log ratios each case of a saved run showed, by
 experiment: the median case, the quartiles, and the probe's spread measured now.
 
-    .venv/bin/python bench/noise_probe.py RUN.json [RUN.json ...]
+--gaps: how the spread of a pair of probe processes grows with the time between them (started
+one after the other, then 0.3 s and 1 s apart), on this machine now: what the probe's pairing,
+each process with the one about a second later, is for.
+
+    .venv/bin/python bench/noise_probe.py [--gaps] [RUN.json ...]
 """
 from __future__ import annotations
 
 import argparse
-import collections
 import json
 import math
+import time
 import statistics
 import sys
 from pathlib import Path
@@ -19,41 +23,37 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 from layertax.engine.measure import noise_probe  # noqa: E402
 
 
-def _round_medians(case: dict) -> dict[int, float]:
-    by_round = collections.defaultdict(list)
-    for s in case["samples"]:
-        by_round[s["round"]].append(s["ns"] / max(s["ops"], 1))
-    return {r: statistics.median(v) for r, v in by_round.items()}
+GAPS_S = (0.0, 0.3, 1.0)
 
 
-def case_spreads(exp: dict) -> list[float]:
-    """Each case's spread of log(case / its baseline) over the rounds both ran (6 rounds or more)."""
-    cases = {c["name"]: c for c in exp["cases"] if c.get("samples") and "ns" in c["samples"][0]}
-    baselines = {g["name"]: g.get("baseline") for g in exp.get("groups", [])}
-    out = []
-    for name, case in cases.items():
-        base = cases.get(baselines.get(case.get("group")) or exp.get("baseline"))
-        if base is None or base is case:
-            continue
-        a, b = _round_medians(case), _round_medians(base)
-        logs = [math.log(a[r] / b[r]) for r in a if r in b]
-        if len(logs) >= 6:
-            out.append(noise_probe.spread(logs))
-    return sorted(out)
+def gap_spread(gap_s: float, pairs: int) -> float:
+    """The spread of pairs of probe processes started gap_s apart."""
+    logs = []
+    for _ in range(pairs):
+        a = noise_probe._one(None)
+        time.sleep(gap_s)
+        logs.append(math.log(noise_probe._one(None) / a))
+    return noise_probe.spread(logs)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("runs", nargs="+", type=Path, help="saved run results (layertax run --export-json)")
-    parser.add_argument("--pairs", type=int, default=noise_probe.PAIRS * 4, help="probe pairs (more: steadier)")
+    parser.add_argument("runs", nargs="*", type=Path, help="saved run results (layertax run --export-json)")
+    parser.add_argument("--gaps", action="store_true", help="the pairs' spread by the time between them")
+    parser.add_argument("--pairs", type=int, default=noise_probe.PAIRS * 4, help="pairs for --gaps (more: steadier)")
+    parser.add_argument("--probes", type=int, default=4, help="probes run as a run runs its own, one after the other")
     args = parser.parse_args()
-    probe = noise_probe.measure(pairs=args.pairs)
-    print(f"probe now: pairs of processes differ by {probe['spread']:.1%} ({args.pairs} pairs, {probe['seconds']} s)")
+    if args.gaps:
+        for gap in GAPS_S:
+            print(f"pairs {gap:.1f} s apart: spread {gap_spread(gap, args.pairs):.1%} ({args.pairs} pairs)", flush=True)
+    probes = [noise_probe.measure() for _ in range(args.probes)]
+    print("probe now (as a run starts it, " + f"{args.probes} times): pairs of processes differ by "
+          + ", ".join(f"{p['spread']:.1%}" for p in probes) + f" ({probes[0]['pairs']} pairs, {probes[0]['seconds']} s each)")
     print(f"{'run':24} {'experiment':12} {'cases':>5} {'q25':>7} {'median':>7} {'q75':>7}   (spread of per-round paired log ratios)")
     for path in args.runs:
         doc = json.loads(path.read_text())
         for exp in doc["experiments"]:
-            spreads = case_spreads(exp)
+            spreads = noise_probe.case_spreads(exp)
             if len(spreads) < 4:
                 continue
             q = statistics.quantiles(spreads, n=4)

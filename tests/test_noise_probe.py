@@ -39,3 +39,54 @@ def test_the_sentence_warns_only_when_the_forecast_is_far_from_the_target():
 def test_a_real_probe_gives_a_spread_and_its_pairs():
     probe = noise_probe.measure(pairs=3)
     assert probe["pairs"] == 3 and len(probe["log_ratios"]) == 3 and probe["spread"] >= 0 and probe["seconds"] > 0
+
+
+def test_each_process_is_paired_with_the_one_half_the_probe_later(monkeypatch):
+    # A machine that slows by 10% halfway through: adjacent processes agree, the probe's pairs
+    # (i with i + pairs) see the drift a round's case and baseline see.
+    times = iter([100, 100, 100, 110, 110, 110])
+    monkeypatch.setattr(noise_probe, "_one", lambda cpu: next(times))
+    probe = noise_probe.measure(pairs=3, pause_s=0)
+    assert probe["log_ratios"] == [round(math.log(1.1), 5)] * 3 and probe["pairs"] == 3
+
+
+def _case(name: str, per_round: list[float], group: str = "g") -> dict:
+    return {"name": name, "group": group,
+            "samples": [{"round": r, "ns": v * 1000, "ops": 1000} for r, v in enumerate(per_round)]}
+
+
+def _experiment(spread: float, cases: int = 4, rounds: int = 12) -> dict:
+    """An experiment whose every case's per-round log ratio to the baseline alternates ±spread/1.4826
+    (a robust spread of `spread`)."""
+    step = spread / 1.4826
+    base = _case("base", [100.0] * rounds)
+    others = [_case(f"c{i}", [100.0 * math.exp(step if r % 2 else -step) for r in range(rounds)])
+              for i in range(cases)]
+    return {"name": "exp", "baseline": "base", "groups": [{"name": "g", "baseline": "base"}], "cases": [base, *others]}
+
+
+def test_an_experiments_rounds_are_set_beside_the_probe_and_said_where_far_noisier():
+    probe = {"spread": 0.03, "rounds": 31}
+    exp = _experiment(0.08)
+    assert noise_probe.case_spreads(exp) == pytest.approx([0.08] * 4)
+    seen, said = noise_probe.surprise(probe, exp, 0.02)
+    assert seen == pytest.approx(0.08)
+    assert said.startswith("exp: its ratios spread 8.0% from round to round (the median case), 2.7x what the "
+                           "noise probe saw (3.0%)")
+    assert f"±{noise_probe.reachable(0.08, 31):.1%} in ~31 rounds" in said
+    # within twice the probe: kept, not said
+    assert noise_probe.surprise(probe, _experiment(0.05), 0.02)[1] is None
+    # no probe, or too few cases (or rounds) to tell: nothing
+    assert noise_probe.surprise(None, exp, 0.02) is None
+    assert noise_probe.surprise(probe, _experiment(0.08, cases=2), 0.02) is None
+    assert noise_probe.surprise(probe, _experiment(0.08, rounds=5), 0.02) is None
+
+
+def test_the_session_keeps_what_each_experiment_showed_with_the_probe_and_says_the_surprise():
+    from layertax.engine import session
+
+    probe, said = {"spread": 0.03, "rounds": 31}, []
+    session._beside_the_probe(probe, _experiment(0.08), 0.02, said.append)
+    session._beside_the_probe(probe, _experiment(0.05) | {"name": "calm"}, 0.02, said.append)
+    assert probe["seen"] == {"exp": pytest.approx(0.08, abs=1e-5), "calm": pytest.approx(0.05, abs=1e-5)}
+    assert len(said) == 1 and said[0].startswith("exp: its ratios spread 8.0%")

@@ -103,6 +103,18 @@ def _probe(budget: budgets.Budget, settings, note) -> dict | None:
     return probe
 
 
+def _beside_the_probe(probe: dict | None, result: dict, target: float | None, note) -> None:
+    """An experiment's rounds set beside the noise probe when it ends (noise_probe.surprise): the
+    spread its median case showed is kept with the probe, and said where the probe fell far short."""
+    found = noise_probe.surprise(probe, result, target) if probe and target else None
+    if found is None:
+        return
+    seen, said = found
+    probe.setdefault("seen", {})[result["name"]] = round(seen, 5)
+    if said:
+        note(said)
+
+
 def _measure(chosen, settings, case_globs, prepared, doc, keeper, progress, note, warn, claim) -> Session:
     fingerprint = doc["machine"]
     scheduler = Scheduler(settings, progress(), note=note)
@@ -142,6 +154,7 @@ def _measure(chosen, settings, case_globs, prepared, doc, keeper, progress, note
             result, interrupted = scheduler.run_experiment(exp, kmap, case_globs, deadline)
             if deadline is not None:
                 result["stopping"]["allotted_s"] = round(deadline - budget.allotted_at, 3)
+            _beside_the_probe(doc["settings"].get("noise_probe"), result, settings.precision, note)
         result["code"] = measuring_code.digest(exp.package_dir)   # which runs it may be set beside
         doc["experiments"].append(result)
         if claim is not None:   # another layertax that started meanwhile is seen here

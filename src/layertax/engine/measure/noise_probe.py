@@ -1,15 +1,21 @@
-"""Before a run: how noisy this machine is now, in about a second, and the precision a run's
+"""Before a run: how noisy this machine is now, in about two seconds, and the precision a run's
 budget can reach on it: told up front, so a user on a noisy VM is not surprised by "~" on every
 ratio four minutes later.
 
-The probe starts PAIRS pairs of short processes, one after the other, each timing the same
-busy loop SAMPLES times and printing its median. A pair's log ratio is what a paired ratio of two
+The probe starts 2 x PAIRS short processes one after the other, a pause between them, each
+timing the same busy loop SAMPLES times and printing its median; process i is paired with
+process i + PAIRS, about a second later. A pair's log ratio is what a paired ratio of two
 identical cases sees from one round to the next here: the differences between processes (where
-their memory lands, what the caches hold) and the machine's own (other tenants, the clock). Its
-robust spread s (1.4826 x the median absolute deviation) forecasts a ratio's 95% half-width after
-n rounds at about z x 1.2533 x s / sqrt(n) (the standard error of a median), times the dependence
-factor assumed below 9 rounds. It is a forecast, said as one; the run's own intervals are what
-count (bench/noise_probe.py compares the two).
+their memory lands, what the caches hold) and the machine's own (other tenants, the clock) over
+the time that separates a case from its baseline in a round. That time matters: on a shared VM
+whose speed drifts over seconds, processes started one after the other agree where processes a
+second apart do not (bench/noise_probe.py --gaps shows the spread by the time between them), and
+a probe of adjacent processes once read 3.2% where the run's cases then spread 5-17%. The
+pairs' robust spread s (1.4826 x the median absolute deviation) forecasts a ratio's 95%
+half-width after n rounds at about z x 1.2533 x s / sqrt(n) (the standard error of a median),
+times the dependence factor assumed below 9 rounds. It is a forecast, said as one; the run's own
+intervals are what count, and each experiment's rounds are set beside it when it ends
+(surprise()).
 """
 from __future__ import annotations
 
@@ -20,16 +26,26 @@ import subprocess
 import sys
 import time
 
-from layertax.engine.analysis import dependence
+from layertax.engine.analysis import analyze, dependence
 
 PAIRS = 12
 SAMPLES = 7
+# The pause after each process: 24 processes of about 50 ms then span about 2.4 s, and a pair's
+# two processes are about 1.2 s apart, as a case and its baseline are in a round of the
+# experiments whose rounds are longest (callchain's and tls's take seconds).
+PAUSE_S = 0.05
 Z95 = 1.96
 MEDIAN_SE = 1.2533     # a median's standard error over the mean's, for normal data: sqrt(pi/2)
 # The forecast warns beyond this many times the target: the probe is as noisy as the noisiest
 # kernels (on the 2-vCPU VM of docs/method/measurement.md it reads 3-5%, where callchain's
 # per-round ratios spread 4% and tls's 1%), so a forecast just above the target is normal there.
 WARN_AT = 2.0
+# An experiment's rounds are said to be noisier than the probe beyond this many times its spread:
+# the probe reads about as much as the noisiest kernels on a steady machine (see WARN_AT), so
+# twice it is past what the forecast allowed for.
+SURPRISE_AT = 2.0
+# Fewer cases than this say little of an experiment's median case.
+SURPRISE_CASES = 3
 # The probe's own process: a busy loop of about 2 ms, timed SAMPLES times; its median is printed.
 WORKER = (
     "import time\n"
@@ -75,13 +91,15 @@ def reachable(s: float, rounds: int) -> float:
     return Z95 * MEDIAN_SE * s * math.sqrt(dependence.PRIOR_FACTOR) / math.sqrt(max(rounds, 1))
 
 
-def measure(cpu: int | None = None, pairs: int = PAIRS) -> dict:
-    """The probe: {"spread", "pairs", "seconds"}; the pairs' log ratios kept for the record."""
+def measure(cpu: int | None = None, pairs: int = PAIRS, pause_s: float = PAUSE_S) -> dict:
+    """The probe: {"spread", "pairs", "seconds"}; the pairs' log ratios kept for the record. Each
+    process is paired with the one `pairs` processes later."""
     started = time.monotonic()
-    logs = []
-    for _ in range(pairs):
-        a, b = _one(cpu), _one(cpu)
-        logs.append(math.log(b / a))
+    times = []
+    for _ in range(2 * pairs):
+        times.append(_one(cpu))
+        time.sleep(pause_s)
+    logs = [math.log(times[i + pairs] / times[i]) for i in range(pairs)]
     return {"spread": spread(logs), "pairs": pairs, "seconds": round(time.monotonic() - started, 2),
             "log_ratios": [round(x, 5) for x in logs]}
 
@@ -97,3 +115,40 @@ def forecast(probe: dict, rounds: int, target: float) -> str:
         text += (": this machine is noisy now; expect '~' on many ratios (a longer --budget, or a --precision "
                  "nearer the forecast)")
     return text
+
+
+def case_spreads(exp: dict) -> list[float]:
+    """Each case's spread (spread()) of log(case / its baseline) over the rounds both ran, 6 rounds
+    or more, for an experiment's result as saved (its kernels' samples; a case's baseline is its
+    group's); sorted."""
+    cases = {c["name"]: c for c in exp["cases"] if c.get("samples") and "ns" in c["samples"][0]}
+    baselines = {g["name"]: g.get("baseline") for g in exp.get("groups") or []}
+    out = []
+    for name, case in cases.items():
+        base = cases.get(baselines.get(case.get("group")) or exp.get("baseline"))
+        if base is None or base is case:
+            continue
+        a, b = analyze.round_values(case), analyze.round_values(base)
+        logs = [math.log(a[r] / b[r]) for r in a if r in b and a[r] > 0 and b[r] > 0]
+        if len(logs) >= 6:
+            out.append(spread(logs))
+    return sorted(out)
+
+
+def surprise(probe: dict | None, exp: dict, target: float) -> tuple[float, str | None] | None:
+    """An experiment's rounds beside the probe, when it has been measured: (the spread of its
+    median case, the sentence where that is more than SURPRISE_AT times the probe's, else None);
+    None where there is no probe or too few cases to tell. The probe is a snapshot of a second or
+    two; a machine whose speed drifts over longer spells shows it in the rounds, and the run says
+    so as soon as it knows, before the experiments still to come."""
+    spreads = case_spreads(exp)
+    if not probe or not probe.get("spread") or len(spreads) < SURPRISE_CASES:
+        return None
+    seen = statistics.median(spreads)
+    if seen <= SURPRISE_AT * probe["spread"]:
+        return seen, None
+    rounds = probe.get("rounds") or 1
+    return seen, (f"{exp['name']}: its ratios spread {seen:.1%} from round to round (the median case), "
+                  f"{seen / probe['spread']:.1f}x what the noise probe saw ({probe['spread']:.1%}): this machine "
+                  f"is noisier now than the probe showed; a case as noisy reaches about "
+                  f"±{reachable(seen, rounds):.1%} in ~{rounds} rounds (target ±{target:.0%}; a forecast)")
