@@ -133,3 +133,20 @@ def test_a_bare_run_leaves_the_extended_families_out_and_says_so():
         assert default_scope(chosen, named, everything, globs) == (chosen, {})
     exp = {"name": "encoding", "cases": [], "not_run": left_out["encoding"]}
     assert fmt.problems(exp) == [f"skipped: {left_out['encoding']}"]
+
+
+def test_the_answer_says_no_different_only_where_the_interval_is_narrow():
+    """An interval that holds 1 but is wider than the target cannot tell a layer that costs
+    nothing from one that costs its width: the sentence says it cannot tell."""
+    doc = json.loads((RECORDED / "callchain.json").read_text())
+    exp = doc["experiments"][0]
+    top = fmt.headline(exp)
+    row = next(r for r in exp["classic_now"] if r["counterpart"] == top["counterpart"])
+    target = fmt.precision_target(exp)
+    row["now_ratio"] = {**row["now_ratio"], "median": 1.05, "ci95": [0.8, 1.1]}
+    assert fmt.answer(exp).endswith(f": not told apart from its baseline today (its interval is wider than "
+                                    f"±{target:.0%})")
+    row["now_ratio"] = {**row["now_ratio"], "median": 1.0, "ci95": [1 - target / 2, 1 + target / 2]}
+    assert fmt.answer(exp).endswith(": no different from its baseline today")
+    row["now_ratio"] = {**row["now_ratio"], "median": 1.5, "ci95": [1.2, 1.9]}          # wide, but clear of 1
+    assert fmt.answer(exp).endswith(": dearer than its baseline today")

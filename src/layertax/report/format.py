@@ -451,8 +451,12 @@ def answer(exp: dict) -> str | None:
         if not top.get("now_ratio"):
             return f"{then}; no counterpart measured today"
         lo, hi = top["now_ratio"]["ci95"]
-        verdict = ("no different from its baseline today" if lo <= 1 <= hi else
-                   "dearer than its baseline today" if lo > 1 else "cheaper than its baseline today")
+        target = precision_target(exp)
+        # An interval that holds 1 says "no different" only where it is narrow: a wide one cannot
+        # tell a layer that costs nothing from one that costs the interval's width.
+        verdict = ("dearer than its baseline today" if lo > 1 else "cheaper than its baseline today" if hi < 1 else
+                   f"not told apart from its baseline today (its interval is wider than ±{target:.0%})"
+                   if wider_than_target(top["now_ratio"], target) else "no different from its baseline today")
         moved = _moved_between_runs(exp, top["counterpart"])
         if moved:
             verdict += (f"; it moved between this machine's recent runs ({units.ratio(moved['low'])} to "
