@@ -8,8 +8,8 @@ instead of from new runs, so that they rest on every default run saved here, not
 
 Default runs only: the default budget and precision, not --quick, --runs, --thorough or --case,
 complete, not measured beside another layertax. Consecutive runs are paired only where the same
-code measured the named experiments in both (the digest each experiment is saved with; layertax's
-version for runs saved without it) unless --any-version is given; a pair's overlap is counted
+layertax and code measured the named experiments in both (its version, and the digest each
+experiment is saved with) unless --any-version is given; a pair's overlap is counted
 over the ratios both runs have. Not a test: it reads what was measured.
 
     .venv/bin/python bench/saved_runs_agree.py [--any-version] [--last N] [EXPERIMENT ...]
@@ -63,8 +63,8 @@ def ratios(doc: dict, names: list[str]) -> dict[tuple[str, str], tuple[dict, boo
 def measured_by(doc: dict, names: list[str]) -> tuple:
     """What must be the same in two runs for a pair of them to count: the code that measured the
     named experiments (as engine/store/recent.py matches runs for the `!` mark)."""
-    return tuple(sorted((e["name"], e.get("code") or doc.get("layertax_version"))
-                        for e in doc["experiments"] if e["name"] in names))
+    return (doc.get("layertax_version"),
+            tuple(sorted((e["name"], e.get("code")) for e in doc["experiments"] if e["name"] in names)))
 
 
 def classics_missed(doc: dict) -> list[str]:
@@ -130,7 +130,7 @@ def main() -> int:
         enough = sum(o / n >= ENOUGH_OVERLAP for o, n in pairs)
         overlapping = sum(o for o, _ in pairs)
         print(f"{' '.join(names)}: {len(pairs)} pairs of consecutive runs"
-              f"{'' if any_version else ' measured by the same code'}; {enough} with at least "
+              f"{'' if any_version else ' of the same layertax and code'}; {enough} with at least "
               f"{ENOUGH_OVERLAP:.0%} of ratios overlapping; {overlapping} of {cases} ratios overlap "
               f"({overlapping / cases:.1%}); of the {cases - overlapping} apart, {markable} could be marked "
               f"(^, or both runs set beside earlier ones), marked ! or ^ in both runs: {marked}")

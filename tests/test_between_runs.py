@@ -124,11 +124,11 @@ def test_the_earlier_runs_are_this_machines_measured_the_same_way_newest_first()
     for doc in [*kept, *left_out, loaded]:
         runs.save_run(doc)
     now = _tls(created="2026-11-23T13:00:00+00:00")
-    found = Recent("m1", want=5).experiments(now, now["experiments"][0])
+    found = Recent("m1", "0.1.0 (test)", want=5).experiments(now, now["experiments"][0])
     assert [_rand_r(e)["stats"]["ratio"]["median"] for e in found] == [2.02, 2.01, 2.00]
     assert all(results.validate(doc) for doc in [*kept, *left_out, loaded])    # each was loadable
-    assert len(Recent("m1", want=2).experiments(now, now["experiments"][0])) == 2
-    assert Recent("m3", want=5).experiments(now, now["experiments"][0]) == []
+    assert len(Recent("m1", "0.1.0 (test)", want=2).experiments(now, now["experiments"][0])) == 2
+    assert Recent("m3", "0.1.0 (test)", want=5).experiments(now, now["experiments"][0]) == []
 
 
 def _coded(doc: dict, code: str) -> dict:
@@ -136,19 +136,19 @@ def _coded(doc: dict, code: str) -> dict:
     return doc
 
 
-def test_runs_are_set_side_by_side_by_the_code_that_measured_them_not_by_the_version():
-    """A commit that changes no measuring code (a new version) keeps a case's history of runs;
-    a change to that code under one version description ("-dirty") starts it anew; an
-    experiment saved without a digest is never set beside one saved with it."""
-    same = "a" * 16
-    kept = [_coded(_tls(created="2026-11-23T08:00:00+00:00", version="0.1.0 (g1)", ratio=2.00), same),
-            _coded(_tls(created="2026-11-23T09:00:00+00:00", version="0.1.0 (g2)", ratio=2.01), same)]
-    left_out = [_coded(_tls(created="2026-11-23T10:00:00+00:00", version="0.1.0 (g3-dirty)"), "b" * 16),
-                _tls(created="2026-11-23T11:00:00+00:00", version="0.1.0 (g3-dirty)")]
+def test_runs_of_one_version_are_set_side_by_side_only_where_the_same_code_measured_them():
+    """Two checkouts of one commit with different uncommitted edits share the version ("-dirty"):
+    the digest of the measuring code tells them apart. Runs of another version are not read."""
+    same, dirty = "a" * 16, "0.1.0 (g3-dirty)"
+    kept = [_coded(_tls(created="2026-11-23T08:00:00+00:00", version=dirty, ratio=2.00), same),
+            _coded(_tls(created="2026-11-23T09:00:00+00:00", version=dirty, ratio=2.01), same)]
+    left_out = [_coded(_tls(created="2026-11-23T10:00:00+00:00", version=dirty), "b" * 16),   # other edits
+                _tls(created="2026-11-23T11:00:00+00:00", version=dirty),                      # no digest
+                _coded(_tls(created="2026-11-23T12:00:00+00:00", version="0.1.0 (g2)"), same)]  # another version
     for doc in [*kept, *left_out]:
         runs.save_run(doc)
-    now = _coded(_tls(created="2026-11-23T13:00:00+00:00", version="0.1.0 (g3-dirty)"), same)
-    found = Recent("m1", want=5).experiments(now, now["experiments"][0])
+    now = _coded(_tls(created="2026-11-23T13:00:00+00:00", version=dirty), same)
+    found = Recent("m1", dirty, want=5).experiments(now, now["experiments"][0])
     assert [_rand_r(e)["stats"]["ratio"]["median"] for e in found] == [2.01, 2.00]
     assert all(results.validate(doc) for doc in [*kept, *left_out, now])    # the schema takes the digest
 

@@ -1,11 +1,11 @@
 """Which of layertax's own code an experiment's figures rest on: a digest of the source files
 that measure it, saved with the experiment's result.
 
-Runs are set side by side (engine/store/recent.py) only where this code is the same. The
-version alone says too much and too little: a commit that changes only the docs or a report
-gives a new version and would start every case's history of runs anew, while two checkouts
-with different uncommitted edits share one description ("-dirty") and would be compared as if
-they measured alike.
+Runs of one version are set side by side (engine/store/recent.py) only where this code is the
+same too: two checkouts of one commit with different uncommitted edits share the version's
+description ("-dirty") and would otherwise be compared as if they measured alike. A digest
+also tells which of two versions measured alike (a commit that changes only the docs does not
+change it), which a reader of saved runs can use.
 
 The digest covers every file of the package except the parts that only present or move
 results (PRESENTING) and the other experiments' packages: conservative, so that a change that

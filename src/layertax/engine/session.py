@@ -169,7 +169,7 @@ def _measure(chosen, settings, case_globs, prepared, doc, keeper, progress, note
 
 def beside_recent_runs(doc: dict) -> None:
     """Each ratio set beside the same case's in this machine's recent runs (between_runs.py)."""
-    recent = Recent(doc["machine"].get("machine_id"), between_runs.WINDOW - 1)
+    recent = Recent(doc["machine"].get("machine_id"), doc.get("layertax_version"), between_runs.WINDOW - 1)
     doc["experiments"] = [between_runs.marked(exp, recent.experiments(doc, exp)) if _has_ratios(exp) else exp
                           for exp in doc["experiments"]]
 

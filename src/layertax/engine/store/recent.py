@@ -1,13 +1,18 @@
 """This machine's recent runs of an experiment that measured it the way this run did: what
 engine/analysis/between_runs.py sets a run's ratios beside.
 
-The same way: the same code measured it (the digest engine/measuring_code.py saves with each
-experiment: a change to the engine or to the experiment can move a ratio, a change to the docs
-or a report cannot), the same metric, sample length, burst and warm-up, for the whole run and
-for the experiment. An experiment saved without that digest (by an older layertax) is matched
-by layertax's version instead. A run measured beside another layertax, or whose experiment ran
-while something outside it took the CPUs (its own warnings say so), is left out: it describes a
-disturbed moment, and a ratio that moved only there would be marked in every run after it.
+The same way: the same layertax (its version names the commit: a change to the engine can move
+a ratio) and the same code (the digest engine/measuring_code.py saves with each experiment: two
+checkouts of one commit with different uncommitted edits share the version's "-dirty"), the same
+metric, sample length, burst and warm-up, for the whole run and for the experiment. An
+experiment saved without the digest (by an older layertax) is matched by the version alone. A run
+measured beside another layertax, or whose experiment ran while something outside it took the
+CPUs (its own warnings say so), is left out: it describes a disturbed moment, and a ratio that
+moved only there would be marked in every run after it.
+
+The version is matched on the history's index before any run is read: reading a saved run
+(validating it whole) takes about a second for a default run, and runs of other versions, which
+could match by their code alone, would be read on every run after a change to the code.
 """
 from __future__ import annotations
 
@@ -19,8 +24,7 @@ _RUN_SETTINGS = ("metric", "quick", "min_sample_ns", "burst", "warmup", "baselin
 def way(doc: dict, exp: dict) -> tuple:
     """What must match for two runs' ratios of an experiment to be set side by side."""
     settings = doc.get("settings") or {}
-    code = ("code", exp["code"]) if exp.get("code") else ("version", doc.get("layertax_version"))
-    return (code, tuple(settings.get(k) for k in _RUN_SETTINGS),
+    return (doc.get("layertax_version"), exp.get("code"), tuple(settings.get(k) for k in _RUN_SETTINGS),
             tuple(sorted((exp.get("settings") or {}).items())))
 
 
@@ -33,14 +37,13 @@ class Recent:
     """Earlier runs on one machine, read from the history as they are needed and kept for every
     experiment of the run. Reading never stops a run: a history that cannot be read gives none."""
 
-    def __init__(self, machine_id: str | None, want: int):
-        self.machine_id, self.want = machine_id, want
+    def __init__(self, machine_id: str | None, version: str | None, want: int):
+        self.machine_id, self.version, self.want = machine_id, version, want
         self._rows: dict[str, list[dict]] = {}
         self._docs: dict[int, dict | None] = {}
 
     def _rows_with(self, name: str) -> list[dict]:
-        """The newest LOOK_BACK runs here with the experiment, of any version: which of them
-        measured it with the same code only their saved experiment says."""
+        """The newest LOOK_BACK runs here with the experiment, of this layertax."""
         if name not in self._rows:
             from layertax.engine.store import history
             try:
@@ -48,7 +51,7 @@ class Recent:
                     if self.machine_id else []
             except Exception:   # noqa: BLE001 - no usable history: nothing to compare with
                 rows = []
-            self._rows[name] = rows
+            self._rows[name] = [r for r in rows if r.get("version") == self.version]
         return self._rows[name]
 
     def _doc(self, row: dict) -> dict | None:
