@@ -107,3 +107,34 @@ def test_each_tlsdesc_case_times_the_tls_it_names(cache):
             assert proc.returncode != 0 and needle in proc.stdout + proc.stderr, (case, proc.stdout, proc.stderr)
         else:
             assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def _timed(name: str, per_round: list[float]) -> dict:
+    return {"name": name, "samples": [{"round": r, "ns": v * 1000, "ops": 1000} for r, v in enumerate(per_round)],
+            "stats": {"ratio": {"median": 1.0, "ci95": [1.0, 1.0]}}}
+
+
+def test_the_dearest_access_path_over_the_cheapest_carries_its_interval():
+    """The then-vs-now row is a ratio of two cases: paired per round as a case and its baseline
+    are, with the interval and the digits that interval supports; the table schema takes it."""
+    from layertax.engine.analysis import stats
+    from layertax.engine.store import results
+    from layertax.experiments.tls import tables
+    from layertax.report import format as fmt
+
+    rounds = 16
+    wobble = [1 + 0.02 * ((r % 4) - 1.5) for r in range(rounds)]
+    floor = _timed("global-var-ptr", [2.0] * rounds)
+    cheap = _timed("tls-le", [2.0 * w for w in wobble])
+    dear = _timed("pthread-getspecific", [5.0 / w for w in wobble])
+    cheap["stats"]["ratio"]["median"], dear["stats"]["ratio"]["median"] = 1.0, 2.5
+    row = tables.spread_table({"cases": [floor, cheap, dear]})["rows"][1]
+    expected = stats.ratio_summary([5.0 / w / (2.0 * w) for w in wobble])
+    assert row[1]["median"] == pytest.approx(expected["median"]) and row[1]["ci95"] == pytest.approx(expected["ci95"])
+    assert row[1]["ci95"][0] < row[1]["median"] < row[1]["ci95"][1]
+    assert row[0] == "now: pthread-getspecific over tls-le"
+    assert fmt._cell(row[1], "ratio_ci") == fmt.FIGURE_WRITERS["ratio_ci"](row[1])
+    doc = json.loads(json.dumps({"schema": "layertax/1", "machine": {}, "settings": {}, "experiments": [{
+        "name": "tls", "title": "t", "question": "q", "baseline": None, "unit": None, "cases": [],
+        "tables": [tables.spread_table({"cases": [floor, cheap, dear]})]}]}))
+    results.validate(doc)
