@@ -13,6 +13,7 @@ import pytest
 from conftest import run_cli
 from layertax.experiments.scan import inputfile, sizes, tables
 from layertax.experiments.scan.sizes import ceiling_bytes
+from layertax import units
 from layertax.report import format as fmt
 
 
@@ -189,14 +190,29 @@ def test_throughput_shares_are_paired_per_round():
     assert rows["mmap-simd"][1] == "8.00"
     assert rows["mmap-simd"][2] == "80% [80%, 80%]"
     assert rows["mmap-simd"][3] == "200% [200%, 200%]"
-    assert rows["mmap-simd"][4] == "0.10x"
+    assert rows["mmap-simd"][4] == "0.10x [0.10, 0.10]"    # the whole table: the interval (--verbose)
     assert rows["mmap-simd"][5] == "then"
     assert rows["mem-read"][2] == "100% [100%, 100%]"
     numbers = {r[0]: r for r in table["rows"]}
-    assert numbers["mmap-simd"][2]["median"] == pytest.approx(0.8) and numbers["mmap-simd"][4] == pytest.approx(0.1)
+    assert numbers["mmap-simd"][2]["median"] == pytest.approx(0.8) and numbers["mmap-simd"][4]["median"] == pytest.approx(0.1)
     assert table["best"]["case"] == "mmap-simd"
     assert table["best"]["share_of_memory"]["median"] == pytest.approx(0.8)
     assert [r[0] for r in table["rows"]][0] == "mem-read"   # fastest first
+
+
+def test_the_short_throughput_table_gives_the_time_vs_perl_with_the_digits_its_interval_supports():
+    drift = [1.0, 1.3, 0.9, 1.1, 0.8, 1.0, 1.2, 0.95]
+    wobble = [1.0, 1.1, 0.9, 1.05, 0.95, 1.0, 1.08, 0.92]
+    info = {"bytes": 1000, "ceiling_bytes": 2000, "count": 1, "summary": "test"}
+    cases = [synthetic_case("mem-read", [200 * d for d in drift]), synthetic_case("pagecache-read", [250 * d for d in drift]),
+             synthetic_case("getc", [1900 * d * w for d, w in zip(drift, wobble)]),
+             synthetic_case("perl-tr", [1250 * d for d in drift])]
+    short = next(t for t in tables.experiment_tables({"input": info, "cases": cases}) if t.get("brief"))
+    getc = next(r for r in short["rows"] if r[0] == "getc")
+    vs_perl = getc[short["columns"].index("time vs perl-tr")]
+    written = next(r for r in fmt.written(short)["rows"] if r[0] == "getc")[short["columns"].index("time vs perl-tr")]
+    assert written == units.ratio_point(vs_perl) and written == units.ratio_with_ci(vs_perl).split(" [")[0]
+    assert "of page-cache read" not in short["columns"]
 
 
 def test_throughput_of_an_empty_file_has_no_rates():

@@ -64,6 +64,15 @@ def ratio_with_ci(summary: dict | None) -> str:
     return f"{summary['median']:.{d}f}x [{lo:.{d}f}, {hi:.{d}f}]"
 
 
+def ratio_point(summary: dict | None) -> str:
+    """A ratio alone, with the digits its interval supports (ratio_with_ci's), for a column
+    too narrow for the interval itself: 0.017x, 2.2x."""
+    if not summary:
+        return "-"
+    lo, hi = summary["ci95"]
+    return f"{summary['median']:.{ratio_decimals(summary['median'], lo, hi)}f}x"
+
+
 def ci(stats: dict | None) -> str:
     if not stats:
         return "-"

@@ -341,7 +341,8 @@ def concurrent_line(doc: dict) -> str | None:
 # How a table's cell is written, by its column's unit (a table may carry numbers with their
 # units rather than text: "ns" a time, "count" a count or a median of counts, "ratio" a ratio,
 # "share" a fraction, "whole_share" one in whole percent; and figures with their intervals,
-# {"median", "ci95"}: "ratio_ci" a ratio, "share_ci" a share, "stage" a time that may be within noise, "part" a stage as stats.as_time
+# {"median", "ci95"}: "ratio_ci" a ratio, "ratio_point" a ratio without its interval (the digits it
+# supports only), "share_ci" a share, "stage" a time that may be within noise, "part" a stage as stats.as_time
 # keeps it, "saving" a fix's saving, "rate" a throughput in GB/s, "interval" a time's interval
 # alone, in its median's unit). A bare number in a figure's column is that figure without an
 # interval; text is shown as it is.
@@ -364,10 +365,10 @@ def _rate(figure: dict) -> str:
     return f"{figure['median']:.2f}{wide}" + (f" ({share:.0%})" if share is not None else "")
 
 
-FIGURE_WRITERS = {"ratio_ci": units.ratio_with_ci, "share_ci": units.share_with_ci, "stage": units.stage,
+FIGURE_WRITERS = {"ratio_ci": units.ratio_with_ci, "ratio_point": units.ratio_point, "share_ci": units.share_with_ci, "stage": units.stage,
                   "part": units.part, "saving": units.saving, "rate": _rate,
                   "interval": _interval}       # one for each of result/schema.FIGURE_UNITS
-BARE_FIGURE_WRITERS = {"ratio_ci": units.ratio, "share_ci": units.whole_percent, "stage": units.duration,
+BARE_FIGURE_WRITERS = {"ratio_ci": units.ratio, "ratio_point": units.ratio, "share_ci": units.whole_percent, "stage": units.duration,
                        "part": units.duration, "saving": units.duration, "rate": lambda x: f"{x:.2f}",
                        "interval": lambda x: "-"}
 

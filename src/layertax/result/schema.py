@@ -153,7 +153,7 @@ FIGURE = {"type": "object", "maxProperties": 8,
           "additionalProperties": {"anyOf": [NUMBER, INTERVAL, {"type": "null"}]}}
 CELL = {"anyOf": [SCALAR, FIGURE]}
 # The units of a column whose cells may be figures (report/format.py writes each).
-FIGURE_UNITS = ("ratio_ci", "share_ci", "stage", "part", "saving", "rate", "interval")
+FIGURE_UNITS = ("ratio_ci", "ratio_point", "share_ci", "stage", "part", "saving", "rate", "interval")
 TABLE = obj({"title": TEXT, "columns": array(TEXT, 1000), "rows": array(array(CELL, 1000)),
              "align": array(TEXT, 1000), "notes": STRINGS, "units": array(nullable(TEXT), 1000), "detail": {"type": "boolean"},
              "brief": {"type": "boolean"}, "nowrap": nullable(COUNT),

@@ -52,7 +52,7 @@ def throughput(result: dict, findings: dict[str, str]) -> dict:
             best = (case["name"], of_mem, gbps)
         rate = analyze.rate_figure(size, case["stats"], stats.precision_target(result)) if size else None
         rows.append([case["name"], rate, of_mem, of_cache,
-                     vs_perl["median"] if vs_perl else None, findings.get(case["name"], "")])
+                     vs_perl, findings.get(case["name"], "")])
     notes = [f"input: {info['summary']}",
              f"GB/s = bytes of one pass / median time of a pass; the memory ceiling reads an in-RAM buffer of its own "
              f"({sizes.human(info['ceiling_bytes'])}, the file's size within 1 MiB..1 GiB); shares and times are "
@@ -67,7 +67,7 @@ def throughput(result: dict, findings: dict[str, str]) -> dict:
     return {"title": "scan throughput: GB/s, share of the ceilings, time vs Perl's tr, and the classic's findings",
             "columns": ["case", "GB/s", "of memory ceiling", "of page-cache read", "time vs perl-tr", "then (2017)"],
             "align": ["left", "right", "right", "right", "right", "left"],
-            "units": [None, "rate", "share_ci", "share_ci", "ratio", None],
+            "units": [None, "rate", "share_ci", "share_ci", "ratio_ci", None],
             "rows": rows, "notes": notes, "best": {"case": best[0], "share_of_memory": best[1], "gbps": best[2]}
             if best else None}
 
@@ -88,11 +88,12 @@ FINDINGS = {
 def brief(table: dict, keep: set[str]) -> dict:
     """The throughput table cut to the rows that answer scan's question: the two ceilings, the best
     kernel and the rows the article had a finding for (the whole table is detail: --verbose and
-    every export)."""
+    every export). The time vs Perl's tr keeps the digits its interval supports, not the interval."""
     drop = table["columns"].index("of page-cache read")      # in the whole table; room for the findings here
     cut = lambda row: [cell for i, cell in enumerate(row) if i != drop]
+    units = ["ratio_point" if u == "ratio_ci" else u for u in cut(table["units"])]
     return {**table, "title": table["title"] + " (the ceilings, the best and the article's rows; all: --verbose)",
-            "columns": cut(table["columns"]), "align": cut(table["align"]), "units": cut(table["units"]),
+            "columns": cut(table["columns"]), "align": cut(table["align"]), "units": units,
             "rows": [cut(row) for row in table["rows"] if row[0] in keep],
             "notes": [n for n in table["notes"] if n.startswith("best kernel")]}
 
