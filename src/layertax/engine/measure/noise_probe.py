@@ -1,4 +1,4 @@
-"""Before a run: how noisy this machine is now, in about two seconds, and the precision a run's
+"""Before a run: how noisy this machine is now, in about two and a half seconds, and the precision a run's
 budget can reach on it: told up front, so a user on a noisy VM is not surprised by "~" on every
 ratio four minutes later.
 
@@ -138,8 +138,8 @@ def case_spreads(exp: dict) -> list[float]:
 def surprise(probe: dict | None, exp: dict, target: float) -> tuple[float, str | None] | None:
     """An experiment's rounds beside the probe, when it has been measured: (the spread of its
     median case, the sentence where that is more than SURPRISE_AT times the probe's, else None);
-    None where there is no probe or too few cases to tell. The probe is a snapshot of a second or
-    two; a machine whose speed drifts over longer spells shows it in the rounds, and the run says
+    None where there is no probe or too few cases to tell. The probe is a snapshot of a few
+    seconds; a machine whose speed drifts over longer spells shows it in the rounds, and the run says
     so as soon as it knows, before the experiments still to come."""
     spreads = case_spreads(exp)
     if not probe or not probe.get("spread") or len(spreads) < SURPRISE_CASES:
