@@ -48,8 +48,7 @@ def spread_table(result: dict) -> dict:
         rows.append([f"now: {dear} over {cheap}", spread, "the dearest path over the cheapest"])
     return {"title": "then vs now: what one per-thread lookup costs", "columns": ["", "ratio [95% CI]", ""],
             "units": [None, "ratio_ci", None], "rows": rows, "align": ["left", "right", "left"], "notes": [
-                f"ratios are medians of per-round paired ratios to {FLOOR} (the same call, no TLS); the "
-                "dearest over the cheapest is theirs to each other, paired per round"]}
+                f"ratios are medians of per-round paired ratios to {FLOOR} (the same call, no TLS)"]}
 
 
 def tables(result: dict) -> list[dict]:
