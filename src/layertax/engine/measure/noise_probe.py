@@ -26,7 +26,7 @@ import subprocess
 import sys
 import time
 
-from layertax.engine.analysis import analyze, dependence
+from layertax.engine.analysis import analyze, dependence, stats
 
 PAIRS = 12
 SAMPLES = 7
@@ -120,16 +120,14 @@ def forecast(probe: dict, rounds: int, target: float) -> str:
 def case_spreads(exp: dict) -> list[float]:
     """Each case's spread (spread()) of log(case / its baseline) over the rounds both ran, 6 rounds
     or more, for an experiment's result as saved (its kernels' samples; a case's baseline is its
-    group's); sorted."""
-    cases = {c["name"]: c for c in exp["cases"] if c.get("samples") and "ns" in c["samples"][0]}
-    baselines = {g["name"]: g.get("baseline") for g in exp.get("groups") or []}
+    group's, analyze.baseline_of); sorted."""
+    values = {c["name"]: analyze.round_values(c) for c in exp["cases"] if c.get("samples") and "ns" in c["samples"][0]}
     out = []
-    for name, case in cases.items():
-        base = cases.get(baselines.get(case.get("group")) or exp.get("baseline"))
-        if base is None or base is case:
+    for case in exp["cases"]:
+        base = analyze.baseline_of(exp, case)
+        if case["name"] not in values or base == case["name"] or base not in values:
             continue
-        a, b = analyze.round_values(case), analyze.round_values(base)
-        logs = [math.log(a[r] / b[r]) for r in a if r in b and a[r] > 0 and b[r] > 0]
+        logs = [math.log(r) for r in stats.paired_ratios(values[case["name"]], values[base]) if r > 0]
         if len(logs) >= 6:
             out.append(spread(logs))
     return sorted(out)
