@@ -29,7 +29,8 @@ def model_check_table(result: dict) -> dict:
 def spread_table(result: dict) -> dict:
     """Today's cheapest and dearest way to reach a thread-local, as time over the no-TLS floor,
     and the dearest over the cheapest with its interval: their per-round ratio, paired over the
-    rounds both ran, as a case's ratio to its baseline is (None where fewer than two)."""
+    rounds both ran, as a case's ratio to its baseline is (where fewer than two, the bare ratio
+    of their medians)."""
     cases = {c["name"]: c for c in result["cases"]}
     base = cases.get(FLOOR, {}).get("stats")
     rows, ratios = [], {}
