@@ -13,8 +13,13 @@ OUT    ?= layertax-results
 run: setup
 	@bash scripts/run-all.sh $(BIN) $(OUT)
 
+# The suite on every logical CPU up to four (pytest-xdist), a test file a worker: a file's shared fixture
+# (a quick run several tests read) runs once. No test asserts a timing, so tests side by side
+# change no result; TEST_WORKERS=0 runs it in one process.
+TEST_WORKERS ?= logical
+
 test: setup
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest --numprocesses $(TEST_WORKERS) --maxprocesses 4 --dist loadfile
 
 setup: system $(STAMP)
 

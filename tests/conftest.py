@@ -27,6 +27,10 @@ def isolated_dirs(tmp_path, cache_root, monkeypatch):
     # The measuring lock lives in the runtime directory when there is one: each test gets the
     # data directory's instead, its own (a test that wants a runtime directory makes one).
     monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+    # No width from outside: pytest-xdist's workers set COLUMNS=80, a terminal may set another.
+    # Output off a terminal is then as wide as it is in CI; a test about width sets COLUMNS itself.
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)
     # Temporary directories of the engine land here, so tests can check they are removed.
     tmp = tmp_path / "tmp"
     tmp.mkdir()

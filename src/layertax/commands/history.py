@@ -97,7 +97,7 @@ def push(files: tuple[Path, ...]) -> int:
         filed = history.push(None, docs)
     for (doc, path), (run_id, new) in zip(docs, filed):
         said = "filed as" if new else "already in the history as"
-        out.print(f"{printable(path)}: {said} #{run_id}", markup=False, highlight=False)
+        out.print(f"{printable(path)}: {said} #{run_id}", markup=False, highlight=False, soft_wrap=True)
     return 0
 
 

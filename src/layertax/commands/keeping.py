@@ -107,7 +107,8 @@ def keep(doc: dict, out: Console, save: bool, exports: dict[str, Path], path: Pa
     if printed:
         try:
             for line in lines + exporters.wrote_lines(exports, failed):
-                out.print(line, markup=False, highlight=False)
+                # soft_wrap: a path longer than the terminal stays one line, whole for copy and paste.
+                out.print(line, markup=False, highlight=False, soft_wrap=True)
         except BrokenPipeError:
             consoles.quiet_stdout()
     if problems:
