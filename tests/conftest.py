@@ -17,6 +17,13 @@ TESTS = Path(__file__).parent
 
 @pytest.fixture(scope="session")
 def cache_root(tmp_path_factory) -> Path:
+    """The build cache of the whole run. pytest-xdist's workers share one (the directory above
+    each worker's own), so a kernel, a runtime's harness or the launch tools build once: the
+    builder publishes each build whole, as it does for two layertax building side by side."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = tmp_path_factory.getbasetemp().parent / "cache"
+        shared.mkdir(exist_ok=True)
+        return shared
     return tmp_path_factory.mktemp("cache")
 
 
