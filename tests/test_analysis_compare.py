@@ -268,6 +268,21 @@ def test_import_hyperfine_cli_records_history_and_compares(tmp_path):
     assert "sleep 0.002" in c.stdout and "0 slower, 0 faster, 2 no difference" in c.stdout
 
 
+def test_the_saved_and_wrote_lines_keep_a_path_longer_than_the_terminal_whole(tmp_path):
+    path = tmp_path / "h.json"
+    path.write_text(json.dumps(HYPERFINE))
+    deep = tmp_path / ("a-directory-name-longer-than-the-terminal-" * 3)
+    deep.mkdir()
+    out = deep / "r.json"
+    p = run_cli("import-hyperfine", str(path), "--export-json", str(out),
+                env={"COLUMNS": "60", "XDG_DATA_HOME": str(deep / "data")})
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    saved = next(line for line in lines if line.startswith("saved: ")).removeprefix("saved: ")
+    assert json.loads(open(saved).read())["experiments"][0]["name"] == "hyperfine"
+    assert f"wrote: {out}" in lines
+
+
 def test_history_never_cuts_a_path_or_date_at_any_width(tmp_path):
     path = tmp_path / "h.json"
     path.write_text(json.dumps(HYPERFINE))
