@@ -52,7 +52,7 @@ def run_session(chosen: list[Experiment], settings: Settings, case_globs: tuple[
     fingerprint = machine.fingerprint()
     doc = results.new_document(None, fingerprint)
     keeper = _ProgressSaver(save, warn or note)
-    session = _measure(chosen, settings, case_globs, prepared, doc, keeper, progress, note, warn, claim)
+    session = _measure(chosen, settings, case_globs, prepared, doc, keeper, progress, note, warn, claim, busy)
     if session.interrupted:          # the user wants out: the comparison is no reason to wait
         return session
     if not any(_has_ratios(exp) for exp in session.doc["experiments"]):
@@ -86,11 +86,13 @@ class _ProgressSaver:
                       "measured on and kept at the end")
 
 
-def _probe(budget: budgets.Budget, settings, note) -> dict | None:
+def _probe(budget: budgets.Budget, settings, note, busy) -> dict | None:
     """The machine's noise now (noise_probe.py) and what the budget's rounds reach on it, said
-    before the first round; None where the probe could not run (said, and the run goes on)."""
+    before the first round; None where the probe could not run (said, and the run goes on). It
+    takes seconds with nothing to count, so busy() shows it (a spinner, or a line off a terminal)."""
     try:
-        probe = noise_probe.measure(settings.cpu)
+        with busy("measuring this machine's noise (a few seconds)"):
+            probe = noise_probe.measure(settings.cpu)
     except (OSError, RuntimeError, ValueError, subprocess.SubprocessError) as e:
         note(f"noise probe not run: {e}")
         return None
@@ -115,7 +117,7 @@ def _beside_the_probe(probe: dict | None, result: dict, target: float | None, no
         note(said)
 
 
-def _measure(chosen, settings, case_globs, prepared, doc, keeper, progress, note, warn, claim) -> Session:
+def _measure(chosen, settings, case_globs, prepared, doc, keeper, progress, note, warn, claim, busy) -> Session:
     fingerprint = doc["machine"]
     scheduler = Scheduler(settings, progress(), note=note)
     doc["settings"] = settings.to_dict()
@@ -136,7 +138,7 @@ def _measure(chosen, settings, case_globs, prepared, doc, keeper, progress, note
     doc["settings"]["needs_from_history"] = budget.needs
     doc["settings"]["budget_s"] = budget.seconds
     if seconds and scheduled and settings.precision:      # a precision to forecast, rounds driven by it
-        doc["settings"]["noise_probe"] = _probe(budget, settings, note)
+        doc["settings"]["noise_probe"] = _probe(budget, settings, note, busy)
     for exp in chosen:
         kmap = {k.name: prepared[(exp.name, k.name)] for k in exp.kernels}
         own_way = exp.hook("measure")
