@@ -30,9 +30,9 @@ def gap_spread(gap_s: float, pairs: int) -> float:
     """The spread of pairs of probe processes started gap_s apart."""
     logs = []
     for _ in range(pairs):
-        a = noise_probe._one(None)
+        a = noise_probe.process_ns()
         time.sleep(gap_s)
-        logs.append(math.log(noise_probe._one(None) / a))
+        logs.append(math.log(noise_probe.process_ns() / a))
     return noise_probe.spread(logs)
 
 

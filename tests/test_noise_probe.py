@@ -45,7 +45,7 @@ def test_each_process_is_paired_with_the_one_half_the_probe_later(monkeypatch):
     # A machine that slows by 10% halfway through: adjacent processes agree, the probe's pairs
     # (i with i + pairs) see the drift a round's case and baseline see.
     times = iter([100, 100, 100, 110, 110, 110])
-    monkeypatch.setattr(noise_probe, "_one", lambda cpu: next(times))
+    monkeypatch.setattr(noise_probe, "process_ns", lambda cpu: next(times))
     probe = noise_probe.measure(pairs=3, pause_s=0)
     assert probe["log_ratios"] == [round(math.log(1.1), 5)] * 3 and probe["pairs"] == 3
 

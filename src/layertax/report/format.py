@@ -365,12 +365,12 @@ def _rate(figure: dict) -> str:
     return f"{figure['median']:.2f}{wide}" + (f" ({share:.0%})" if share is not None else "")
 
 
-FIGURE_WRITERS = {"ratio_ci": units.ratio_with_ci, "ratio_point": units.ratio_point, "share_ci": units.share_with_ci, "stage": units.stage,
-                  "part": units.part, "saving": units.saving, "rate": _rate,
+FIGURE_WRITERS = {"ratio_ci": units.ratio_with_ci, "ratio_point": units.ratio_point, "share_ci": units.share_with_ci,
+                  "stage": units.stage, "part": units.part, "saving": units.saving, "rate": _rate,
                   "interval": _interval}       # one for each of result/schema.FIGURE_UNITS
-BARE_FIGURE_WRITERS = {"ratio_ci": units.ratio, "ratio_point": units.ratio, "share_ci": units.whole_percent, "stage": units.duration,
-                       "part": units.duration, "saving": units.duration, "rate": lambda x: f"{x:.2f}",
-                       "interval": lambda x: "-"}
+BARE_FIGURE_WRITERS = {"ratio_ci": units.ratio, "ratio_point": units.ratio, "share_ci": units.whole_percent,
+                       "stage": units.duration, "part": units.duration, "saving": units.duration,
+                       "rate": lambda x: f"{x:.2f}", "interval": lambda x: "-"}
 
 
 def _is_number(value) -> bool:

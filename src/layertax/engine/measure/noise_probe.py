@@ -62,7 +62,7 @@ WORKER = (
 )
 
 
-def _one(cpu: int | None) -> int:
+def process_ns(cpu: int | None = None) -> int:
     """One probe process's median loop time, in ns (no shell; pinned where the run pins)."""
     def pin() -> None:
         if cpu is not None:
@@ -96,9 +96,10 @@ def measure(cpu: int | None = None, pairs: int = PAIRS, pause_s: float = PAUSE_S
     process is paired with the one `pairs` processes later."""
     started = time.monotonic()
     times = []
-    for _ in range(2 * pairs):
-        times.append(_one(cpu))
-        time.sleep(pause_s)
+    for i in range(2 * pairs):
+        if i:
+            time.sleep(pause_s)
+        times.append(process_ns(cpu))
     logs = [math.log(times[i + pairs] / times[i]) for i in range(pairs)]
     return {"spread": spread(logs), "pairs": pairs, "seconds": round(time.monotonic() - started, 2),
             "log_ratios": [round(x, 5) for x in logs]}
@@ -139,8 +140,10 @@ def surprise(probe: dict | None, exp: dict, target: float) -> tuple[float, str |
     None where there is no probe or too few cases to tell. The probe is a snapshot of a few
     seconds; a machine whose speed drifts over longer spells shows it in the rounds, and the run says
     so as soon as it knows, before the experiments still to come."""
+    if not probe or not probe.get("spread"):
+        return None
     spreads = case_spreads(exp)
-    if not probe or not probe.get("spread") or len(spreads) < SURPRISE_CASES:
+    if len(spreads) < SURPRISE_CASES:
         return None
     seen = statistics.median(spreads)
     if seen <= SURPRISE_AT * probe["spread"]:
