@@ -21,7 +21,11 @@ TEST_WORKERS ?= logical
 test: setup
 	$(BIN)/python -m pytest --numprocesses $(TEST_WORKERS) --maxprocesses 4 --dist loadfile
 
+# Bytecode for the sources written once here: an environment with PYTHONDONTWRITEBYTECODE set
+# (CI images often do) otherwise compiles every module at each of the CLI's starts, a quarter
+# of `layertax --help`'s time. compileall rewrites only what changed.
 setup: system $(STAMP)
+	@$(BIN)/python -m compileall -q src
 
 system:
 	@bash scripts/setup-system.sh

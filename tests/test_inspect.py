@@ -266,6 +266,26 @@ def test_no_save_keeps_no_calibration_either(tmp_path):
     runs_dir = tmp_path / "data" / "layertax" / "runs"
     assert not runs_dir.exists() or not any(runs_dir.iterdir())
 
+
+def test_the_calibration_saved_line_keeps_its_path_whole_and_notes_wrap_between_words():
+    """inspect says where it saved the calibration it ran in its notes, which wrap at the width:
+    the path once broke across lines there, and a copied path then named no file."""
+    import io
+    from layertax.commands.inspect import notes_on
+    from layertax.console import SafeConsole
+    buffer = io.StringIO()
+    say = notes_on(SafeConsole(file=buffer, width=60, no_color=True))
+    path = "/tmp/" + "a-directory-name-longer-than-the-terminal-" * 3 + "/runs/sweep.json"
+    say(f"saved: {path}")
+    say("no usable loadtime sweep saved for this machine: running a quick calibration "
+        "(`layertax loadtime sweep` runs a fuller one)")
+    lines = buffer.getvalue().splitlines()
+    assert lines[0] == f"saved: {path}"
+    assert all(len(line) <= 60 for line in lines[1:]) and len(lines) > 2
+    assert " ".join(lines[1:]).split() == ("no usable loadtime sweep saved for this machine: running a quick "
+                                          "calibration (`layertax loadtime sweep` runs a fuller one)").split()
+
+
 def test_ctrl_c_in_the_calibration_keeps_the_launches_and_exits_130(tmp_path):
     """With no saved sweep, inspect calibrates after its launches; a Ctrl-C there once ended
     the calibration only, and inspect went on to exit 0 as if it had not been pressed."""

@@ -17,6 +17,15 @@ from layertax.launch import settings as launch_settings
 from layertax.progress import for_console
 
 
+def notes_on(err):
+    """inspect's notes, dim on stderr. Prose wraps between words at the width; the line naming
+    the calibration it saved keeps its path on one line (soft wrap), whole for copy and paste,
+    as the `saved:` line after every run does."""
+    def say(message: str) -> None:
+        err.print(message, style="dim", soft_wrap=message.startswith("saved: "))
+    return say
+
+
 def other_program(vs: str, args: list[str]) -> list[str]:
     """--vs OTHER: the second program and its arguments (split like a shell would, no shell runs;
     none of its own: the first program's), resolved like BINARY; refused in one line before
@@ -40,7 +49,7 @@ def run(binary: str, args: list[str], timer_options: dict, model_file: Path | No
     err = consoles.console(stderr=True)
     with Measuring(allow_concurrent) as claim:
         result = inspect_program(binary, args, settings, model_file, predict, lambda: for_console(err),
-                                 lambda m: err.print(m, style="dim"), keep_calibration=save, vs=vs_argv,
+                                 notes_on(err), keep_calibration=save, vs=vs_argv,
                                  until_output=until_output)
         method = settings.method("variant", f"; {stats_launches(settings)} LD_DEBUG=statistics launches per variant")
         return keeping.finish_launch_command(result, method, save, exports, verbose, claim)

@@ -12,6 +12,7 @@ from layertax.engine.store import runs
 from layertax.errors import LayertaxError, UsageError
 from layertax.inspect import measure, model, runtime, split, static, tables, whole
 from layertax.scratch import private_dir
+from layertax.text import printable
 from layertax.elf import startup_work
 from layertax.launch import startable
 from layertax.launch import settings as launch_settings
@@ -234,7 +235,7 @@ def _model(model_file: Path | None, progress_factory, say, keep_calibration: boo
     if not doc["complete"]:
         raise KeyboardInterrupt    # the sweep took the Ctrl-C and stopped; so does the prediction
     if keep_calibration:
-        say(f"saved: {runs.save_run(doc)}")
+        say(f"saved: {printable(runs.save_run(doc))}")
     else:
         say("the calibration is not saved (--no-save): the next inspect runs it again")
     return model.fit(doc, "a quick calibration sweep run now")
