@@ -19,7 +19,12 @@ def _case(rounds: int, precision: float, stopped: str) -> dict:
 
 def test_every_case_met_says_so_with_the_checkpoints_reached():
     line = fmt.stopping_line(_exp({"a": _case(8, 0.01, "precise"), "b": _case(16, 0.015, "precise")}))
-    assert line == "precision: 2 of 2 cases within ±2% (rounds 8-16, checked after 8, 12, 16)"
+    assert line == "precision: 2 of 2 cases within ±2% (8-16 rounds, checked after 8, 12, 16)"
+
+
+def test_cases_that_all_ran_the_same_rounds_say_it_once():
+    line = fmt.stopping_line(_exp({"a": _case(14, 0.03, "budget"), "b": _case(14, 0.01, "precise")}))
+    assert line.startswith("precision: 1 of 2 cases within ±2% (14 rounds each, checked after 8, 12); ")
 
 
 def test_a_miss_names_the_worst_and_why_in_words():

@@ -302,8 +302,10 @@ def stopping_line(exp: dict) -> str | None:
     met = [c for c in cases.values() if c["met"]]
     rounds = [c["rounds"] for c in cases.values()]
     checked = [c for c in rule["checkpoints"] if c <= max(rounds)]     # the checkpoints this run reached
+    spent = (f"{max(rounds)} rounds each" if min(rounds) == max(rounds)
+             else f"{min(rounds)}-{max(rounds)} rounds")
     line = (f"precision: {len(met)} of {len(cases)} cases within ±{rule['precision']:.0%} "
-            f"(rounds {min(rounds)}-{max(rounds)}" + (f", checked after {', '.join(map(str, checked))})" if checked
+            f"({spent}" + (f", checked after {', '.join(map(str, checked))})" if checked
                                                        else ", no checkpoint reached)"))
     missed = sorted(((c["precision"], name, c) for name, c in cases.items() if c["met"] is False), reverse=True)
     unknown = [name for name, c in cases.items() if c["met"] is None]
