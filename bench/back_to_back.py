@@ -7,7 +7,7 @@ interval wider than the precision target), `*` (its rounds at two levels, so its
 move by the gap), `!` (it differs between this machine's recent runs by more than their
 intervals) or `^` (it runs on every CPU at once and follows the other CPUs' load)? The runs are
 saved, as a default run is, so the second is set beside the first and both beside the
-machine's earlier runs of the same layertax. Target (issue 59): the intervals of at least 95%
+machine's earlier runs measured by the same code. Target (issue 59): the intervals of at least 95%
 of the ratios overlap; a ratio that moved more than its interval (no overlap) is marked in both.
 
 For each ratio that moved, it also prints the median of the first and of the second half of

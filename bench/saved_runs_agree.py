@@ -61,8 +61,9 @@ def ratios(doc: dict, names: list[str]) -> dict[tuple[str, str], tuple[dict, boo
 
 
 def measured_by(doc: dict, names: list[str]) -> tuple:
-    """What must be the same in two runs for a pair of them to count: the code that measured the
-    named experiments (as engine/store/recent.py matches runs for the `!` mark)."""
+    """What must be the same in two runs for a pair of them to count: the layertax and the code
+    that measured the named experiments (stricter than the `!` mark's match, engine/store/recent.py,
+    which takes runs of another version measured by the same code)."""
     return (doc.get("layertax_version"),
             tuple(sorted((e["name"], e.get("code")) for e in doc["experiments"] if e["name"] in names)))
 

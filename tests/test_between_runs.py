@@ -136,17 +136,24 @@ def _coded(doc: dict, code: str) -> dict:
     return doc
 
 
-def test_runs_of_one_version_are_set_side_by_side_only_where_the_same_code_measured_them():
+def test_runs_are_set_side_by_side_where_the_same_code_measured_them_whatever_the_version():
     """Two checkouts of one commit with different uncommitted edits share the version ("-dirty"):
-    the digest of the measuring code tells them apart. Runs of another version are not read."""
+    the digest of the measuring code tells them apart. A commit that changed only the docs keeps
+    the digest: the runs before it count. Rows filed before the index named the code are found by
+    their version only, so runs of other versions are not read one by one."""
     same, dirty = "a" * 16, "0.1.0 (g3-dirty)"
-    kept = [_coded(_tls(created="2026-11-23T08:00:00+00:00", version=dirty, ratio=2.00), same),
+    kept = [_coded(_tls(created="2026-11-23T08:00:00+00:00", version="0.1.0 (g2)", ratio=2.00), same),
             _coded(_tls(created="2026-11-23T09:00:00+00:00", version=dirty, ratio=2.01), same)]
     left_out = [_coded(_tls(created="2026-11-23T10:00:00+00:00", version=dirty), "b" * 16),   # other edits
                 _tls(created="2026-11-23T11:00:00+00:00", version=dirty),                      # no digest
-                _coded(_tls(created="2026-11-23T12:00:00+00:00", version="0.1.0 (g2)"), same)]  # another version
-    for doc in [*kept, *left_out]:
+                _coded(_tls(created="2026-11-23T11:30:00+00:00", version="0.1.0 (g1)"), "c" * 16)]
+    before_the_index_had_codes = _coded(_tls(created="2026-11-23T12:00:00+00:00", version="0.1.0 (g0)"), same)
+    for doc in [*kept, *left_out, before_the_index_had_codes]:
         runs.save_run(doc)
+    from layertax.engine.store import history
+    with history.database.transaction(history.url_of(None)) as conn:   # as a schema-2 history filed it
+        conn.exec_driver_sql("UPDATE runs SET codes = NULL WHERE version = '0.1.0 (g0)'")
+    assert [r["codes"] for r in history.runs()][:2] == [None, "tls=" + "c" * 16]
     now = _coded(_tls(created="2026-11-23T13:00:00+00:00", version=dirty), same)
     found = Recent("m1", dirty, want=5).experiments(now, now["experiments"][0])
     assert [_rand_r(e)["stats"]["ratio"]["median"] for e in found] == [2.01, 2.00]

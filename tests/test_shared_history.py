@@ -24,9 +24,11 @@ RECORDED = Path(__file__).parent / "data" / "recorded"
 
 
 def _run_doc(n: int, machine_id: str = "m-here", experiment: str = "callchain") -> dict:
-    """A real recorded run, made distinct (its date and a machine of our choosing)."""
+    """A real recorded run, made distinct (its date, a machine of our choosing, the digest of the
+    code that measured it)."""
     doc = json.loads((RECORDED / f"{experiment}.json").read_text())
     doc = copy.deepcopy(doc)
+    doc["experiments"][0]["code"] = f"{n:016x}"
     doc["created"] = f"2026-01-{n % 28 + 1:02d}T00:00:{n % 60:02d}+00:00"
     doc["machine"] = {**doc["machine"], "machine_id": machine_id}
     return doc
@@ -47,7 +49,8 @@ def test_a_run_is_kept_whole_as_jsonb_and_read_back(shared_history, tmp_path):
     assert history.document(shared_history, run_id) == doc
     assert _count(shared_history, "SELECT pg_typeof(document)::text FROM runs") == "jsonb"
     assert _count(shared_history, "SELECT document->'machine'->>'machine_id' FROM runs") == "m-here"
-    assert _count(shared_history, "SELECT version FROM schema_version") == 2
+    assert _count(shared_history, "SELECT version FROM schema_version") == 3
+    assert _count(shared_history, "SELECT codes FROM runs") == f"callchain={doc['experiments'][0]['code']}"
     # The same run again is not filed twice.
     assert history.record(shared_history, doc, tmp_path / "again.json") == run_id
     assert _count(shared_history) == 1
@@ -168,10 +171,13 @@ def test_an_existing_sqlite_history_migrates_into_postgresql(shared_history, tmp
         assert history.document(shared_history, i + 1) == results.load(f)       # oldest first, whole
     again = run_cli("history", "migrate", "--to", shared_history, env=env)
     assert again.returncode == 0 and "copied 0 run(s)" in again.stdout and "4 were there already" in again.stdout
-    # The SQLite history itself was brought to version 2 in place, its old rows kept.
+    # The copies name each experiment's code on the index (schema 3), read from the runs.
+    assert [_count(shared_history, f"SELECT codes FROM runs WHERE id = {i + 1}") for i in range(4)] == [
+        f"{name}={i:016x}" for i, name in enumerate(("callchain", "tls") * 2)]
+    # The SQLite history itself was brought to version 3 in place, its old rows kept as they were.
     with sqlite3.connect(db) as conn:
-        assert conn.execute("SELECT version FROM schema_version").fetchall() == [(2,)]
-        assert conn.execute("SELECT count(*) FROM runs WHERE document IS NULL").fetchone() == (4,)
+        assert conn.execute("SELECT version FROM schema_version").fetchall() == [(3,)]
+        assert conn.execute("SELECT count(*) FROM runs WHERE document IS NULL AND codes IS NULL").fetchone() == (4,)
     conn.close()
 
 

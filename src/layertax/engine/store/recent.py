@@ -1,18 +1,19 @@
 """This machine's recent runs of an experiment that measured it the way this run did: what
 engine/analysis/between_runs.py sets a run's ratios beside.
 
-The same way: the same layertax (its version names the commit: a change to the engine can move
-a ratio) and the same code (the digest engine/measuring_code.py saves with each experiment: two
-checkouts of one commit with different uncommitted edits share the version's "-dirty"), the same
-metric, sample length, burst and warm-up, for the whole run and for the experiment. An
-experiment saved without the digest (by an older layertax) is matched by the version alone. A run
-measured beside another layertax, or whose experiment ran while something outside it took the
-CPUs (its own warnings say so), is left out: it describes a disturbed moment, and a ratio that
-moved only there would be marked in every run after it.
+The same way: the same code (the digest engine/measuring_code.py saves with each experiment, of
+the engine, the harnesses, the launch timer and the experiment's own package: a change that
+could move a ratio changes it, a commit that changes only the docs or the reports does not), the
+same metric, sample length, burst and warm-up, for the whole run and for the experiment. An
+experiment saved without the digest (by an older layertax) is matched by layertax's version
+alone. A run measured beside another layertax, or whose experiment ran while something outside
+it took the CPUs (its own warnings say so), is left out: it describes a disturbed moment, and a
+ratio that moved only there would be marked in every run after it.
 
-The version is matched on the history's index before any run is read: reading a saved run
-(validating it whole) takes about a second for a default run, and runs of other versions, which
-could match by their code alone, would be read on every run after a change to the code.
+The candidates are chosen on the history's index before any run is read (reading a saved run,
+validating it whole, takes about a second for a default run): rows of this version, and rows
+whose index names the experiment with this code (history schema 3; rows filed before it name
+none and are found by their version).
 """
 from __future__ import annotations
 
@@ -24,8 +25,8 @@ _RUN_SETTINGS = ("metric", "quick", "min_sample_ns", "burst", "warmup", "baselin
 def way(doc: dict, exp: dict) -> tuple:
     """What must match for two runs' ratios of an experiment to be set side by side."""
     settings = doc.get("settings") or {}
-    return (doc.get("layertax_version"), exp.get("code"), tuple(settings.get(k) for k in _RUN_SETTINGS),
-            tuple(sorted((exp.get("settings") or {}).items())))
+    code = ("code", exp["code"]) if exp.get("code") else ("version", doc.get("layertax_version"))
+    return (code, tuple(settings.get(k) for k in _RUN_SETTINGS), tuple(sorted((exp.get("settings") or {}).items())))
 
 
 def _disturbed(doc: dict, exp: dict) -> bool:
@@ -42,8 +43,9 @@ class Recent:
         self._rows: dict[str, list[dict]] = {}
         self._docs: dict[int, dict | None] = {}
 
-    def _rows_with(self, name: str) -> list[dict]:
-        """The newest LOOK_BACK runs here with the experiment, of this layertax."""
+    def _rows_with(self, name: str, code: str | None) -> list[dict]:
+        """Of the newest LOOK_BACK runs here with the experiment, those of this layertax or whose
+        index names the experiment measured by this code."""
         if name not in self._rows:
             from layertax.engine.store import history
             try:
@@ -51,7 +53,9 @@ class Recent:
                     if self.machine_id else []
             except Exception:   # noqa: BLE001 - no usable history: nothing to compare with
                 rows = []
-            self._rows[name] = [r for r in rows if r.get("version") == self.version]
+            named = f"{name}={code}" if code else None
+            self._rows[name] = [r for r in rows if r.get("version") == self.version
+                                or (named is not None and named in (r.get("codes") or "").split(","))]
         return self._rows[name]
 
     def _doc(self, row: dict) -> dict | None:
@@ -67,7 +71,7 @@ class Recent:
         """The experiment as saved by up to `want` earlier runs that measured it as doc did,
         newest first."""
         found = []
-        for row in self._rows_with(exp["name"]):
+        for row in self._rows_with(exp["name"], exp.get("code")):
             other = self._doc(row)
             same = next((e for e in (other or {}).get("experiments", []) if e["name"] == exp["name"]), None)
             if same is not None and way(other, same) == way(doc, exp) and not _disturbed(other, same):

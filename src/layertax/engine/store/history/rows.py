@@ -30,12 +30,19 @@ def _summary(doc: dict) -> str:
     return f"{machine.get('cpu_model', '?')}, {machine.get('cores', '?')} cores, {machine.get('kernel', '?')}"
 
 
+def codes(doc: dict) -> str | None:
+    """The index's note of which code measured each experiment: "name=digest,..." (None when no
+    experiment carries a digest, as in an imported or older run)."""
+    pairs = [f"{e['name']}={e['code']}" for e in doc.get("experiments", []) if e.get("code")]
+    return ",".join(pairs) or None
+
+
 def _row(doc: dict, path: Path | str) -> dict:
     return {"created": doc.get("created", ""), "path": str(path),
             "experiments": ",".join(e["name"] for e in doc.get("experiments", [])),
             "machine_id": doc.get("machine", {}).get("machine_id"), "machine": _summary(doc),
             "version": doc.get("layertax_version", ""), "complete": int(bool(doc.get("complete"))),
-            "digest": digest(doc), "document": doc}
+            "digest": digest(doc), "codes": codes(doc), "document": doc}
 
 
 def _file(conn: sa.Connection, row: dict) -> tuple[int, bool]:

@@ -6,7 +6,7 @@ statements serve both databases (SQLite stays the default; PostgreSQL is the sha
 with the JSON column stored as JSONB on PostgreSQL and as text on SQLite. The ORM is not
 used: a run is one row and one document, and the statements are easier to read plain.
 
-Why a ladder of our own rather than Alembic: the history has one table and two steps, each
+Why a ladder of our own rather than Alembic: the history has one table and three steps, each
 applied in one transaction with the version row, under a lock that makes two layertax
 processes meeting an empty database migrate it once; Alembic's script directory and
 revision graph would be most of the code.
@@ -18,7 +18,7 @@ from collections.abc import Callable
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import JSONB
 
-VERSION = 2
+VERSION = 3
 METADATA = sa.MetaData()
 
 # JSONB in PostgreSQL (queryable: document->'machine'->>'cpu_model'), JSON text in SQLite.
@@ -38,6 +38,10 @@ RUNS = sa.Table(
     # so pushing the same run twice files it once. Rows an older layertax wrote have neither.
     sa.Column("digest", sa.Text),
     sa.Column("document", DOCUMENT),
+    # Version 3: each experiment's measuring-code digest ("callchain=3f2a...,tls=9b1c..."), so
+    # the runs of another version that measured alike (a commit that changed only the docs) are
+    # found on the index (engine/store/recent.py). Rows filed before it have none.
+    sa.Column("codes", sa.Text),
 )
 
 SCHEMA_VERSION = sa.Table("schema_version", METADATA, sa.Column("version", sa.Integer, nullable=False))
@@ -73,8 +77,12 @@ def _v2(conn: sa.Connection) -> None:
     conn.execute(sa.text("CREATE INDEX runs_machine ON runs (machine_id)"))
 
 
+def _v3(conn: sa.Connection) -> None:
+    conn.execute(sa.text("ALTER TABLE runs ADD COLUMN codes TEXT"))
+
+
 # Step n brings a history from version n - 1 to n.
-STEPS: dict[int, Callable[[sa.Connection], None]] = {1: _v1, 2: _v2}
+STEPS: dict[int, Callable[[sa.Connection], None]] = {1: _v1, 2: _v2, 3: _v3}
 
 
 def _lock(conn: sa.Connection) -> None:
