@@ -18,9 +18,10 @@ experiment draws n rounds of all its cases at once, either independently ("iid d
 blocks of consecutive rounds ten long on average ("blocks", a stationary bootstrap: the
 machine's own drift kept); the truth is the median of all of a case's recorded ratios.
 
-The sequential column applies the stopping rule the scheduler uses (at each checkpoint, the
-experiment's factors from the rounds so far; a case stops when its interval at
-stats.SEQUENTIAL_CONFIDENCE is within +-precision) and checks the interval it stops with.
+The sequential column applies the scheduler's own decision at each checkpoint
+(stopping.at_checkpoint: the experiment's factors from the rounds so far; a case stops when its
+interval at stats.SEQUENTIAL_CONFIDENCE is within +-precision, and goes on again where it widens
+past it) and checks the interval it stops with.
 
     .venv/bin/python bench/interval_coverage.py [--sims 2000] [--models M,...] [--sizes N,...] [RUN.json ...]
 
@@ -37,7 +38,7 @@ import sys
 import numpy as np
 
 from layertax.engine.analysis import dependence, stats
-from layertax.engine.measure.stopping import CHECKPOINTS
+from layertax.engine.measure.stopping import StoppingRule, at_checkpoint
 
 from _common import ratios_to_baseline   # this folder's
 
@@ -115,39 +116,36 @@ def intervals(runs: list[np.ndarray]) -> dict[str, list[tuple[float, float, floa
 
 def sequential(runs: list[np.ndarray], precision: float) -> list[tuple[float, float, bool]]:
     """The interval each case of one experiment reports under the stopping rule, as layertax
-    decides and analyses it (engine/measure/rounds.py): at each checkpoint from 8 rounds
-    (stopping.CHECKPOINTS), the experiment's factors from the rounds each case ran so far; a case
-    stops when its interval at stats.SEQUENTIAL_CONFIDENCE is within +-precision, and one stopped
-    goes on again where the factors now leave that interval wider (its rounds then have a gap);
-    then, with every case's rounds as they ended, the experiment's factors again, and each case's
-    interval at the level of its stop (analyze.analyzed). Each as (low, high, whether it ended
-    stopped precise)."""
+    decides and analyses it: the scheduler's own decision at each checkpoint from 8 rounds
+    (stopping.at_checkpoint, as engine/measure/rounds.py takes it; each case's ratios as its round
+    values over a baseline of 1.0 in every round, so its paired ratios are exactly the drawn ones);
+    a case stopped goes on again where the factors then leave its interval wider (its rounds then
+    have a gap); then, with every case's rounds as they ended, the experiment's factors again, and
+    each case's interval at the level of its stop (analyze.analyzed). Each as (low, high, whether
+    it ended stopped precise)."""
     last = min(r.size for r in runs)
-    ran: list[list[int]] = [[] for _ in runs]       # the rounds each case ran, in order
-    stopped: set[int] = set()
+    rule = StoppingRule(precision, min_rounds=8, max_rounds=last)
+    names = [f"case {i}" for i in range(len(runs))]
+    baselines = {"baseline": None, **dict.fromkeys(names, "baseline")}
+    ran: dict[str, list[int]] = {name: [] for name in names}      # the rounds each case ran, in order
+    stopped: dict[str, str] = {}
     done = 0
-    for n in [c for c in CHECKPOINTS if 8 <= c <= last]:
-        for i in range(len(runs)):
-            if i not in stopped:
-                ran[i] += range(done, n)
+    for n in [c for c in range(1, last + 1) if rule.checkpoint(c)]:
+        for name in names:
+            if name not in stopped:
+                ran[name] += range(done, n)
         done = n
-        seen = [r[ran[i]] for i, r in enumerate(runs)]
-        factors = dependence.factors(seen)
-        for i, values in enumerate(seen):
-            s = stats.ratio_summary(list(values), stats.SEQUENTIAL_CONFIDENCE, factors[i])
-            lo, hi = s["ci95"]
-            if (hi - lo) / 2 / s["median"] <= precision:
-                stopped.add(i)
-            else:
-                stopped.discard(i)
-    for i in range(len(runs)):
-        if i not in stopped:
-            ran[i] += range(done, last)
-    ended = [r[ran[i]] for i, r in enumerate(runs)]
+        values = {"baseline": dict.fromkeys(range(n), 1.0),
+                  **{name: {r: float(runs[i][r]) for r in ran[name]} for i, name in enumerate(names)}}
+        stopped, _ = at_checkpoint(values, baselines, rule, stopped)
+    for name in names:
+        if name not in stopped:
+            ran[name] += range(done, last)
+    ended = [r[ran[name]] for r, name in zip(runs, names)]
     factors = dependence.factors(ended)
-    return [(*stats.ratio_summary(list(values), stats.SEQUENTIAL_CONFIDENCE if i in stopped
-                                  else stats.CONFIDENCE, factors[i])["ci95"], i in stopped)
-            for i, values in enumerate(ended)]
+    return [(*stats.ratio_summary(list(values), stats.SEQUENTIAL_CONFIDENCE if name in stopped
+                                  else stats.CONFIDENCE, factors[i])["ci95"], name in stopped)
+            for i, (values, name) in enumerate(zip(ended, names))]
 
 
 class Tally:

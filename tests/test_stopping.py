@@ -14,7 +14,7 @@ from rich.console import Console
 from layertax.engine.measure.budget import MOST_MARGIN, Budget, needs, round_cases
 from layertax.engine.measure.rounds import RoundPlan
 from layertax.engine.measure.settings import Settings
-from layertax.engine.measure.stopping import StoppingRule, precision_reached, still_going
+from layertax.engine.measure.stopping import StoppingRule, at_checkpoint, precision_reached, still_going
 from layertax.errors import UsageError
 from layertax.progress import LineProgress
 from tests.conftest import probe_experiment
@@ -38,6 +38,27 @@ def test_a_tight_case_stops_and_a_wide_one_goes_on_with_its_baseline():
     # not (5% drift), but it must run anyway while the wide case runs.
     assert precision_reached(tight, base) < 0.02 < precision_reached(wide, base)
     assert going == {"wide", "base"}
+
+
+def test_a_checkpoint_resumes_a_precise_stop_that_widened_and_keeps_other_stops():
+    """The whole decision at a checkpoint (the scheduler's, and the coverage bench's): a case that
+    stopped precise and is now wider than the target goes on, with its baseline; a tight case
+    stops precise; a case the budget stopped stays stopped, however wide."""
+    rng = np.random.default_rng(3)
+    base = _rounds(rng, 12, 100, 0.001)
+    tight = {r: 150 * v / 100 * np.exp(rng.normal(0, 0.002)) for r, v in base.items()}
+    widened = {r: 150 * v / 100 * np.exp(rng.normal(0, 0.2)) for r, v in base.items()}
+    budget = {r: 150 * v / 100 * np.exp(rng.normal(0, 0.2)) for r, v in base.items()}
+    values = {"base": base, "tight": tight, "widened": widened, "budget": budget}
+    baselines = {"base": None, "tight": "base", "widened": "base", "budget": "base"}
+    rule = StoppingRule(precision=0.02, min_rounds=8, max_rounds=40)
+    stopped, going = at_checkpoint(values, baselines, rule, {"widened": "precise", "budget": "budget"})
+    assert stopped == {"tight": "precise", "budget": "budget"}
+    assert going == {"widened", "base"}
+    # Nothing left going: the baseline stops too, and a baseline's own median resumes nothing.
+    stopped, going = at_checkpoint({"base": base, "tight": tight}, {"base": None, "tight": "base"}, rule,
+                                   {"base": "precise", "tight": "precise"})
+    assert stopped == {"base": "precise", "tight": "precise"} and going == set()
 
 
 def test_every_case_precise_stops_everything():

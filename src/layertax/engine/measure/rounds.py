@@ -14,7 +14,7 @@ import time
 import numpy as np
 
 from layertax.engine.analysis import analyze, stats
-from layertax.engine.measure.stopping import StoppingRule, half_widths, precision_reached, still_going
+from layertax.engine.measure.stopping import StoppingRule, at_checkpoint, half_widths, precision_reached
 
 # A case that can finish is taken to fit with the others still running while its forecast is
 # within this many times the rounds the deadline leaves: a forecast from the half-width at 8 or
@@ -66,26 +66,9 @@ class RoundPlan:
             values = self._round_values()
             ran = [name for name in values if name not in self.stopped]
             widths = half_widths(values, self.baselines)
-            self._resume_widened(widths)
-            going = still_going(values, self.baselines, self.rule, set(self.stopped), widths)
-            for name in values:
-                if name in going and self.stopped.get(name) == "precise":
-                    del self.stopped[name]       # a baseline a resumed case runs with again
-                elif name not in going and name not in self.stopped:
-                    self.stopped[name] = "precise"
+            self.stopped, going = at_checkpoint(values, self.baselines, self.rule, self.stopped, widths)
             for name in self._out_of_reach(values, going, widths, seconds / max(len(ran), 1)):
                 self.stopped[name] = "out of reach"
-
-    def _resume_widened(self, widths: dict[str, float | None]) -> None:
-        """A case that stopped precise goes on again where its interval, with the drift factor the
-        experiment's rounds show now, is wider than the target: the factor is pooled over every
-        case's rounds, and the rounds run since its stop can raise it. Only the interval's width
-        decides, as for a stop, never where the ratio lies; a baseline's own median does not
-        resume it (its cases do, through still_going)."""
-        for name, why in list(self.stopped.items()):
-            width = widths.get(name)
-            if why == "precise" and self.baselines.get(name) and width is not None and width > self.rule.precision:
-                del self.stopped[name]
 
     def _out_of_reach(self, values: dict[str, dict[int, float]], going: set[str],
                       widths: dict[str, float | None], per_case: float) -> set[str]:

@@ -11,7 +11,8 @@ not depend on the sign of a difference, so it does not push the figure one way (
 this keeps is simulated in bench/interval_coverage.py and recorded in docs/method/statistics.md).
 A stopped case is looked at again at each later checkpoint: the drift factor is pooled over the
 experiment's rounds, and where the rounds since its stop widen its interval past the target it
-goes on again (rounds.RoundPlan); again only the width decides.
+goes on again; again only the width decides. at_checkpoint is that decision, whole: the
+scheduler (rounds.RoundPlan) takes it, and bench/interval_coverage.py simulates with it.
 
 Pairing is kept: a case that is still going runs with its baseline in every round, so a
 baseline keeps running while any case compared with it does, whatever its own precision.
@@ -96,3 +97,29 @@ def still_going(cases: dict[str, dict[int, float]], baselines: dict[str, str | N
             going.add(base)
     return going
 
+
+
+def at_checkpoint(values: dict[str, dict[int, float]], baselines: dict[str, str | None], rule: StoppingRule,
+                  stopped: dict[str, str], widths: dict[str, float | None] | None = None
+                  ) -> tuple[dict[str, str], set[str]]:
+    """The decision at a checkpoint, from each case's round values so far (values), given the cases
+    stopped before it (case -> why). A case that stopped "precise" and whose interval is now wider
+    than the target (the drift factor is pooled over the experiment's rounds, and the rounds since
+    its stop can raise it) goes on again; then every case goes on while it is not precise, and a
+    baseline while it or a case compared with it does (still_going). A baseline's own median does
+    not resume it; its cases do. Only widths decide, never where a ratio lies. widths: half_widths
+    of the cases, where the caller has them. Returns (the cases stopped after it, case -> why;
+    the cases that go on)."""
+    widths = half_widths(values, baselines) if widths is None else widths
+    after = dict(stopped)
+    for name, why in stopped.items():
+        width = widths.get(name)
+        if why == "precise" and baselines.get(name) and width is not None and width > rule.precision:
+            del after[name]
+    going = still_going(values, baselines, rule, set(after), widths)
+    for name in values:
+        if name in going and after.get(name) == "precise":
+            del after[name]              # a baseline a resumed case runs with again
+        elif name not in going and name not in after:
+            after[name] = "precise"
+    return after, going
