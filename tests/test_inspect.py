@@ -1,4 +1,5 @@
 """inspect: the static analyser against readelf and ld.so, the lookups against LD_DEBUG, bad input, the report."""
+import io
 import json
 import os
 import re
@@ -10,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from layertax.commands.inspect import notes_on
+from layertax.console import SafeConsole
 from layertax.elf import elfinfo, ldstats, libpath
 from layertax.errors import LayertaxError
 from layertax.programs import generate, variants
@@ -270,9 +273,6 @@ def test_no_save_keeps_no_calibration_either(tmp_path):
 def test_the_calibration_saved_line_keeps_its_path_whole_and_notes_wrap_between_words():
     """inspect says where it saved the calibration it ran in its notes, which wrap at the width:
     the path once broke across lines there, and a copied path then named no file."""
-    import io
-    from layertax.commands.inspect import notes_on
-    from layertax.console import SafeConsole
     buffer = io.StringIO()
     say = notes_on(SafeConsole(file=buffer, width=60, no_color=True))
     path = "/tmp/" + "a-directory-name-longer-than-the-terminal-" * 3 + "/runs/sweep.json"

@@ -98,7 +98,6 @@ def still_going(cases: dict[str, dict[int, float]], baselines: dict[str, str | N
     return going
 
 
-
 def at_checkpoint(values: dict[str, dict[int, float]], baselines: dict[str, str | None], rule: StoppingRule,
                   stopped: dict[str, str], widths: dict[str, float | None] | None = None
                   ) -> tuple[dict[str, str], set[str]]:
