@@ -1,7 +1,9 @@
 """What the maintained benches share (bench/README.md lists them), so that no bench imports
 another: the empty programs every launch bench times, the three ways of timing them (layertax's
 `launch`, hyperfine, and the bare loop: the least a launch timer can be), turns run in
-alternation and printed, and one experiment's case run through `layertax run`.
+alternation and printed, and one experiment's case run through `layertax run`; and the
+models of per-round ratios the coverage benches simulate (each with an exact truth), and the
+block bootstrap they resample recorded rounds with.
 
 The bare loop is a C loop, pinned to a CPU, glibc's posix_spawn with stdio on /dev/null,
 waitpid, CLOCK_MONOTONIC around the two, the samples kept in memory and printed at the end:
@@ -12,6 +14,7 @@ bare) against it.
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -232,3 +235,56 @@ def layertax_experiment(experiment: str, case: str, cpu: int, out: Path, options
     if not found or found[0]["status"] != "ok":
         raise SystemExit(f"layertax did not measure {case}: {found[0]['reason'] if found else 'no such case'}")
     return exp
+
+
+# ---- simulated rounds: models of per-round ratios with an exact truth ----------------------
+
+def iid(rng, n):
+    return np.exp(rng.normal(0, 0.05, n)), 1.0
+
+
+def _mixture_values(rng, n):
+    slow = rng.random(n) < 0.15
+    return np.exp(rng.normal(0, 0.03, n) + np.where(slow, rng.uniform(math.log(1.2), math.log(1.6), n), 0.0))
+
+
+def mixture(rng, n):
+    return _mixture_values(rng, n), MIXTURE_TRUTH
+
+
+def drift(rng, n, phi=0.6, shared=0.7):
+    d = np.empty(n)
+    d[0] = rng.normal(0, 0.05)
+    for i in range(1, n):
+        d[i] = phi * d[i - 1] + rng.normal(0, 0.05 * math.sqrt(1 - phi * phi))
+    case = d + rng.normal(0, 0.02, n)
+    base = shared * d + rng.normal(0, 0.02, n)
+    return np.exp(case - base), 1.0       # symmetric about 0 on the log scale: the median ratio is 1
+
+
+def steps(rng, n, stay=0.9, gap=0.10, shared=0.9):
+    """The machine's speed steps by 10% and stays for ten rounds on average; the baseline feels
+    90% of a step, so the ratio steps by 1% (a shared VM's slow stretches)."""
+    state = rng.random() < 0.5
+    levels = np.empty(n)
+    for i in range(n):
+        levels[i] = gap if state else 0.0
+        if rng.random() > stay:
+            state = not state
+    case = levels + rng.normal(0, 0.015, n)
+    base = shared * levels + rng.normal(0, 0.015, n)
+    return np.exp(case - base), math.exp((1 - shared) * gap / 2)   # a symmetric mixture: its median
+
+
+# The mixture's median, from four million draws (its error is far below a simulation's).
+MIXTURE_TRUTH = float(np.median(_mixture_values(np.random.default_rng(12345), 4_000_000)))
+MODELS = {"iid": iid, "mixture": mixture, "drift": drift, "steps": steps}
+
+
+def block_rounds(rng, length: int, n: int, block: float) -> np.ndarray:
+    """n round indices drawn in blocks of consecutive rounds (circularly), each block ending
+    with probability 1/block after every round: a stationary bootstrap."""
+    picked = [int(rng.integers(0, length))]
+    while len(picked) < n:
+        picked.append(int(rng.integers(0, length)) if rng.random() < 1 / block else (picked[-1] + 1) % length)
+    return np.array(picked)

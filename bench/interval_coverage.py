@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 
 import numpy as np
@@ -40,51 +39,9 @@ import numpy as np
 from layertax.engine.analysis import dependence, stats
 from layertax.engine.measure.stopping import StoppingRule, at_checkpoint
 
-from _common import ratios_to_baseline   # this folder's
+from _common import MODELS, block_rounds, ratios_to_baseline   # this folder's
 
 SIZES = (6, 8, 10, 12, 16, 24, 32, 40)
-
-
-def iid(rng, n):
-    return np.exp(rng.normal(0, 0.05, n)), 1.0
-
-
-def _mixture_values(rng, n):
-    slow = rng.random(n) < 0.15
-    return np.exp(rng.normal(0, 0.03, n) + np.where(slow, rng.uniform(math.log(1.2), math.log(1.6), n), 0.0))
-
-
-def mixture(rng, n):
-    return _mixture_values(rng, n), MIXTURE_TRUTH
-
-
-def drift(rng, n, phi=0.6, shared=0.7):
-    d = np.empty(n)
-    d[0] = rng.normal(0, 0.05)
-    for i in range(1, n):
-        d[i] = phi * d[i - 1] + rng.normal(0, 0.05 * math.sqrt(1 - phi * phi))
-    case = d + rng.normal(0, 0.02, n)
-    base = shared * d + rng.normal(0, 0.02, n)
-    return np.exp(case - base), 1.0       # symmetric about 0 on the log scale: the median ratio is 1
-
-
-def steps(rng, n, stay=0.9, gap=0.10, shared=0.9):
-    """The machine's speed steps by 10% and stays for ten rounds on average; the baseline feels
-    90% of a step, so the ratio steps by 1% (a shared VM's slow stretches)."""
-    state = rng.random() < 0.5
-    levels = np.empty(n)
-    for i in range(n):
-        levels[i] = gap if state else 0.0
-        if rng.random() > stay:
-            state = not state
-    case = levels + rng.normal(0, 0.015, n)
-    base = shared * levels + rng.normal(0, 0.015, n)
-    return np.exp(case - base), math.exp((1 - shared) * gap / 2)   # a symmetric mixture: its median
-
-
-# The mixture's median, from four million draws (its error is far below a simulation's).
-MIXTURE_TRUTH = float(np.median(_mixture_values(np.random.default_rng(12345), 4_000_000)))
-MODELS = {"iid": iid, "mixture": mixture, "drift": drift, "steps": steps}
 
 
 CASES = 10          # the cases of one simulated experiment
@@ -224,15 +181,6 @@ def recorded(paths: list[str]):
             if cases:
                 length = min(r.size for _, r in cases)
                 yield exp["name"], [(name, r[:length]) for name, r in cases]
-
-
-def block_rounds(rng, length: int, n: int, block: float) -> np.ndarray:
-    """n round indices drawn in blocks of consecutive rounds (circularly), each block ending
-    with probability 1/block after every round: a stationary bootstrap."""
-    picked = [int(rng.integers(0, length))]
-    while len(picked) < n:
-        picked.append(int(rng.integers(0, length)) if rng.random() < 1 / block else (picked[-1] + 1) % length)
-    return np.array(picked)
 
 
 def main() -> int:
