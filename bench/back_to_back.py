@@ -106,7 +106,7 @@ def main() -> int:
     print(f"ratio intervals overlapping: {overlaps} of {compared}; of the {apart} apart, marked in both runs: {marked}")
     for label, run_ in (("A", a), ("B", b)):
         earlier = sorted({e.get("between_runs", {}).get("runs", 0) for e in run_.values()})
-        print(f"run {label} was set beside {'/'.join(map(str, earlier))} earlier runs of this layertax here")
+        print(f"run {label} was set beside {'/'.join(map(str, earlier))} earlier runs here measured by the same code")
     if moved:
         print("where they moved: the median ratio of the first/second half of each run's rounds")
         for line in moved:
