@@ -237,6 +237,21 @@ def layertax_experiment(experiment: str, case: str, cpu: int, out: Path, options
     return exp
 
 
+def recorded_ratios(paths: list[str], at_least: int = 30) -> list[tuple[str, list[tuple[str, np.ndarray]]]]:
+    """The recorded paired ratios (in round order) of every case of saved runs with at least
+    `at_least` rounds: (experiment, [(case, ratios)]) per experiment that has such a case."""
+    found = []
+    for path in paths:
+        with open(path) as f:
+            doc = json.load(f)
+        for exp in doc["experiments"]:
+            cases = [(case["name"], np.array(ratios_to_baseline(exp, case))) for case in exp.get("cases", [])]
+            cases = [(name, ratios) for name, ratios in cases if ratios.size >= at_least]
+            if cases:
+                found.append((exp["name"], cases))
+    return found
+
+
 # ---- simulated rounds: models of per-round ratios with an exact truth ----------------------
 
 def iid(rng, n):

@@ -17,14 +17,13 @@ runs' own intervals (bench/interval_coverage.py).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 import numpy as np
 
 from layertax.engine.analysis import stats
 
-from _common import MODELS, block_rounds, ratios_to_baseline   # this folder's
+from _common import MODELS, block_rounds, recorded_ratios   # this folder's
 
 SIZES = (6, 8, 12, 16, 24, 40)
 CASES = 10          # the cases of one simulated experiment
@@ -49,16 +48,7 @@ def simulated(draw, n: int, sims: int, seed: int) -> float:
 
 def recorded(paths: list[str]) -> list[tuple[str, np.ndarray]]:
     """Every case's recorded paired ratios (in round order) with at least 30 rounds."""
-    found = []
-    for path in paths:
-        with open(path) as f:
-            doc = json.load(f)
-        for exp in doc["experiments"]:
-            for case in exp.get("cases", []):
-                ratios = np.array(ratios_to_baseline(exp, case))
-                if ratios.size >= 30:
-                    found.append((f"{exp['name']}/{case['name']}", ratios))
-    return found
+    return [(f"{exp}/{case}", ratios) for exp, cases in recorded_ratios(paths) for case, ratios in cases]
 
 
 def resampled(cases: list[tuple[str, np.ndarray]], n: int, sims: int, seed: int) -> float:

@@ -31,7 +31,6 @@ the table in docs/method/statistics.md (one core; --models splits the models acr
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 import numpy as np
@@ -39,7 +38,7 @@ import numpy as np
 from layertax.engine.analysis import dependence, stats
 from layertax.engine.measure.stopping import StoppingRule, at_checkpoint
 
-from _common import MODELS, block_rounds, ratios_to_baseline   # this folder's
+from _common import MODELS, block_rounds, recorded_ratios   # this folder's
 
 SIZES = (6, 8, 10, 12, 16, 24, 32, 40)
 
@@ -170,17 +169,9 @@ def sequential_coverage(draw, sims: int, seed: int, precision: float = 0.02) -> 
 def recorded(paths: list[str]):
     """Each experiment's cases' recorded paired ratios (in round order), all of one length of at
     least 30 rounds: (experiment, [(case, ratios)])."""
-    for path in paths:
-        doc = json.load(open(path))
-        for exp in doc["experiments"]:
-            cases = []
-            for case in exp.get("cases", []):
-                ratios = np.array(ratios_to_baseline(exp, case))
-                if ratios.size >= 30:
-                    cases.append((case["name"], ratios))
-            if cases:
-                length = min(r.size for _, r in cases)
-                yield exp["name"], [(name, r[:length]) for name, r in cases]
+    for name, cases in recorded_ratios(paths):
+        length = min(r.size for _, r in cases)
+        yield name, [(case, r[:length]) for case, r in cases]
 
 
 def main() -> int:

@@ -276,7 +276,7 @@ def test_the_calibration_saved_line_keeps_its_path_whole_and_notes_wrap_between_
     buffer = io.StringIO()
     say = notes_on(SafeConsole(file=buffer, width=60, no_color=True))
     path = "/tmp/" + "a-directory-name-longer-than-the-terminal-" * 3 + "/runs/sweep.json"
-    say(f"saved: {path}")
+    say(f"saved: {path}", whole=True)
     say("no usable loadtime sweep saved for this machine: running a quick calibration "
         "(`layertax loadtime sweep` runs a fuller one)")
     lines = buffer.getvalue().splitlines()

@@ -18,11 +18,11 @@ from layertax.progress import for_console
 
 
 def notes_on(err):
-    """inspect's notes, dim on stderr. Prose wraps between words at the width; the line naming
-    the calibration it saved keeps its path on one line (soft wrap), whole for copy and paste,
-    as the `saved:` line after every run does."""
-    def say(message: str) -> None:
-        err.print(message, style="dim", soft_wrap=message.startswith("saved: "))
+    """inspect's notes, dim on stderr. Prose wraps between words at the width; a line said
+    whole (the one naming the calibration it saved) keeps its path on one line (soft wrap),
+    whole for copy and paste, as the `saved:` line after every run does."""
+    def say(message: str, whole: bool = False) -> None:
+        err.print(message, style="dim", soft_wrap=whole)
     return say
 
 

@@ -235,7 +235,7 @@ def _model(model_file: Path | None, progress_factory, say, keep_calibration: boo
     if not doc["complete"]:
         raise KeyboardInterrupt    # the sweep took the Ctrl-C and stopped; so does the prediction
     if keep_calibration:
-        say(f"saved: {printable(runs.save_run(doc))}")
+        say(f"saved: {printable(runs.save_run(doc))}", whole=True)
     else:
         say("the calibration is not saved (--no-save): the next inspect runs it again")
     return model.fit(doc, "a quick calibration sweep run now")
