@@ -175,10 +175,11 @@ def _untimed(a: dict, b: dict) -> str:
             + (" ..." if len(changed) > 10 else ""))
 
 
-def _geomean(comparison: ExperimentComparison, threshold: float) -> tuple[Row | None, str]:
+def geomean_row(comparison: ExperimentComparison, threshold: float) -> tuple[Row | None, str]:
     """The geometric mean row over an experiment's compared cases, and how its interval was drawn.
     When cases were judged on their ratio to a baseline, it is over those cases (the change in
-    the layers' cost), not the baselines' own times."""
+    the layers' cost), not the baselines' own times. bench/compare_coverage.py measures how often
+    its interval holds the true mean."""
     relative = [r for r in comparison.rows if r.to_baseline]
     rows = relative or comparison.rows
     if len(rows) < 2:
@@ -275,7 +276,7 @@ def compare_runs(a: dict, b: dict, threshold: float = stats.DEFAULT_THRESHOLD,
         row.verdict = stats.verdict(row.ratio, row.ci95, p < alpha, threshold)
     by_name_a = {e["name"]: e for e in a["experiments"]}
     for e in experiments:
-        e.geomean, e.geomean_method = _geomean(e, threshold)
+        e.geomean, e.geomean_method = geomean_row(e, threshold)
         e.warnings = _baseline_moved(e, by_name_a[e.name]) + _drifted(e) + _two_levels(e, threshold)
     names_a = set(by_name_a)
     return Comparison(a_label, b_label, threshold, machine.differences(a["machine"], b["machine"]), experiments,
