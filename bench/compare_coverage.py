@@ -1,13 +1,15 @@
 """How often does `layertax compare`'s "B/A [95% CI]" hold the true B/A? Simulation and
 recorded rounds.
 
-compare sets two runs' per-round ratios of a case side by side: B/A is the ratio of their
-medians, its interval the bootstrap 95% interval of that ratio widened by the larger of the two
-series' drift factors (stats.series_ratio_test, engine/analysis/compare.py). Here A and B are
-two runs of one experiment of 10 cases drawn from one model of per-round ratios (_common.py:
-iid, mixture, drift, steps; each with an exact truth), so B/A's truth is known; and, with RUN.json
-files that keep their samples, two runs drawn from the same recorded rounds (blocks of
-consecutive rounds ten long on average, the machine's own drift kept), whose truth is 1.
+compare sets two runs' per-round ratios of a case side by side: B/A is the Hodges-Lehmann shift
+of their logarithms, its interval Moses' 95% interval for it (the one the Mann-Whitney test
+inverts), widened by the larger of the two runs' drift factors, each estimated over its run's
+experiment (compare.judge_rows, which this bench calls as compare does). Here A and B are two
+runs of one experiment of 10 cases drawn from one model of per-round ratios (_common.py: iid,
+mixture, drift, steps; each with an exact truth), so B/A's truth is known; and, with RUN.json
+files that keep their samples, two runs of each recorded experiment drawn from its recorded
+rounds (blocks of consecutive rounds ten long on average, the same rounds for all its cases, the
+machine's own drift kept), whose truth is 1.
 
     .venv/bin/python bench/compare_coverage.py [--sims 1000] [--sizes N,...] [--factors]
                                                [--experiments 1000] [RUN.json ...]
@@ -26,7 +28,7 @@ import sys
 
 import numpy as np
 
-from layertax.engine.analysis import compare, stats
+from layertax.engine.analysis import compare
 
 from _common import MODELS, block_rounds, recorded_ratios   # this folder's
 
@@ -35,26 +37,54 @@ CASES = 10          # the cases of one simulated experiment
 BLOCK = 10          # the mean length of a block of recorded rounds
 
 
-def held(a: np.ndarray, b: np.ndarray, truth: float) -> bool:
-    _, (low, high), _, _ = stats.series_ratio_test(a, b)
-    return low <= truth <= high
+def judged(runs_a: list[np.ndarray], runs_b: list[np.ndarray]) -> list[compare.Row]:
+    """An experiment's cases, A's and B's rounds of each, judged as compare judges them."""
+    rows = [compare.Row("bench", str(i), float(np.median(a)), float(np.median(b)), float("nan"),
+                        (float("nan"), float("nan")), "time", a_rounds=dict(enumerate(a)),
+                        b_rounds=dict(enumerate(b)), to_baseline="base")
+            for i, (a, b) in enumerate(zip(runs_a, runs_b))]
+    compare.judge_rows(rows)
+    return rows
+
+
+def held(runs_a: list[np.ndarray], runs_b: list[np.ndarray], truths: list[float]) -> int:
+    """How many of an experiment's cases have B/A's interval holding their truth."""
+    return sum(row.ci95[0] <= truth <= row.ci95[1] for row, truth in zip(judged(runs_a, runs_b), truths))
 
 
 def simulated(draw, n: int, sims: int, seed: int) -> float:
     rng = np.random.default_rng(seed)
     hits = total = 0
     for _ in range(max(1, sims // CASES)):
-        for _ in range(CASES):
-            (a, truth_a), (b, truth_b) = draw(rng, n), draw(rng, n)
-            hits += held(a, b, truth_b / truth_a)
-            total += 1
+        drawn = [(draw(rng, n), draw(rng, n)) for _ in range(CASES)]
+        hits += held([a for (a, _), _ in drawn], [b for _, (b, _) in drawn], [tb / ta for (_, ta), (_, tb) in drawn])
+        total += CASES
+    return hits / total
+
+
+def resampled(experiments: list[list[np.ndarray]], n: int, sims: int, seed: int) -> float:
+    """Two runs of each recorded experiment, each its cases' ratios at one draw of round blocks
+    (from the rounds all its cases ran: the shortest case's)."""
+    rng = np.random.default_rng(seed)
+    hits = total = 0
+    cases = sum(len(e) for e in experiments)
+    for _ in range(max(20, sims // cases)):
+        for ratios in experiments:
+            shortest = min(r.size for r in ratios)
+            pick_a, pick_b = (block_rounds(rng, shortest, n, BLOCK) for _ in range(2))
+            hits += held([r[pick_a] for r in ratios], [r[pick_b] for r in ratios], [1.0] * len(ratios))
+            total += len(ratios)
     return hits / total
 
 
 def factors(draw, n: int, sims: int, seed: int) -> np.ndarray:
     """The drift factors compare widened the intervals of simulated pairs of runs by."""
     rng = np.random.default_rng(seed)
-    return np.array([stats.series_ratio_test(draw(rng, n)[0], draw(rng, n)[0])[3] for _ in range(sims)])
+    out = []
+    for _ in range(max(1, sims // CASES)):
+        rows = judged([draw(rng, n)[0] for _ in range(CASES)], [draw(rng, n)[0] for _ in range(CASES)])
+        out += [row.dependence for row in rows]
+    return np.array(out)
 
 
 def mean_held(runs_a: list[np.ndarray], runs_b: list[np.ndarray], truths: list[float]) -> bool:
@@ -91,23 +121,6 @@ def resampled_means(experiments: list[list[np.ndarray]], n: int, draws: int, see
     return hits / total
 
 
-def recorded(paths: list[str]) -> list[tuple[str, np.ndarray]]:
-    """Every case's recorded paired ratios (in round order) with at least 30 rounds."""
-    return [(f"{exp}/{case}", ratios) for exp, cases in recorded_ratios(paths) for case, ratios in cases]
-
-
-def resampled(cases: list[tuple[str, np.ndarray]], n: int, sims: int, seed: int) -> float:
-    rng = np.random.default_rng(seed)
-    hits = total = 0
-    for _ in range(max(20, sims // len(cases))):
-        for _, ratios in cases:
-            a = ratios[block_rounds(rng, ratios.size, n, BLOCK)]
-            b = ratios[block_rounds(rng, ratios.size, n, BLOCK)]
-            hits += held(a, b, 1.0)
-            total += 1
-    return hits / total
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("runs", nargs="*", help="saved results with their samples (recorded rounds)")
@@ -124,11 +137,11 @@ def main() -> int:
     for i, (name, draw) in enumerate(MODELS.items()):
         cells = [simulated(draw, n, args.sims, seed=300 + 10 * i + n) for n in sizes]
         print(f"{name:18} " + " ".join(f"{100 * c:6.1f}" for c in cells), flush=True)
-    cases = recorded(args.runs)
-    if cases:
-        cells = [resampled(cases, n, args.sims, seed=500 + n) for n in sizes]
+    experiments = [[ratios for _, ratios in cases] for _, cases in recorded_ratios(args.runs)]
+    if experiments:
+        cells = [resampled(experiments, n, args.sims, seed=500 + n) for n in sizes]
         print(f"{'recorded (blocks)':18} " + " ".join(f"{100 * c:6.1f}" for c in cells)
-              + f"   ({len(cases)} cases)", flush=True)
+              + f"   ({sum(map(len, experiments))} cases)", flush=True)
     if args.factors:
         _factors(sizes, args.sims)
     if args.experiments:

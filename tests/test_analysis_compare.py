@@ -53,6 +53,23 @@ def test_a_shift_inside_the_noise_band_is_no_difference():
     assert compare.compare_runs(a, b, threshold=0.0).experiments[0].rows[0].ratio > 1
 
 
+def test_each_runs_drift_factor_is_its_experiments_and_the_interval_is_the_tests():
+    """Cases judged on their ratio share their run's drift factor as the run's own intervals do:
+    at 6 rounds, fewer than say anything of their drift, the prior's, widened for a rank
+    statistic. The interval excludes 1 where the (uncorrected, widened) test rejects."""
+    from layertax.engine.analysis import dependence
+
+    cases_a = {"x": _noisy(6, seed=1)} | {f"c{i}": _noisy(6, seed=10 + i, scale=2) for i in range(4)}
+    cases_b = {"x": _noisy(6, seed=2)} | {f"c{i}": _noisy(6, seed=20 + i, scale=2 * (1 + 0.05 * i)) for i in range(4)}
+    e = compare.compare_runs(_doc(cases_a), _doc(cases_b), threshold=0.0).experiments[0]
+    judged = [r for r in e.rows if r.to_baseline]
+    assert len(judged) == 4
+    for row in judged:
+        assert row.dependence == pytest.approx(dependence.for_ranks(dependence.PRIOR_FACTOR))
+        assert row.ci95[0] <= row.ratio <= row.ci95[1]
+        assert (row.ci95[0] > 1 or row.ci95[1] < 1) == (row.p_value < 0.05), (row.ci95, row.p_value)
+
+
 def test_a_baseline_that_moved_warns_and_its_case_is_judged_on_its_ratio_to_it():
     # The same build run twice, the machine 5% slower in B: the baseline (x) comes out slower,
     # its case (y), judged on its ratio to x, does not, and the comparison says why.
@@ -61,9 +78,10 @@ def test_a_baseline_that_moved_warns_and_its_case_is_judged_on_its_ratio_to_it()
     e = compare.compare_runs(a, b).experiments[0]
     assert [(r.verdict, r.to_baseline) for r in e.rows] == [("slower", ""), ("no difference", "x")]
     assert e.rows[1].a == pytest.approx(2.0, abs=0.02) and e.rows[1].ratio == pytest.approx(1.0, abs=0.01)
-    assert e.warnings == ["the baseline x itself came out slower (1.050x): its own code changed, or the machine "
-                          "ran at another speed in B; the case measured against it is judged on its ratio to it, "
-                          "which cancels the machine's speed"]
+    assert e.rows[0].ratio == pytest.approx(1.05, abs=0.002)
+    assert e.warnings == [f"the baseline x itself came out slower ({e.rows[0].ratio:.3f}x): its own code changed, "
+                          "or the machine ran at another speed in B; the case measured against it is judged on its "
+                          "ratio to it, which cancels the machine's speed"]
     # Only the case moved: it is slower, and nothing to warn about.
     steady = compare.compare_runs(a, _doc({"x": _noisy(seed=2), "y": _noisy(seed=4, scale=2.1)})).experiments[0]
     assert [r.verdict for r in steady.rows] == ["no difference", "slower"] and steady.warnings == []
@@ -310,20 +328,39 @@ def test_import_hyperfine_rejects_bad_files_in_one_line(tmp_path, content, messa
 
 
 def test_a_case_at_two_levels_that_moved_between_them_says_so():
-    """random_r's way on the 2-vCPU VM: rounds at 1.96x and 2.10x; A has 8 of 30 at the upper,
-    B 22. compare calls the median's move, and says it can be the shares."""
+    """random_r's way on the 2-vCPU VM: rounds at 1.96x and 2.10x. Where only the shares of its
+    rounds at each level moved (A 8 of 30 at the upper, B 22), its median moved 7% with no round
+    shifted: the shift interval reaches back to no change, and compare does not call it. Where
+    every round moved 10%, it is slower, and compare says it sat at two levels."""
     rng = np.random.default_rng(4)
     base = list(100.0 * (1 + 0.003 * rng.standard_normal(30)))
 
-    def rounds(upper: int) -> list[float]:
+    def rounds(upper: int, scale: float = 1.0) -> list[float]:
         at = [1.0] * (30 - upper) + [1.075] * upper
         rng.shuffle(at)
-        return [b * 1.96 * u * (1 + 0.003 * rng.standard_normal()) for b, u in zip(base, at)]
-    a, b = _doc({"base": base, "split": rounds(8)}), _doc({"base": base, "split": rounds(22)})
-    e = compare.compare_runs(a, b).experiments[0]
-    row = next(r for r in e.rows if r.case == "split")
+        return [b * 1.96 * scale * u * (1 + 0.003 * rng.standard_normal()) for b, u in zip(base, at)]
+    a = _doc({"base": base, "split": rounds(8)})
+    shares = compare.compare_runs(a, _doc({"base": base, "split": rounds(22)})).experiments[0]
+    row = next(r for r in shares.rows if r.case == "split")
+    assert row.ratio > 1.05 and row.ci95[0] < 1 and row.verdict != "slower", (row.ratio, row.ci95)
+    moved = compare.compare_runs(a, _doc({"base": base, "split": rounds(8, scale=1.10)})).experiments[0]
+    row = next(r for r in moved.rows if r.case == "split")
     assert row.verdict == "slower", (row.ratio, row.ci95, row.p_holm, row.dependence)
-    assert [w for w in e.warnings if w.startswith("split sat at two levels in ")
-            and "(1.96x and 2.10x to base, 7." in w]
+    assert [w for w in moved.warnings if w.startswith("split sat at two levels in ")
+            and "(1.96x and 2.10x to base, 7." in w], moved.warnings
     steady = _doc({"base": base, "split": [v * 1.96 for v in base]})
     assert not [w for w in compare.compare_runs(steady, steady).experiments[0].warnings if "two levels" in w]
+
+
+def test_too_few_rounds_for_a_95_percent_interval_say_what_theirs_covers():
+    """3 rounds a side: the widest interval, the lowest ratio of a round of B to one of A to the
+    highest, covers 90% (2 of the 20 ways to order them fall outside it), and compare says so."""
+    a = _doc({"x": [100.0, 101.0, 99.0], "y": [200.0, 203.0, 198.0]})
+    b = _doc({"x": [100.0, 100.5, 99.5], "y": [210.0, 212.0, 207.0]})
+    e = compare.compare_runs(a, b).experiments[0]
+    row = next(r for r in e.rows if r.case == "y")
+    assert row.coverage == pytest.approx(0.9)
+    assert [w for w in e.warnings if "too few rounds for a 95% interval (x: 3 in A, 3 in B)" in w
+            and "cover as little as 90%" in w], e.warnings
+    assert not [w for w in compare.compare_runs(_doc({"x": _noisy(8)}), _doc({"x": _noisy(8, seed=2)}))
+                .experiments[0].warnings if "too few rounds" in w]

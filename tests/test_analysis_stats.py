@@ -131,36 +131,48 @@ def test_a_sample_that_says_whether_it_was_preempted_is_believed_over_its_switch
     assert analyze.case_stats({"samples": [{"round": 0, "ns": 5, "ops": 1}]}, None)["disturbed_share"] is None
 
 
+def _judged(a, b, threshold: float = stats.DEFAULT_THRESHOLD) -> tuple[str, float]:
+    """compare's verdict on two series of independent values (no drift factor), and its B/A."""
+    ratio, ci, p, _ = stats.series_ratio_test(a, b, (1.0, 1.0))
+    return stats.verdict(ratio, ci, p < 0.05, threshold), ratio
+
+
 def test_aa_comparison_shows_no_difference():
     rng = np.random.default_rng(7)
     verdicts = []
     for _ in range(100):
         a = rng.lognormal(np.log(1000), 0.1, 30)
         b = rng.lognormal(np.log(1000), 0.1, 30)
-        verdicts.append(stats.compare(a, b).verdict)
+        verdicts.append(_judged(a, b)[0])
     # Same distribution: at most a few false alarms in 100, and identical samples never.
     assert verdicts.count("no difference") >= 95
     same = rng.lognormal(np.log(1000), 0.1, 30)
-    assert stats.compare(same, same).verdict == "no difference"
+    assert _judged(same, same) == ("no difference", 1.0)
 
 
 def test_comparison_detects_a_real_shift_and_respects_the_noise_band():
     rng = np.random.default_rng(11)
     a = rng.normal(1000, 10, 30)
-    assert stats.compare(a, a * 1.10).verdict == "slower"
-    assert stats.compare(a, a * 0.90).verdict == "faster"
-    # A 1% shift is real here (tiny noise) but inside the 2% band: no difference.
-    c = stats.compare(a, a * 1.01)
-    assert c.verdict == "no difference" and c.ratio == pytest.approx(1.01, rel=1e-6)
+    assert _judged(a, a * 1.10)[0] == "slower"
+    assert _judged(a, a * 0.90)[0] == "faster"
+    # A 1% shift is real here (tiny noise) but inside the 2% band: no difference. Every
+    # difference of logs is the shift's plus a's own, so the estimate is the shift itself.
+    verdict, ratio = _judged(a, a * 1.01)
+    assert verdict == "no difference" and ratio == pytest.approx(1.01, rel=1e-6)
 
 
-def test_bootstrap_interval_contains_the_ratio():
+def test_the_ratio_interval_contains_the_ratio_and_is_widened_by_the_larger_factor_for_ranks():
     rng = np.random.default_rng(3)
     a = rng.normal(100, 5, 40)
     b = rng.normal(120, 5, 40)
-    lo, hi = stats.bootstrap_ratio_ci(a, b)
-    assert lo < np.median(b) / np.median(a) < hi
-    assert 1.1 < lo and hi < 1.3
+    ratio, (lo, hi), _, factor = stats.series_ratio_test(a, b, (1.0, 1.0))
+    assert lo < ratio < hi and 1.1 < lo and hi < 1.3 and factor == 1.0
+    # The larger run's factor of signs, 3, is 1 + 1.5 x 2 = 4 for these rank statistics; sqrt(4) = 2:
+    # each side's distance from the point doubles on the log scale.
+    ratio_w, (lo_w, hi_w), _, factor_w = stats.series_ratio_test(a, b, (1.0, 3.0))
+    assert factor_w == 4.0 and ratio_w == ratio
+    assert np.log(ratio / lo_w) == pytest.approx(2 * np.log(ratio / lo)) and np.log(hi_w / ratio) == pytest.approx(
+        2 * np.log(hi / ratio))
 
 
 def test_round_summary_treats_each_round_as_one_replicate():

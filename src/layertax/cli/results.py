@@ -29,9 +29,10 @@ def compare(files, vs_history, threshold, by_machine) -> None:
 
     Cases are matched by experiment and name. Each is judged on its ratio to its baseline round
     by round (so the machine's speed in each run cancels; a baseline on its own times): A, B,
-    the ratio B/A with a bootstrap 95% interval, and a verdict from the Mann-Whitney U test,
-    Holm-corrected over all cases compared, together with the interval and the noise band, both
-    widened for rounds that drifted together; a geometric-mean row per experiment. Warns when a
+    the ratio B/A (the median of the ratios of every round of B to every round of A) with the 95%
+    interval the Mann-Whitney U test inverts, and a verdict from that test, Holm-corrected over all
+    cases compared, together with the interval and the noise band, both widened for rounds that
+    drifted together; a geometric-mean row per experiment. Warns when a
     baseline moved, and says how when the two machines differ.
     """
     from layertax.commands import compare as comparing

@@ -89,9 +89,11 @@ def render(c: Comparison, console: Console) -> None:
     console.print(f"verdict: Mann-Whitney U on one value per round (a case's ratio to its baseline, shown "
                   f"as x, so that the machine's speed in each run cancels; a baseline's own median), "
                   f"Holm-corrected over {sum(1 for e in c.experiments for r in e.rows if r.p_holm is not None)} "
-                  f"timed cases, and the bootstrap 95% interval of B/A outside 1 +- {c.threshold:.0%} (the noise "
+                  f"timed cases, and the 95% interval of B/A that test inverts outside 1 +- {c.threshold:.0%} (the noise "
                   f"band); both widened where rounds drifted together; \"inconclusive\": the interval and "
-                  f"the band say it moved, the corrected test does not", style="dim")
+                  f"the band say it moved, the corrected test does not; B/A: the median of the ratios of every "
+                  f"round of B to every round of A, which is A's and B's medians' ratio only where every round "
+                  f"moved alike", style="dim")
     for e in c.experiments:
         console.print()
         if e.rows:

@@ -10,8 +10,10 @@ A case and its baseline run moments apart in every round, so the machine's speed
 their ratio; the baseline itself is judged on its own times, and a warning says when it
 moved (docs/guide/compare.md).
 
-Each case gets the ratio B/A of medians with a bootstrap interval, and the Mann-Whitney U
-test, both widened for rounds that drift together (stats.series_ratio_test); the p-values
+Each case gets B/A (the Hodges-Lehmann shift of its log values), Moses' interval for it and
+the Mann-Whitney U test (the test that interval inverts), both widened for rounds that drift
+together (stats.series_ratio_test, with each run's drift factor estimated over its
+experiment); the p-values
 are Holm-corrected over every case compared, so that among many cases one lucky draw does
 not read as a change. A verdict needs the corrected test, the interval excluding 1, and the
 ratio outside the noise band. Instruction counts (--metric instructions) are deterministic:
@@ -24,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from layertax.engine.analysis import analyze, dependence, stats, two_levels
+from layertax.engine.analysis import analyze, dependence, shift, stats, two_levels
 from layertax.engine import machine
 
 
@@ -42,6 +44,7 @@ class Row:
     verdict: str = "no difference"
     to_baseline: str = ""             # the baseline a and b are ratios to ("": a and b are the case's own figures)
     dependence: float = 1.0           # the variance factor the interval and p were widened by
+    coverage: float = stats.CONFIDENCE  # what the interval covers: less than 95% with too few rounds
     a_rounds: dict[int, float] = field(default_factory=dict, repr=False)   # round id -> median, for the geometric mean
     b_rounds: dict[int, float] = field(default_factory=dict, repr=False)
 
@@ -149,15 +152,46 @@ def _compare_experiment(a: dict, b: dict, threshold: float) -> ExperimentCompari
         to_baseline = _to_baseline(a, b, case_a, values_a, values_b)
         if to_baseline:
             _, ra, rb = to_baseline
-        va, vb = list(ra.values()), list(rb.values())
-        # The verdict waits for every case's p-value: Holm corrects them together (compare_runs).
-        ratio, ci, p, factor = stats.series_ratio_test(va, vb)
-        rows.append(Row(a["name"], case_a["name"], float(np.median(va)), float(np.median(vb)), ratio, ci, method,
-                        p_value=p, a_rounds=ra, b_rounds=rb, dependence=factor,
-                        to_baseline=to_baseline[0] if to_baseline else ""))
+        # B/A, its interval and p are taken over the experiment's rows together (judge_rows).
+        rows.append(Row(a["name"], case_a["name"], float(np.median(list(ra.values()))),
+                        float(np.median(list(rb.values()))), math.nan, (math.nan, math.nan), method,
+                        a_rounds=ra, b_rounds=rb, to_baseline=to_baseline[0] if to_baseline else ""))
+    judge_rows(rows)
     names_a = {c["name"] for c in a["cases"]}
     skipped += [f"{c['name']}: not in A" for c in b["cases"] if c["name"] not in names_a]
     return ExperimentComparison(a["name"], a.get("unit", ""), method, rows, None, skipped)
+
+
+def judge_rows(rows: list[Row]) -> None:
+    """Each timed row's B/A, interval, p and drift factor (stats.series_ratio_test). A run's
+    factor for a case is estimated over the experiment's series of the same kind in that run (its
+    cases' ratios to their baselines, or the figures of cases judged on their own), as the run's
+    own intervals are (dependence.factors): one series of 8 to 40 rounds says little about its own
+    drift. The verdict waits for every case's p-value: Holm corrects them together (compare_runs).
+    bench/compare_coverage.py runs its simulated experiments through here."""
+    timed = [r for r in rows if r.method == "time"]
+    for kind in (True, False):
+        group = [r for r in timed if bool(r.to_baseline) == kind]
+        if not group:
+            continue
+        factors_a = dependence.factors([list(r.a_rounds.values()) for r in group])
+        factors_b = dependence.factors([list(r.b_rounds.values()) for r in group])
+        for row, fa, fb in zip(group, factors_a, factors_b):
+            row.ratio, row.ci95, row.p_value, row.dependence = stats.series_ratio_test(
+                list(row.a_rounds.values()), list(row.b_rounds.values()), (fa, fb))
+            row.coverage = shift.interval_rank(len(row.a_rounds), len(row.b_rounds), stats.CONFIDENCE)[1]
+
+
+def _few_rounds(comparison: ExperimentComparison) -> list[str]:
+    """One warning for the cases with too few rounds in A and B for any 95% interval: the widest
+    (from the lowest ratio of a round of B to a round of A to the highest) covers less."""
+    short = [r for r in comparison.rows if r.coverage < stats.CONFIDENCE]
+    if not short:
+        return []
+    worst = min(short, key=lambda r: r.coverage)
+    return [f"{len(short)} case{'s' if len(short) != 1 else ''} ran too few rounds for a 95% interval "
+            f"({worst.case}: {len(worst.a_rounds)} in A, {len(worst.b_rounds)} in B); their intervals "
+            f"are the widest there are and cover as little as {worst.coverage:.0%}"]
 
 
 def _untimed(a: dict, b: dict) -> str:
@@ -277,7 +311,8 @@ def compare_runs(a: dict, b: dict, threshold: float = stats.DEFAULT_THRESHOLD,
     by_name_a = {e["name"]: e for e in a["experiments"]}
     for e in experiments:
         e.geomean, e.geomean_method = geomean_row(e, threshold)
-        e.warnings = _baseline_moved(e, by_name_a[e.name]) + _drifted(e) + _two_levels(e, threshold)
+        e.warnings = (_baseline_moved(e, by_name_a[e.name]) + _few_rounds(e) + _drifted(e)
+                      + _two_levels(e, threshold))
     names_a = set(by_name_a)
     return Comparison(a_label, b_label, threshold, machine.differences(a["machine"], b["machine"]), experiments,
                       sorted(names_a - set(names_b)), sorted(set(names_b) - names_a),

@@ -8,18 +8,17 @@
   (dependence.py), and the factor is kept beside the interval.
 - Ratios to the baseline are computed per round (the case and the baseline ran
   moments apart, so drift hits both) and summarised the same way.
-- Two sets of samples are compared with the Mann-Whitney U test together with a
-  bootstrap interval for the ratio of medians and a noise band: a difference
-  must be both statistically clear and larger than the band to count.
+- Two runs' series are compared with the Mann-Whitney U test together with the interval that
+  test inverts (Moses', for the Hodges-Lehmann shift of their logarithms: shift.py) and a
+  noise band: a difference must be both statistically clear and larger than the band to count.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
-from layertax.engine.analysis import dependence
+from layertax.engine.analysis import dependence, shift
 
 CONFIDENCE = 0.95
 # A case that stops adding rounds because its interval met the precision target is one whose
@@ -295,14 +294,6 @@ def experiment_warnings(cpu_activity: dict | None) -> list[str]:
     return warnings
 
 
-@dataclass(frozen=True)
-class Comparison:
-    ratio: float                 # median(b) / median(a): above 1 means b is slower
-    ci95: tuple[float, float]
-    p_value: float
-    verdict: str                 # "faster", "slower" or "no difference" (of b relative to a)
-
-
 def bootstrap_median_ratios(a, b, resamples: int = 4000, seed: int = 0) -> np.ndarray:
     """median(b*) / median(a*) for resamples of each side: the ratio's bootstrap distribution."""
     rng = np.random.default_rng(seed)
@@ -334,26 +325,26 @@ def interval(draws: np.ndarray, confidence: float = CONFIDENCE) -> tuple[float, 
     return float(np.quantile(draws, alpha / 2)), float(np.quantile(draws, 1 - alpha / 2))
 
 
-def bootstrap_ratio_ci(a, b, confidence: float = CONFIDENCE, resamples: int = 4000, seed: int = 0):
-    return interval(bootstrap_median_ratios(a, b, resamples, seed), confidence)
-
-
-def series_ratio_test(a, b) -> tuple[float, tuple[float, float], float, float]:
-    """median(b)/median(a) for two series each taken in order (two runs' round medians, or their
-    ratios to a baseline), with the bootstrap 95% interval of that ratio and the Mann-Whitney p.
+def series_ratio_test(a, b, factors: tuple[float, float] | None = None
+                      ) -> tuple[float, tuple[float, float], float, float]:
+    """B/A for two series each taken in order (two runs' per-round ratios to a baseline, or their
+    round medians): exp of the Hodges-Lehmann shift of log(b) from log(a), Moses' 95% interval
+    for it (shift.py: the interval the Mann-Whitney test inverts), and the Mann-Whitney p.
 
     Both take the values as independent; a run's rounds are not (the machine drifts for
     seconds), and between two runs that made `compare` call unchanged code slower or faster.
-    So both are widened by the larger of the two series' variance factors (dependence.py):
-    conservative when only one side drifted. Returns (ratio, interval, p, factor)."""
-    factor = max(dependence.variance_factor(a), dependence.variance_factor(b))
-    ratio, ci, p = _ratio_test(a, b)
-    return ratio, dependence.widen_ratio_interval(ratio, ci, factor), dependence.widen_p(p, factor), factor
-
-
-def _ratio_test(a, b) -> tuple[float, tuple[float, float], float]:
-    """median(b)/median(a), its bootstrap 95% interval and the Mann-Whitney p, values taken as independent."""
-    return float(np.median(b) / np.median(a)), bootstrap_ratio_ci(a, b), mann_whitney_p(a, b)
+    So both are widened by the larger of the two runs' variance factors (dependence.py):
+    `factors`, each estimated over its run's experiment as the run's own interval is
+    (ratio_factors), else each series' own. bench/compare_coverage.py measures what that covers.
+    Returns (ratio, interval, p, factor), the factor the one for ranks that both were widened by."""
+    if factors is None:
+        factors = (dependence.variance_factor(a), dependence.variance_factor(b))
+    factor = dependence.for_ranks(max(factors))     # the factors are of signs; these are rank statistics
+    logs_a, logs_b = np.log(np.asarray(a, dtype=float)), np.log(np.asarray(b, dtype=float))
+    estimate, (low, high), _ = shift.shift_interval(logs_a, logs_b)
+    ratio = math.exp(estimate)
+    ci = dependence.widen_ratio_interval(ratio, (math.exp(low), math.exp(high)), factor)
+    return ratio, ci, dependence.widen_p(mann_whitney_p(a, b), factor), factor
 
 
 def verdict(ratio: float, ci95: tuple[float, float], significant: bool, threshold: float) -> str:
@@ -377,21 +368,6 @@ def mann_whitney_p(a, b) -> float:
     from scipy import stats as sps   # here, not at the top: ~0.5 s to load (see level_shift)
 
     return float(sps.mannwhitneyu(a, b, alternative="two-sided").pvalue)
-
-
-def compare(a, b, threshold: float = DEFAULT_THRESHOLD, alpha: float = 1 - CONFIDENCE) -> Comparison:
-    """Is b faster or slower than a (time samples, lower is better), or is there no difference?
-
-    "slower"/"faster" needs all three: the Mann-Whitney test rejects equality at
-    alpha, the bootstrap interval of the ratio excludes 1, and the ratio lies
-    outside the noise band 1 +- threshold.
-    """
-    a = np.asarray(a, dtype=float)
-    b = np.asarray(b, dtype=float)
-    if a.size < 2 or b.size < 2:
-        raise ValueError("need at least 2 samples on each side")
-    ratio, ci, p = _ratio_test(a, b)
-    return Comparison(ratio, ci, p, verdict(ratio, ci, p < alpha, threshold))
 
 
 def holm(p_values: list[float]) -> list[float]:
