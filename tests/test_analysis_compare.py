@@ -181,11 +181,18 @@ def test_the_geometric_mean_interval_keeps_the_drift_rounds_share():
 def test_compare_says_how_the_geometric_mean_interval_was_drawn(tmp_path):
     a = results.save(_doc({"x": _noisy(seed=1), "y": _noisy(seed=2), "z": _noisy(seed=5)}), tmp_path / "a.json")
     b = results.save(_doc({"x": _noisy(seed=3), "y": _noisy(seed=4), "z": _noisy(seed=6)}), tmp_path / "b.json")
-    p = run_cli("compare", str(a), str(b))
+    p = run_cli("compare", str(a), str(b), "--verbose")
     assert p.returncode == 0, p.stderr
     flat = " ".join(p.stdout.split())
     assert ("geometric mean interval: over the 2 cases judged on their ratio to a baseline; bootstrap over shared "
             "rounds") in flat
+    assert "verdict: Mann-Whitney U on one value per round" in flat and "--verbose" not in flat
+    # Without --verbose: the answer first, the tables, and where the rest is.
+    short = run_cli("compare", str(a), str(b))
+    lines = short.stdout.splitlines()
+    assert lines[2] == "3 cases compared: 0 slower, 0 faster, 3 no difference, 0 inconclusive", lines[:4]
+    assert "verdict: Mann-Whitney" not in short.stdout and "geometric mean interval" not in short.stdout
+    assert lines[-1] == "how each verdict is reached, and how each mean's interval was drawn: --verbose"
     # The cases' A and B are their ratios to the baseline, the baseline's its time.
     assert "1.00x" in flat and "100 ns" in flat
 

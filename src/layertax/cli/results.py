@@ -19,7 +19,8 @@ from layertax.cli.options import CONTEXT, Finite, exit_with, export_options, exp
               help="Noise band: a ratio within 1 +- this is 'no difference' even when significant.")
 @click.option("--by-machine", is_flag=True, help="The fleet table: each run's ratios to the baseline side by side, "
               "one column per machine, and how the machines differ. [no RUN: each machine's newest in the history]")
-def compare(files, vs_history, threshold, by_machine) -> None:
+@verbose_option
+def compare(files, vs_history, threshold, by_machine, verbose) -> None:
     """Is B faster, slower, or no different from A, case by case? (A run is a file or @ID of the history.)
 
     \b
@@ -33,11 +34,12 @@ def compare(files, vs_history, threshold, by_machine) -> None:
     interval the Mann-Whitney U test inverts, and a verdict from that test, Holm-corrected over all
     cases compared, together with the interval and the noise band, both widened for rounds that
     drifted together; a geometric-mean row per experiment. Warns when a
-    baseline moved, and says how when the two machines differ.
+    baseline moved, and says how when the two machines differ. The counts of each verdict come
+    first; --verbose adds how a verdict is reached and how each mean's interval was drawn.
     """
     from layertax.commands import compare as comparing
 
-    exit_with(comparing.by_machine(files) if by_machine else comparing.run(files, vs_history, threshold))
+    exit_with(comparing.by_machine(files) if by_machine else comparing.run(files, vs_history, threshold, verbose))
 
 
 @click.command(context_settings=CONTEXT)

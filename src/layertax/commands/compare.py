@@ -53,7 +53,7 @@ def _refuse_a_file_against_itself(pairs: list[tuple[runref.Run, runref.Run]]) ->
                              "construction; compare two runs")
 
 
-def run(files: tuple[str, ...], vs_history: int | None, threshold: float) -> int:
+def run(files: tuple[str, ...], vs_history: int | None, threshold: float, verbose: bool = False) -> int:
     pairs = _pairs(files, vs_history)
     _refuse_a_file_against_itself(pairs)
     out = consoles.console()
@@ -66,7 +66,7 @@ def run(files: tuple[str, ...], vs_history: int | None, threshold: float) -> int
                                             _run_label(b))
         if not result.experiments:
             raise UsageError(f"{printable(a.name)} and {printable(b.name)} have no experiment in common")
-        comparison.render(result, out)
+        comparison.render(result, out, verbose)
     return 0
 
 

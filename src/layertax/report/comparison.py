@@ -73,9 +73,31 @@ def _table(e: ExperimentComparison, width: int) -> Table:
     return t
 
 
-def render(c: Comparison, console: Console) -> None:
+def _verdicts(c: Comparison) -> str:
+    """The answer in one line: how many of the cases compared came out each way."""
+    rows = [r for e in c.experiments for r in e.rows]
+    counts = {v: sum(r.verdict == v for r in rows) for v in VERDICT_STYLE}
+    return f"{len(rows)} case{'s' if len(rows) != 1 else ''} compared: " + ", ".join(
+        f"{n} {v}" for v, n in counts.items())
+
+
+def _how(c: Comparison) -> str:
+    return (f"verdict: Mann-Whitney U on one value per round (a case's ratio to its baseline, shown as x, so that "
+            f"the machine's speed in each run cancels; a baseline's own median), Holm-corrected over "
+            f"{sum(1 for e in c.experiments for r in e.rows if r.p_holm is not None)} timed cases, and the 95% "
+            f"interval of B/A that test inverts outside 1 +- {c.threshold:.0%} (the noise band); both widened "
+            f"where rounds drifted together; \"inconclusive\": the interval and the band say it moved, the "
+            f"corrected test does not; B/A: the median of the ratios of every round of B to every round of A, "
+            f"which is A's and B's medians' ratio only where every round moved alike")
+
+
+def render(c: Comparison, console: Console, verbose: bool = False) -> None:
+    """The runs, the answer (how many cases came out each way), what to know before reading it
+    (the machines differ; something else ran), then a table per experiment with its warnings.
+    How a verdict is reached, and how each mean's interval was drawn, with --verbose."""
     console.print(f"A: {c.a_label}", markup=False, highlight=False)
     console.print(f"B: {c.b_label}", markup=False, highlight=False)
+    console.print(_verdicts(c), style="bold")
     if c.machine_differences:
         console.print("warning: the machines differ, so part of any difference may be the machine's:",
                       style="yellow")
@@ -86,21 +108,15 @@ def render(c: Comparison, console: Console) -> None:
                       style="yellow")
         for line in c.load_warnings:
             console.print(f"  {line}", style="yellow", markup=False, highlight=False)
-    console.print(f"verdict: Mann-Whitney U on one value per round (a case's ratio to its baseline, shown "
-                  f"as x, so that the machine's speed in each run cancels; a baseline's own median), "
-                  f"Holm-corrected over {sum(1 for e in c.experiments for r in e.rows if r.p_holm is not None)} "
-                  f"timed cases, and the 95% interval of B/A that test inverts outside 1 +- {c.threshold:.0%} (the noise "
-                  f"band); both widened where rounds drifted together; \"inconclusive\": the interval and "
-                  f"the band say it moved, the corrected test does not; B/A: the median of the ratios of every "
-                  f"round of B to every round of A, which is A's and B's medians' ratio only where every round "
-                  f"moved alike", style="dim")
+    if verbose:
+        console.print(_how(c), style="dim")
     for e in c.experiments:
         console.print()
         if e.rows:
             console.print(_table(e, console.width))
             counts = {v: sum(r.verdict == v for r in e.rows) for v in VERDICT_STYLE}
             console.print("  " + ", ".join(f"{n} {v}" for v, n in counts.items()), style="dim")
-            if e.geomean and e.geomean_method != "exact":
+            if verbose and e.geomean and e.geomean_method != "exact":
                 console.print(f"  geometric mean interval: {e.geomean_method}", style="dim",
                               markup=False, highlight=False)
         else:
@@ -113,3 +129,5 @@ def render(c: Comparison, console: Console) -> None:
         console.print(f"{name}: only in A", style="dim")
     for name in c.only_in_b:
         console.print(f"{name}: only in B", style="dim")
+    if not verbose:
+        console.print("how each verdict is reached, and how each mean's interval was drawn: --verbose", style="dim")
