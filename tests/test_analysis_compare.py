@@ -371,3 +371,10 @@ def test_too_few_rounds_for_a_95_percent_interval_say_what_theirs_covers():
             and "cover as little as 90%" in w], e.warnings
     assert not [w for w in compare.compare_runs(_doc({"x": _noisy(8)}), _doc({"x": _noisy(8, seed=2)}))
                 .experiments[0].warnings if "too few rounds" in w]
+
+
+def test_a_round_timed_at_zero_is_not_compared_and_says_why():
+    """hyperfine writes 0.0 for a run below its resolution: no ratio of rounds can be taken."""
+    a, b = _doc({"x": [0.0, 1.0, 2.0, 1.0, 0.0, 1.0]}), _doc({"x": [1.0, 1.0, 2.0, 1.0, 1.5, 1.0]})
+    e = compare.compare_runs(a, b).experiments[0]
+    assert e.rows == [] and e.not_compared == ["x: a round timed at 0 (below the timer's resolution): no ratio"]

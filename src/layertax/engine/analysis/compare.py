@@ -149,6 +149,10 @@ def _compare_experiment(a: dict, b: dict, threshold: float) -> ExperimentCompari
             skipped.append(f"{case_a['name']}: not timed" if not ra and not rb
                            else f"{case_a['name']}: fewer than 2 rounds")
             continue
+        if min(*ra.values(), *rb.values()) <= 0:
+            # A time of 0 is one below its tool's resolution (hyperfine's 0.0): no ratio to take.
+            skipped.append(f"{case_a['name']}: a round timed at 0 (below the timer's resolution): no ratio")
+            continue
         to_baseline = _to_baseline(a, b, case_a, values_a, values_b)
         if to_baseline:
             _, ra, rb = to_baseline
