@@ -37,14 +37,20 @@ CASES = 10          # the cases of one simulated experiment
 BLOCK = 10          # the mean length of a block of recorded rounds
 
 
-def judged(runs_a: list[np.ndarray], runs_b: list[np.ndarray]) -> list[compare.Row]:
-    """An experiment's cases, A's and B's rounds of each, judged as compare judges them."""
-    rows = [compare.Row("bench", str(i), float(np.median(a)), float(np.median(b)), float("nan"),
+def rows(runs_a: list[np.ndarray], runs_b: list[np.ndarray]) -> list[compare.Row]:
+    """An experiment's cases as compare sets them side by side, A's and B's rounds of each (their
+    ratios to a baseline; round ids shared by the cases, as in a run), not yet judged."""
+    return [compare.Row("bench", str(i), float(np.median(a)), float(np.median(b)), float("nan"),
                         (float("nan"), float("nan")), "time", a_rounds=dict(enumerate(a)),
                         b_rounds=dict(enumerate(b)), to_baseline="base")
             for i, (a, b) in enumerate(zip(runs_a, runs_b))]
-    compare.judge_rows(rows)
-    return rows
+
+
+def judged(runs_a: list[np.ndarray], runs_b: list[np.ndarray]) -> list[compare.Row]:
+    """An experiment's cases judged as compare judges them."""
+    out = rows(runs_a, runs_b)
+    compare.judge_rows(out)
+    return out
 
 
 def held(runs_a: list[np.ndarray], runs_b: list[np.ndarray], truths: list[float]) -> int:
@@ -52,27 +58,41 @@ def held(runs_a: list[np.ndarray], runs_b: list[np.ndarray], truths: list[float]
     return sum(row.ci95[0] <= truth <= row.ci95[1] for row, truth in zip(judged(runs_a, runs_b), truths))
 
 
+def mean_held(runs_a: list[np.ndarray], runs_b: list[np.ndarray], truths: list[float]) -> bool:
+    """Whether the geometric-mean row compare prints for an experiment of these cases holds the
+    geometric mean of their truths."""
+    row, _ = compare.geomean_row(compare.ExperimentComparison("bench", "", "time", rows(runs_a, runs_b), None, []),
+                                 0.02)
+    return row.ci95[0] <= float(np.exp(np.mean(np.log(truths)))) <= row.ci95[1]
+
+
+def simulated_pair(draw, rng, n: int) -> tuple[list[np.ndarray], list[np.ndarray], list[float]]:
+    """Two runs of a simulated experiment of CASES cases, n rounds each, and each case's true B/A."""
+    drawn = [(draw(rng, n), draw(rng, n)) for _ in range(CASES)]
+    return [a for (a, _), _ in drawn], [b for _, (b, _) in drawn], [tb / ta for (_, ta), (_, tb) in drawn]
+
+
+def recorded_pair(rng, ratios: list[np.ndarray], n: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Two runs of a recorded experiment: its cases' ratios at one draw of round blocks a run, from
+    the rounds all its cases ran (the shortest case's)."""
+    shortest = min(r.size for r in ratios)
+    pick_a, pick_b = (block_rounds(rng, shortest, n, BLOCK) for _ in range(2))
+    return [r[pick_a] for r in ratios], [r[pick_b] for r in ratios]
+
+
 def simulated(draw, n: int, sims: int, seed: int) -> float:
     rng = np.random.default_rng(seed)
-    hits = total = 0
-    for _ in range(max(1, sims // CASES)):
-        drawn = [(draw(rng, n), draw(rng, n)) for _ in range(CASES)]
-        hits += held([a for (a, _), _ in drawn], [b for _, (b, _) in drawn], [tb / ta for (_, ta), (_, tb) in drawn])
-        total += CASES
-    return hits / total
+    experiments = max(1, sims // CASES)
+    return sum(held(*simulated_pair(draw, rng, n)) for _ in range(experiments)) / (experiments * CASES)
 
 
 def resampled(experiments: list[list[np.ndarray]], n: int, sims: int, seed: int) -> float:
-    """Two runs of each recorded experiment, each its cases' ratios at one draw of round blocks
-    (from the rounds all its cases ran: the shortest case's)."""
+    """The share of recorded cases whose B/A interval held 1, over pairs of runs of each experiment."""
     rng = np.random.default_rng(seed)
     hits = total = 0
-    cases = sum(len(e) for e in experiments)
-    for _ in range(max(20, sims // cases)):
+    for _ in range(max(20, sims // sum(len(e) for e in experiments))):
         for ratios in experiments:
-            shortest = min(r.size for r in ratios)
-            pick_a, pick_b = (block_rounds(rng, shortest, n, BLOCK) for _ in range(2))
-            hits += held([r[pick_a] for r in ratios], [r[pick_b] for r in ratios], [1.0] * len(ratios))
+            hits += held(*recorded_pair(rng, ratios, n), [1.0] * len(ratios))
             total += len(ratios)
     return hits / total
 
@@ -82,41 +102,24 @@ def factors(draw, n: int, sims: int, seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     out = []
     for _ in range(max(1, sims // CASES)):
-        rows = judged([draw(rng, n)[0] for _ in range(CASES)], [draw(rng, n)[0] for _ in range(CASES)])
-        out += [row.dependence for row in rows]
+        out += [row.dependence for row in judged([draw(rng, n)[0] for _ in range(CASES)],
+                                                 [draw(rng, n)[0] for _ in range(CASES)])]
     return np.array(out)
-
-
-def mean_held(runs_a: list[np.ndarray], runs_b: list[np.ndarray], truths: list[float]) -> bool:
-    """Whether the geometric-mean row compare prints for an experiment of these cases (each run's
-    rounds sharing their ids, as a run's cases do) holds the geometric mean of their truths."""
-    rows = [compare.Row("bench", str(i), float(np.median(a)), float(np.median(b)), float(np.median(b) / np.median(a)),
-                        (0.0, 0.0), "time", to_baseline="base", a_rounds=dict(enumerate(a)), b_rounds=dict(enumerate(b)))
-            for i, (a, b) in enumerate(zip(runs_a, runs_b))]
-    row, _ = compare.geomean_row(compare.ExperimentComparison("bench", "", "time", rows, None, []), 0.02)
-    return row.ci95[0] <= float(np.exp(np.mean(np.log(truths)))) <= row.ci95[1]
 
 
 def simulated_means(draw, n: int, experiments: int, seed: int) -> float:
     """The share of simulated experiments of CASES cases whose geometric-mean row held its truth."""
     rng = np.random.default_rng(seed)
-    hits = 0
-    for _ in range(experiments):
-        drawn = [(draw(rng, n), draw(rng, n)) for _ in range(CASES)]
-        hits += mean_held([a for (a, _), _ in drawn], [b for _, (b, _) in drawn], [tb / ta for (_, ta), (_, tb) in drawn])
-    return hits / experiments
+    return sum(mean_held(*simulated_pair(draw, rng, n)) for _ in range(experiments)) / experiments
 
 
 def resampled_means(experiments: list[list[np.ndarray]], n: int, draws: int, seed: int) -> float:
-    """The share of pairs of runs of recorded experiments (their cases at one draw of round blocks
-    a run, from the rounds all of them ran) whose geometric-mean row held 1."""
+    """The share of pairs of runs of recorded experiments whose geometric-mean row held 1."""
     rng = np.random.default_rng(seed)
     hits = total = 0
     for _ in range(max(1, draws // len(experiments))):
         for ratios in experiments:
-            shortest = min(r.size for r in ratios)
-            pick_a, pick_b = (block_rounds(rng, shortest, n, BLOCK) for _ in range(2))
-            hits += mean_held([r[pick_a] for r in ratios], [r[pick_b] for r in ratios], [1.0] * len(ratios))
+            hits += mean_held(*recorded_pair(rng, ratios, n), [1.0] * len(ratios))
             total += 1
     return hits / total
 
@@ -145,7 +148,7 @@ def main() -> int:
     if args.factors:
         _factors(sizes, args.sims)
     if args.experiments:
-        _means(args.runs, sizes, args.experiments)
+        _means([e for e in experiments if len(e) >= 2], sizes, args.experiments)
     return 0
 
 
@@ -158,14 +161,13 @@ def _factors(sizes: tuple[int, ...], sims: int) -> None:
             f"{c.mean():5.2f} {np.quantile(c, 0.1):4.2f}-{np.quantile(c, 0.9):4.2f}".rjust(16) for c in cells), flush=True)
 
 
-def _means(runs: list[str], sizes: tuple[int, ...], experiments: int) -> None:
+def _means(recorded_experiments: list[list[np.ndarray]], sizes: tuple[int, ...], experiments: int) -> None:
     print(f"\ncoverage of compare's geometric-mean row [95% CI] ({CASES} cases an experiment); "
           f"{experiments} experiments a cell:")
     print(f"{'model':18} " + " ".join(f"{n:>6}" for n in sizes))
     for i, (name, draw) in enumerate(MODELS.items()):
         cells = [simulated_means(draw, n, experiments, seed=700 + 10 * i + n) for n in sizes]
         print(f"{name:18} " + " ".join(f"{100 * c:6.1f}" for c in cells), flush=True)
-    recorded_experiments = [[r for _, r in cases] for _, cases in recorded_ratios(runs) if len(cases) >= 2]
     if recorded_experiments:
         cells = [resampled_means(recorded_experiments, n, experiments, seed=900 + n) for n in sizes]
         print(f"{'recorded (blocks)':18} " + " ".join(f"{100 * c:6.1f}" for c in cells)

@@ -73,12 +73,15 @@ def _table(e: ExperimentComparison, width: int) -> Table:
     return t
 
 
+def _counts(rows) -> str:
+    """How many of rows came out each way: "1 slower, 0 faster, 20 no difference, 0 inconclusive"."""
+    return ", ".join(f"{sum(r.verdict == v for r in rows)} {v}" for v in VERDICT_STYLE)
+
+
 def _verdicts(c: Comparison) -> str:
     """The answer in one line: how many of the cases compared came out each way."""
     rows = [r for e in c.experiments for r in e.rows]
-    counts = {v: sum(r.verdict == v for r in rows) for v in VERDICT_STYLE}
-    return f"{len(rows)} case{'s' if len(rows) != 1 else ''} compared: " + ", ".join(
-        f"{n} {v}" for v, n in counts.items())
+    return f"{len(rows)} case{'s' if len(rows) != 1 else ''} compared: {_counts(rows)}"
 
 
 def _how(c: Comparison) -> str:
@@ -114,8 +117,7 @@ def render(c: Comparison, console: Console, verbose: bool = False) -> None:
         console.print()
         if e.rows:
             console.print(_table(e, console.width))
-            counts = {v: sum(r.verdict == v for r in e.rows) for v in VERDICT_STYLE}
-            console.print("  " + ", ".join(f"{n} {v}" for v, n in counts.items()), style="dim")
+            console.print(f"  {_counts(e.rows)}", style="dim")
             if verbose and e.geomean and e.geomean_method != "exact":
                 console.print(f"  geometric mean interval: {e.geomean_method}", style="dim",
                               markup=False, highlight=False)

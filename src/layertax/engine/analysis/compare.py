@@ -44,9 +44,15 @@ class Row:
     verdict: str = "no difference"
     to_baseline: str = ""             # the baseline a and b are ratios to ("": a and b are the case's own figures)
     dependence: float = 1.0           # the variance factor the interval and p were widened by
-    coverage: float = stats.CONFIDENCE  # what the interval covers: less than 95% with too few rounds
     a_rounds: dict[int, float] = field(default_factory=dict, repr=False)   # round id -> median, for the geometric mean
     b_rounds: dict[int, float] = field(default_factory=dict, repr=False)
+
+    @property
+    def coverage(self) -> float:
+        """What a timed row's interval covers: 95%, less with too few rounds for it (shift.py)."""
+        if self.method != "time":
+            return stats.CONFIDENCE
+        return shift.interval_rank(len(self.a_rounds), len(self.b_rounds), stats.CONFIDENCE)[1]
 
 
 @dataclass
@@ -183,7 +189,6 @@ def judge_rows(rows: list[Row]) -> None:
         for row, fa, fb in zip(group, factors_a, factors_b):
             row.ratio, row.ci95, row.p_value, row.dependence = stats.series_ratio_test(
                 list(row.a_rounds.values()), list(row.b_rounds.values()), (fa, fb))
-            row.coverage = shift.interval_rank(len(row.a_rounds), len(row.b_rounds), stats.CONFIDENCE)[1]
 
 
 def _few_rounds(comparison: ExperimentComparison) -> list[str]:

@@ -55,14 +55,15 @@ def _coverage(rank: int, n: int, m: int) -> float:
     return 1.0 - 2.0 * _u_cdf(n, m)[rank - 1]
 
 
+@lru_cache(maxsize=1024)
 def interval_rank(n: int, m: int, confidence: float) -> tuple[float, float]:
     """(rank, coverage): the (fractional, 1-based) rank from either end of the n*m sorted
     differences at which the interval reaches the confidence, and the coverage it has. When even
     the extremes fall short (3 values a side, or fewer), the rank is 1 and the coverage theirs."""
-    from scipy import stats as sps   # here, not at the top: ~0.5 s to load (see level_shift)
-
     pairs = n * m
     if pairs > EXACT_PAIRS:
+        from scipy import stats as sps   # here, not at the top: ~0.5 s to load (see level_shift)
+
         sd = math.sqrt(pairs * (n + m + 1) / 12)
         rank = pairs / 2 + 0.5 - float(sps.norm.isf((1 - confidence) / 2)) * sd
         if rank >= 1:
