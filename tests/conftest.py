@@ -38,6 +38,12 @@ def isolated_dirs(tmp_path, cache_root, monkeypatch):
     # Output off a terminal is then as wide as it is in CI; a test about width sets COLUMNS itself.
     monkeypatch.delenv("COLUMNS", raising=False)
     monkeypatch.delenv("LINES", raising=False)
+    # Each pytest-xdist worker pins its measurements to its own CPU: on the default (the last
+    # CPU) the workers' kernels would take turns on one CPU while the other waits.
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    cpus = sorted(os.sched_getaffinity(0))
+    if worker.startswith("gw") and len(cpus) > 1:
+        monkeypatch.setenv("LAYERTAX_CPU", str(cpus[-1 - int(worker[2:]) % len(cpus)]))
     # Temporary directories of the engine land here, so tests can check they are removed.
     tmp = tmp_path / "tmp"
     tmp.mkdir()

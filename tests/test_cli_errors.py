@@ -35,6 +35,12 @@ def test_bad_run_arguments(args, needle, isolated_dirs):
     _nothing_written(isolated_dirs)
 
 
+@pytest.mark.parametrize("args", [["run", "callchain"], ["launch", "/bin/true"]])
+def test_a_bad_layertax_cpu_is_one_line(args, isolated_dirs):
+    _assert_one_line_error(run_cli(*args, env={"LAYERTAX_CPU": "4095"}), "LAYERTAX_CPU=4095")
+    _nothing_written(isolated_dirs)
+
+
 def test_unwritable_export_path(isolated_dirs, tmp_path):
     p = run_cli("run", "callchain", "--quick", "--export-json", str(tmp_path / "no" / "such" / "dir" / "r.json"))
     _assert_one_line_error(p, "does not exist")

@@ -1,6 +1,7 @@
 """The scheduler on a synthetic experiment: interleaving, failures, timeouts, clean-up."""
 import os
 
+import pytest
 from conftest import probe_experiment
 
 from layertax.engine.builder import kernels
@@ -100,9 +101,28 @@ def test_a_baseline_repeats_only_where_it_serves_enough_cases():
 
 
 def test_baseline_bursts_out_of_range_is_one_clear_line():
-    import pytest
-
     from layertax.errors import UsageError
 
     with pytest.raises(UsageError, match="--baseline-bursts must be between 1 and 10"):
         Settings.from_options(baseline_bursts=11, pin=False)
+
+
+def test_the_cpu_pinned_to_is_the_option_then_layertax_cpu_then_the_last_usable_one(monkeypatch):
+    """Several layertax side by side give each its own CPU with LAYERTAX_CPU; --cpu beats it, and
+    --no-pin reads neither."""
+    from layertax.errors import UsageError
+    from layertax.launch.settings import LaunchSettings
+
+    cpus = sorted(os.sched_getaffinity(0))
+    monkeypatch.delenv("LAYERTAX_CPU", raising=False)
+    assert Settings.from_options().cpu == (cpus[-1] if len(cpus) > 1 else None)
+    monkeypatch.setenv("LAYERTAX_CPU", str(cpus[0]))
+    assert Settings.from_options().cpu == cpus[0]
+    assert LaunchSettings.from_options(runs=3, warmup=1, timeout=1.0, seed=1).cpu == cpus[0]
+    assert Settings.from_options(cpu=cpus[-1]).cpu == cpus[-1]
+    for bad in ("4095", "x", "-1", "1.5", "\x1b[31m"):
+        monkeypatch.setenv("LAYERTAX_CPU", bad)
+        with pytest.raises(UsageError, match="LAYERTAX_CPU=.*give one of the CPUs this process may use") as raised:
+            Settings.from_options()
+        assert "\x1b" not in str(raised.value)
+        assert Settings.from_options(pin=False).cpu is None

@@ -51,7 +51,7 @@ def list_cmd(experiment: str | None) -> None:
 @click.option("--case", "case_globs", multiple=True, metavar="GLOB", help="Run only cases matching GLOB (repeatable); the baseline always runs.")
 @click.option("--timeout", type=Finite(min=0.1, max=86400), default=60.0, show_default=True, help="Seconds one kernel invocation may take before it is killed and its case marked failed.")
 @click.option("--seed", type=int, help="Seed of the round shuffles (recorded in the result; give it to replay an order).")
-@click.option("--cpu", type=click.IntRange(min=0), help="Pin kernels to this CPU. [default: the last usable CPU]")
+@click.option("--cpu", type=click.IntRange(min=0), help="Pin kernels to this CPU. [default: $LAYERTAX_CPU, else the last usable CPU]")
 @click.option("--no-pin", is_flag=True, help="Do not pin kernels to a CPU.")
 @click.option("--no-priority", is_flag=True, help="Do not try to raise the kernels' scheduling priority.")
 @click.option("--metric", type=click.Choice(["time", "instructions"]), default="time", show_default=True,

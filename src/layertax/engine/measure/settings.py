@@ -10,6 +10,7 @@ import os
 from dataclasses import asdict, dataclass, field, replace
 
 from layertax.errors import UsageError
+from layertax.text import printable
 
 
 # The default budget of a whole `layertax run` (measuring, not building), chosen so that a
@@ -124,14 +125,24 @@ class Settings:
         return StoppingRule(self.precision, min(self.min_rounds, self.runs), self.runs)
 
 
+CPU_ENV = "LAYERTAX_CPU"
+
+
 def default_cpu() -> int | None:
-    """The last CPU we may use: away from CPU 0, which takes most interrupts on many machines
-    (not on every VM: on ours the disk's go to CPU 1, and pinning to either gave the same
-    spread)."""
+    """The CPU kernels and launches are pinned to when no --cpu is given: LAYERTAX_CPU, for
+    several layertax measuring on one machine at once (CI jobs side by side, a fleet's local
+    hosts), which would otherwise all pin to the same CPU and take turns on it; else the last
+    CPU we may use, away from CPU 0, which takes most interrupts on many machines (not on every
+    VM: on ours the disk's go to CPU 1, and pinning to either gave the same spread)."""
     try:
         cpus = sorted(os.sched_getaffinity(0))
     except OSError:
         return None
+    chosen = os.environ.get(CPU_ENV, "").strip()
+    if chosen:
+        if not chosen.isascii() or not chosen.isdigit() or int(chosen) not in cpus:
+            raise UsageError(f"{CPU_ENV}={printable(chosen[:40])}: give one of the CPUs this process may use, {cpus}")
+        return int(chosen)
     return cpus[-1] if len(cpus) > 1 else None
 
 
