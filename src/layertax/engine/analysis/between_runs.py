@@ -44,9 +44,7 @@ def point(ratio: dict | None) -> tuple[float, float, float] | None:
     coverage = ratio.get("ci_coverage") or 0.95
     if lo <= 0 or hi <= lo or not 0 < coverage < 1:
         return None
-    from scipy import stats as sps   # here, not at the top: ~0.5 s to load (see level_shift)
-
-    z = float(sps.norm.isf((1 - coverage) / 2))
+    z = statistics.NormalDist().inv_cdf(1 - (1 - coverage) / 2)
     return math.log(ratio["median"]), (math.log(hi) - math.log(lo)) / (2 * z), float(ratio["median"])
 
 
@@ -54,13 +52,13 @@ def heterogeneity(points: list[tuple[float, float]], floor: bool = True) -> floa
     """The p-value of Cochran's Q for (log value, standard error) pairs: how likely values this
     far apart are if all measured one quantity; no standard error is taken below their median
     unless floor is False (bench/between_runs_marks.py sets the two side by side)."""
-    from scipy import stats as sps
+    from scipy.special import chdtrc   # chi2.sf without the distribution object's checks, at every case
 
     least = statistics.median(se for _, se in points) if floor else 0.0
     weights = [1 / max(se, least) ** 2 for _, se in points]
     mean = sum(w * x for w, (x, _) in zip(weights, points)) / sum(weights)
     q = sum(w * (x - mean) ** 2 for w, (x, _) in zip(weights, points))
-    return float(sps.chi2.sf(q, len(points) - 1))
+    return float(chdtrc(len(points) - 1, q))
 
 
 def compared(current: dict | None, earlier: list[dict | None]) -> dict | None:

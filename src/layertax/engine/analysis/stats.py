@@ -14,6 +14,7 @@
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -70,6 +71,24 @@ def _rank_coverage(j: int, n: int) -> float:
     return float(1.0 - 2.0 * sps.binom.cdf(j - 1, n, 0.5))
 
 
+@functools.lru_cache(maxsize=1024)
+def _interpolated_rank(n: int, confidence: float) -> tuple[float, float]:
+    """(rank, coverage) of the median's interval of n independent values: the fractional lower
+    rank whose symmetric pair covers the confidence, interpolated between the two pairs of ranks
+    that bracket it (median_ci). Cached: it depends on n and the confidence only, and a report
+    asks it for every case, each of a few scipy calls per rank tried."""
+    widest = _rank_coverage(1, n)
+    if widest < confidence:
+        return 1.0, widest
+    d = 1
+    while d + 1 <= n // 2 and _rank_coverage(d + 1, n) >= confidence:
+        d += 1
+    above, below = _rank_coverage(d, n), _rank_coverage(d + 1, n)
+    share = (above - confidence) / (above - below)
+    lam = (n - d) * share / (d + (n - 2 * d) * share)
+    return d + lam, confidence
+
+
 def median_ci(values, confidence: float = CONFIDENCE, factor: float = 1.0) -> tuple[float, float, float]:
     """The median's interval at the given confidence: (low, high, coverage).
 
@@ -95,17 +114,7 @@ def median_ci(values, confidence: float = CONFIDENCE, factor: float = 1.0) -> tu
         raise ValueError("no samples")
     if n == 1:
         return float(x[0]), float(x[0]), 0.0
-    widest = _rank_coverage(1, n)
-    if widest < confidence:
-        rank, coverage = 1.0, widest
-    else:
-        d = 1
-        while d + 1 <= n // 2 and _rank_coverage(d + 1, n) >= confidence:
-            d += 1
-        above, below = _rank_coverage(d, n), _rank_coverage(d + 1, n)
-        share = (above - confidence) / (above - below)
-        lam = (n - d) * share / (d + (n - 2 * d) * share)
-        rank, coverage = d + lam, confidence
+    rank, coverage = _interpolated_rank(n, float(confidence))
     if factor > 1.0:
         centre = (n + 1) / 2
         rank = centre - (centre - rank) * math.sqrt(factor)
