@@ -14,6 +14,12 @@ from layertax.experiment import CKernel, Case, Classic, ClassicFigure, Experimen
 
 TESTS = Path(__file__).parent
 
+# Go's build cache stays the user's own (where XDG_CACHE_HOME pointed before the tests moved it):
+# it is content-addressed and made for builds side by side, and a cold one compiles Go's standard
+# library again, about 40 s of CPU per session.
+os.environ.setdefault("GOCACHE", os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
+                                              "go-build"))
+
 
 @pytest.fixture(scope="session")
 def cache_root(tmp_path_factory) -> Path:
