@@ -192,6 +192,8 @@ def test_compare_says_how_the_geometric_mean_interval_was_drawn(tmp_path):
     lines = short.stdout.splitlines()
     assert lines[2] == "3 cases compared: 0 slower, 0 faster, 3 no difference, 0 inconclusive", lines[:4]
     assert "verdict: Mann-Whitney" not in short.stdout and "geometric mean interval" not in short.stdout
+    # The mean's bootstrap interval holds 95-100% (bench/compare_coverage.py --experiments): its row says so.
+    assert "geometric mean (interval ≥95%)" in " ".join(short.stdout.split())
     assert lines[-1] == "how each verdict is reached, and how each mean's interval was drawn: --verbose"
     # The cases' A and B are their ratios to the baseline, the baseline's its time.
     assert "1.00x" in flat and "100 ns" in flat

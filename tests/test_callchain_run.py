@@ -135,7 +135,7 @@ def test_compare_of_a_run_with_its_copy_says_no_difference_everywhere(quick_run,
     timed = [x["name"] for x in doc["experiments"][0]["cases"] if x["status"] == "ok"]
     rows = [line for line in c.stdout.splitlines() if line.startswith("│")]
     verdicts = {line.split("│")[1].strip(): line.split("│")[-2].strip() for line in rows}
-    assert set(timed) <= set(verdicts) and "geometric mean" in verdicts
+    assert set(timed) <= set(verdicts) and "geometric mean (interval ≥95%)" in verdicts
     assert set(verdicts.values()) == {"no difference"}
     assert "machines differ" not in c.stdout
 

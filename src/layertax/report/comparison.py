@@ -45,7 +45,7 @@ def _table(e: ExperimentComparison, width: int) -> Table:
             "medians of per-round ratios to the baseline (x) or times" if any(r.to_baseline for r in e.rows)
             else "median (per-round medians)")
     title = f"{e.name}: B vs A ({what})"
-    rows = [(row, [row.case, _figure(row.a, row), _figure(row.b, row), _ratio(row), _p(row), row.verdict])
+    rows = [(row, [_name(row, e), _figure(row.a, row), _figure(row.b, row), _ratio(row), _p(row), row.verdict])
             for row in e.rows + ([e.geomean] if e.geomean else [])]
     headers = ["case", "A", "B", "B/A [95% CI]", "p (Holm)", "verdict"]
     compact = widths.boxed([widths.column(h, (cells[i] for _, cells in rows)) for i, h in enumerate(headers)]) > width
@@ -71,6 +71,14 @@ def _table(e: ExperimentComparison, width: int) -> Table:
         t.add_row(Text(name, style=style), cells[1], cells[2], ratio, cells[4],
                   Text(cells[5], style=VERDICT_STYLE[row.verdict]))
     return t
+
+
+def _name(row, e: ExperimentComparison) -> str:
+    """The row's name; the geometric mean's says its interval is a bound: a bootstrap that holds
+    the true mean 95-100% of the time (docs/method/statistics.md), not 95% as the column says."""
+    if row is e.geomean and e.geomean_method != "exact":
+        return f"{row.case} (interval ≥95%)"
+    return row.case
 
 
 def _counts(rows) -> str:
