@@ -39,3 +39,25 @@ def test_loadtime_classic_ratios_are_pietreks():
     """Pietrek 2000 (the loadtime experiment's classic figures): Windows 2000 by name 0.903 / 0.841; by ordinal 0.992 / 0.868 / 0.845, to by-name default."""
     ratios = experiments.get("loadtime").classic.ratios()
     assert [round(r, 3) for r in ratios.values()] == [1.0, 0.903, 0.841, 0.992, 0.868, 0.845]
+
+
+def test_a_python_kernel_runs_as_its_file_and_imports_only_what_it_uses(cache_root, tmp_path):
+    """The engine runs a Python kernel's file as a script: `python -m` imported the experiments
+    registry and the experiment's declaration first, a quarter of each kernel's start."""
+    import os
+    import subprocess
+
+    from layertax.engine.builder import kernels
+
+    exp = experiments.get("encoding")          # its kernel imports a sibling module (text.py)
+    python = next(k for k in exp.kernels if k.kind == "python")
+    pk = kernels.prepare([exp], cache_root / "layertax")[(exp.name, python.name)]
+    assert pk.argv[1].endswith("encoding_py.py") and "-m" not in pk.argv
+    case = next(c.name for c in exp.cases if c.kernel == python.name)
+    done = subprocess.run([pk.argv[0], "-X", "importtime", *pk.argv[1:], "--case", case, "--samples", "1",
+                           "--iters", "1", "--dir", str(tmp_path)], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+                          env={**os.environ, **pk.env})
+    assert done.returncode == 0, done.stderr[-2000:]
+    imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    assert "text" in imported and "layertax.harnesses.python" in imported
+    assert not {m for m in imported if m.startswith("layertax.experiment")}, imported

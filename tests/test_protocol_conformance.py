@@ -72,15 +72,16 @@ def probes(cache_root, tmp_path_factory) -> dict[str, list[str] | str]:
     exp = Experiment("probes", "the protocol's probes", "does every harness speak the protocol?", "count",
                      tuple(PROBES.values()), tuple(Case("count", k.name, "probe", lang) for lang, k in PROBES.items()),
                      classic, TESTS / "kernels")
-    prepared = kernels.prepare([exp], cache_root / "layertax")
+    sys.path.insert(0, str(module_dir))     # the Python probe's module is found where the engine looks
+    try:
+        prepared = kernels.prepare([exp], cache_root / "layertax")
+    finally:
+        sys.path.remove(str(module_dir))
     out = {}
     for lang, k in PROBES.items():
         pk = prepared[(exp.name, k.name)]
         if pk.argv:
-            argv = list(pk.argv)
-            if lang == "python":            # its module lives in a directory of this test
-                argv = [sys.executable, str(module_dir / "layertax_test_probe.py")]
-            out[lang] = argv
+            out[lang] = list(pk.argv)
         else:
             out[lang] = pk.skip or pk.error or "not built"
     return out

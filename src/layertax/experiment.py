@@ -37,7 +37,8 @@ class CKernel:
 
 @dataclass(frozen=True)
 class PythonKernel:
-    """A module run as `python -m MODULE` that uses layertax.harnesses.python."""
+    """A module that uses layertax.harnesses.python, its file run as a script (with layertax on
+    PYTHONPATH), so that a kernel's start imports only what the kernel itself does."""
 
     name: str
     module: str

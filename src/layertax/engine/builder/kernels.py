@@ -57,6 +57,20 @@ def _c_target(exp: Experiment, k: CKernel, cc: toolchain.Tool) -> ninja.BuildTar
                              cxx=cxx.path if cxx else "", cxx_version=cxx.version if cxx else "")
 
 
+def _module_file(module: str) -> str | None:
+    """The file of a Python kernel's module, which the engine runs as a script: `python -m` would
+    first import the packages above it (the experiments registry and the experiment's declaration),
+    a quarter of each kernel's start (127 ms against 102, hyperfine) and seconds of each run counted
+    under callgrind."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(module)
+    except ImportError:
+        return None
+    return spec.origin if spec is not None else None
+
+
 def python_env() -> dict[str, str]:
     path = os.environ.get("PYTHONPATH")
     return {"PYTHONPATH": str(PACKAGE_ROOT) + (os.pathsep + path if path else "")}
@@ -113,9 +127,13 @@ def prepare(experiments: list[Experiment], cache_root: Path, case_globs: tuple[s
             elif isinstance(k, RuntimeKernel):
                 planned[(exp.name, k.name)] = runtimes.plan(exp, k)
             elif isinstance(k, PythonKernel):
-                pk.argv = [sys.executable, "-m", k.module]
-                pk.env = python_env()
-                pk.info = {"module": k.module, "interpreter": sys.executable}
+                script = _module_file(k.module)
+                if script is None:
+                    pk.error = f"the Python module {k.module} was not found"
+                else:
+                    pk.argv = [sys.executable, script]
+                    pk.env = python_env()
+                    pk.info = {"module": k.module, "interpreter": sys.executable}
             else:
                 pk.error = f"unknown kernel kind {k.kind!r}"
     extras = _extras(experiments, cache_root, case_globs)

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 from layertax.harnesses.python import KernelFailure, PyCase, kernel_main
 
-try:
+if __package__:      # imported as part of layertax (the tests)
     from layertax.experiments.encoding.kernels.text import KINDS, text
-except ImportError:  # run as a script from the kernels directory
+else:                # run as a script, as the engine runs a Python kernel: its directory is on sys.path
     from text import KINDS, text  # type: ignore
 
 NAMES = {False: ("workdir-ascii", "target-file.bin", "link-name"),
