@@ -133,7 +133,7 @@ def prepare(experiments: list[Experiment], cache_root: Path, case_globs: tuple[s
                 else:
                     pk.argv = [sys.executable, script]
                     pk.env = python_env()
-                    pk.info = {"module": k.module, "interpreter": sys.executable}
+                    pk.info = {"module": k.module, "file": script, "interpreter": sys.executable}
             else:
                 pk.error = f"unknown kernel kind {k.kind!r}"
     extras = _extras(experiments, cache_root, case_globs)

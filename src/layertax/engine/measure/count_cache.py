@@ -5,7 +5,6 @@ rebuilt kernel, an edited Python kernel or another input gets a fresh count."""
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -18,14 +17,10 @@ FORMAT = "layertax-syscalls/1"   # bump to drop every kept count
 
 def key(kernel, case: str, iters, shared_info: dict | None) -> str:
     """What a count depends on, hashed: the kernel's build record (a content-addressed build key
-    or tree), its Python module's source, the case, the iteration counts and the input."""
+    or tree), its Python file's source, the case, the iteration counts and the input."""
     h = hashlib.sha256()
-    module = (kernel.info or {}).get("module")
-    source = b""
-    if module:
-        spec = importlib.util.find_spec(module)
-        if spec and spec.origin and Path(spec.origin).is_file():
-            source = Path(spec.origin).read_bytes()
+    script = (kernel.info or {}).get("file")      # a Python kernel's file, as kernels.prepare found it
+    source = Path(script).read_bytes() if script and Path(script).is_file() else b""
     for part in (FORMAT, json.dumps(kernel.info, sort_keys=True, default=str), case, json.dumps(iters),
                  json.dumps(shared_info, sort_keys=True, default=str)):
         h.update(part.encode() + b"\0")
