@@ -14,7 +14,6 @@ layertax starts, and measures, get the environment it was given.
 """
 from __future__ import annotations
 
-import importlib.abc
 import os
 import sys
 import threading
@@ -69,7 +68,10 @@ class _Loader:
         return getattr(self._loader, name)
 
 
-class _Finder(importlib.abc.MetaPathFinder):
+class _Finder:
+    """A finder on sys.meta_path: one needs only find_spec (not importlib.abc's base class, which
+    imports importlib.resources at every start)."""
+
     def __init__(self):
         self.guard = _OneThreadWhileLoading()
 

@@ -21,7 +21,7 @@ from layertax import blas_threads
 
 blas_threads.install()
 
-from layertax import experiments, scratch  # noqa: E402 (after the hook, on purpose)
+from layertax import scratch  # noqa: E402 (after the hook, on purpose)
 from layertax.cli import measuring, remote, results  # noqa: E402
 from layertax.cli.options import CONTEXT, with_version  # noqa: E402
 from layertax.errors import LayertaxError
@@ -29,7 +29,23 @@ from layertax.redaction import redact
 from layertax.text import printable
 
 
-@click.group(context_settings=CONTEXT)
+class _Commands(click.Group):
+    """The top-level group. The experiments' own commands and their options of `run` are added
+    when a command is looked up that may need them (`run`, a name that is not a family's
+    command) or when the commands are listed, not at every start: every experiment's
+    declaration and hooks load then, which `--version`, `history` or `report` never use."""
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name == "run" or cmd_name not in self.commands:
+            _add_experiment_commands()
+        return super().get_command(ctx, cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        _add_experiment_commands()
+        return super().list_commands(ctx)
+
+
+@click.group(cls=_Commands, context_settings=CONTEXT)
 @with_version
 @click.option("--debug", is_flag=True, help="Show Python tracebacks on errors.")
 @click.option("--history", "history_url", metavar="URL", envvar="LAYERTAX_HISTORY", help="Keep the history in this "
@@ -55,6 +71,7 @@ def _add_experiment_commands() -> None:
     if getattr(_add_experiment_commands, "done", False):
         return
     _add_experiment_commands.done = True
+    from layertax import experiments
     from layertax.cli.kit import CliKit
 
     names = ", ".join(experiments.registry())
@@ -105,7 +122,6 @@ def main(argv: list[str] | None = None) -> None:
     scratch.sweep_abandoned()        # the private directories of runs that were SIGKILLed
     try:
         _add_family_commands()
-        _add_experiment_commands()
         code = cli.main(args=args, prog_name="layertax", standalone_mode=False)
     except click.exceptions.NoArgsIsHelpError as e:  # `layertax` alone: show the help, as git does
         click.echo(e.ctx.get_help() if e.ctx else "")

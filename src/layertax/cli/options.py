@@ -21,9 +21,15 @@ def exit_with(code: int) -> None:
 
 
 def with_version(command: Callable) -> Callable:
-    """--version and -V, on every command as on the top level."""
-    return click.version_option(full_version(), "--version", "-V", prog_name="layertax",
-                                message="%(prog)s %(version)s")(command)
+    """--version and -V, on every command as on the top level. The version (which asks git when
+    run from a clone) is found when asked for, not at every start."""
+    def show(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+        if value and not ctx.resilient_parsing:
+            click.echo(f"layertax {full_version()}")
+            ctx.exit()
+
+    return click.option("--version", "-V", is_flag=True, expose_value=False, is_eager=True, callback=show,
+                        help="Show the version and exit.")(command)
 
 
 def export_options(command: Callable) -> Callable:

@@ -44,6 +44,7 @@ def run(binary: str, args: list[str], timer_options: dict, model_file: Path | No
         raise UsageError(f"--runs {settings.runs:,}: at most {MAX_RUNS:,} launches per variant")
     if model_file is not None and predict:
         model.load_sweep(model_file)       # a file that is not a sweep is refused now, not after the launches
+    resolve_binary(binary)     # a program that cannot be inspected is refused before the history is opened
     vs_argv = other_program(vs, args) if vs is not None else None
     exports = keeping.targets(export_options, save)
     err = consoles.console(stderr=True)

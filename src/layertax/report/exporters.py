@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from layertax import files
-from layertax.console import busy
 from layertax.errors import LayertaxError
 from layertax.text import printable, printable_data
 
@@ -72,6 +71,8 @@ def by_flag(flag: str) -> Exporter:
 def write_exports(doc: dict, targets: dict[str, Path]) -> dict[str, str]:
     """Writes each export (a file atomically, like a saved run; a device or `-` as a stream);
     returns {flag: why} for each that could not be written (the others are written all the same)."""
+    from layertax.console import busy   # here: the CLI reads this registry at every start, rich is not needed then
+
     failed = {}
     for flag, path in targets.items():
         try:

@@ -16,13 +16,28 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import sqlalchemy as sa
-from sqlalchemy.dialects.postgresql import JSONB
 
 VERSION = 3
 METADATA = sa.MetaData()
 
-# JSONB in PostgreSQL (queryable: document->'machine'->>'cpu_model'), JSON text in SQLite.
-DOCUMENT = sa.JSON().with_variant(JSONB(), "postgresql")
+
+class Document(sa.types.TypeDecorator):
+    """JSONB in PostgreSQL (queryable: document->'machine'->>'cpu_model'), JSON text in SQLite.
+    The PostgreSQL type is taken from SQLAlchemy's PostgreSQL dialect when a PostgreSQL database
+    is met, not imported up front: that dialect costs a tenth of a second at every start of a
+    command that keeps a run, and SQLite is the default history."""
+    impl = sa.JSON
+    cache_ok = True
+
+    def load_dialect_impl(self, dialect: sa.Dialect) -> sa.types.TypeEngine:
+        if dialect.name == "postgresql":
+            from sqlalchemy.dialects.postgresql import JSONB
+
+            return dialect.type_descriptor(JSONB())
+        return dialect.type_descriptor(sa.JSON())
+
+
+DOCUMENT = Document()
 
 RUNS = sa.Table(
     "runs", METADATA,
