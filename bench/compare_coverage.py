@@ -11,10 +11,13 @@ files that keep their samples, two runs of each recorded experiment drawn from i
 rounds (blocks of consecutive rounds ten long on average, the same rounds for all its cases, the
 machine's own drift kept), whose truth is 1.
 
-    .venv/bin/python bench/compare_coverage.py [--sims 1000] [--sizes N,...] [--factors]
+    .venv/bin/python bench/compare_coverage.py [--sims 1000] [--sizes N,...] [--factors] [--mover]
                                                [--experiments 1000] [RUN.json ...]
 
---factors adds the drift factor compare widened by under each model (its mean and spread: what
+--mover adds, for the same pairs, a design compare does not use: B/A's interval put together
+from each run's own interval of its median (the one a run prints, widened by that run's factor)
+by MOVER (Zou and Donner: the two half-widths added in quadrature on the log scale), to set
+beside compare's. --factors adds the drift factor compare widened by under each model (its mean and spread: what
 a run's rounds tell of their own drift); --experiments adds the geometric-mean row compare prints
 for each experiment, its truth the geometric mean of its cases' truths (simulated experiments,
 and pairs of runs of each recorded experiment of two cases or more, its cases drawn at the same
@@ -24,11 +27,12 @@ round blocks). Takes about three minutes at 1,000 cases a cell (one core), and e
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 
 import numpy as np
 
-from layertax.engine.analysis import compare
+from layertax.engine.analysis import compare, dependence, stats
 
 from _common import MODELS, block_rounds, recorded_ratios   # this folder's
 
@@ -58,6 +62,24 @@ def held(runs_a: list[np.ndarray], runs_b: list[np.ndarray], truths: list[float]
     return sum(row.ci95[0] <= truth <= row.ci95[1] for row, truth in zip(judged(runs_a, runs_b), truths))
 
 
+def mover_held(runs_a: list[np.ndarray], runs_b: list[np.ndarray], truths: list[float]) -> int:
+    """How many cases the MOVER interval holds: each run's interval of its median on the log scale,
+    widened by that run's factor for the case (dependence.factors over its experiment, as a run
+    prints it), the two half-widths on each side added in quadrature."""
+    hits = 0
+    factors_a = dependence.factors([list(a) for a in runs_a])
+    factors_b = dependence.factors([list(b) for b in runs_b])
+    for a, b, fa, fb, truth in zip(runs_a, runs_b, factors_a, factors_b, truths):
+        la, lb = np.log(a), np.log(b)
+        a_low, a_high, _ = stats.median_ci(la, factor=fa)
+        b_low, b_high, _ = stats.median_ci(lb, factor=fb)
+        ma, mb = float(np.median(la)), float(np.median(lb))
+        low = mb - ma - math.hypot(mb - b_low, a_high - ma)
+        high = mb - ma + math.hypot(b_high - mb, ma - a_low)
+        hits += low <= math.log(truth) <= high
+    return hits
+
+
 def mean_held(runs_a: list[np.ndarray], runs_b: list[np.ndarray], truths: list[float]) -> bool:
     """Whether the geometric-mean row compare prints for an experiment of these cases holds the
     geometric mean of their truths."""
@@ -80,19 +102,19 @@ def recorded_pair(rng, ratios: list[np.ndarray], n: int) -> tuple[list[np.ndarra
     return [r[pick_a] for r in ratios], [r[pick_b] for r in ratios]
 
 
-def simulated(draw, n: int, sims: int, seed: int) -> float:
+def simulated(draw, n: int, sims: int, seed: int, judge=held) -> float:
     rng = np.random.default_rng(seed)
     experiments = max(1, sims // CASES)
-    return sum(held(*simulated_pair(draw, rng, n)) for _ in range(experiments)) / (experiments * CASES)
+    return sum(judge(*simulated_pair(draw, rng, n)) for _ in range(experiments)) / (experiments * CASES)
 
 
-def resampled(experiments: list[list[np.ndarray]], n: int, sims: int, seed: int) -> float:
+def resampled(experiments: list[list[np.ndarray]], n: int, sims: int, seed: int, judge=held) -> float:
     """The share of recorded cases whose B/A interval held 1, over pairs of runs of each experiment."""
     rng = np.random.default_rng(seed)
     hits = total = 0
     for _ in range(max(20, sims // sum(len(e) for e in experiments))):
         for ratios in experiments:
-            hits += held(*recorded_pair(rng, ratios, n), [1.0] * len(ratios))
+            hits += judge(*recorded_pair(rng, ratios, n), [1.0] * len(ratios))
             total += len(ratios)
     return hits / total
 
@@ -131,6 +153,8 @@ def main() -> int:
     parser.add_argument("--sizes", help="the rounds of each run (comma-separated)")
     parser.add_argument("--factors", action="store_true",
                         help="also the drift factor compare widens by under each model: its mean and spread")
+    parser.add_argument("--mover", action="store_true",
+                        help="also B/A's interval put together from each run's own median interval (MOVER)")
     parser.add_argument("--experiments", type=int, default=0,
                         help="also the geometric-mean row: simulated experiments (and recorded pairs) a cell")
     args = parser.parse_args()
@@ -145,11 +169,25 @@ def main() -> int:
         cells = [resampled(experiments, n, args.sims, seed=500 + n) for n in sizes]
         print(f"{'recorded (blocks)':18} " + " ".join(f"{100 * c:6.1f}" for c in cells)
               + f"   ({sum(map(len, experiments))} cases)", flush=True)
+    if args.mover:
+        _mover(experiments, sizes, args.sims)
     if args.factors:
         _factors(sizes, args.sims)
     if args.experiments:
         _means([e for e in experiments if len(e) >= 2], sizes, args.experiments)
     return 0
+
+
+def _mover(experiments: list[list[np.ndarray]], sizes: tuple[int, ...], sims: int) -> None:
+    print(f"\ncoverage of B/A's interval by MOVER from each run's own 95% interval (not compare's); "
+          f"{sims} cases a cell:")
+    print(f"{'model':18} " + " ".join(f"{n:>6}" for n in sizes))
+    for i, (name, draw) in enumerate(MODELS.items()):
+        cells = [simulated(draw, n, sims, seed=300 + 10 * i + n, judge=mover_held) for n in sizes]
+        print(f"{name:18} " + " ".join(f"{100 * c:6.1f}" for c in cells), flush=True)
+    if experiments:
+        cells = [resampled(experiments, n, sims, seed=500 + n, judge=mover_held) for n in sizes]
+        print(f"{'recorded (blocks)':18} " + " ".join(f"{100 * c:6.1f}" for c in cells), flush=True)
 
 
 def _factors(sizes: tuple[int, ...], sims: int) -> None:

@@ -1,11 +1,12 @@
 """The content-addressed build cache, including two builders at once."""
 import multiprocessing
+import shutil
 import subprocess
 from pathlib import Path
 
 from conftest import probe_target
 
-from layertax.engine.builder import graph, ninja
+from layertax.engine.builder import graph, ninja, toolchain
 
 
 def test_builds_once_then_hits_the_cache(tmp_path):
@@ -144,3 +145,23 @@ def test_a_case_glob_builds_only_the_kernels_its_cases_run_in(cache_root):
         else:
             assert pk.skip == "not built: no case asked for (--case) runs in it" and not pk.argv
     assert len(prepared) > len(needed)
+
+
+def test_javac_version_comes_from_its_jdks_release_file(tmp_path):
+    """A fingerprint reads javac's version from the JDK's release file, not from a JVM started for
+    `javac -version`; it reads the same text, and falls back to running javac where the file is
+    missing or says nothing usable."""
+    jdk = tmp_path / "jdk"
+    (jdk / "bin").mkdir(parents=True)
+    javac = jdk / "bin" / "javac"
+    javac.write_text("#!/bin/sh\necho javac 0.0\n")
+    link = tmp_path / "javac"
+    link.symlink_to(javac)                       # as /usr/bin/javac is, through the alternatives
+    assert toolchain._jdk_release_version(str(link)) is None            # no release file
+    (jdk / "release").write_text('IMPLEMENTOR="Debian"\nJAVA_VERSION="21.0.4"\nLIBC="gnu"\n')
+    assert toolchain._jdk_release_version(str(link)) == "javac 21.0.4"
+    (jdk / "release").write_text('JAVA_VERSION="21\x1b[31m"\n')         # not a version: not believed
+    assert toolchain._jdk_release_version(str(link)) is None
+    real = shutil.which("javac")
+    if real and toolchain._jdk_release_version(real):
+        assert toolchain._jdk_release_version(real) == toolchain._first_line([real, "-version"])

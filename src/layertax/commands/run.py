@@ -6,11 +6,9 @@ from dataclasses import replace
 
 from layertax import console as consoles
 from layertax import experiments
-from layertax.commands import keeping
 from layertax.engine.measure.lock import Measuring
 from layertax.engine.measure.settings import Settings
 from layertax.errors import UsageError
-from layertax.progress import for_console
 
 
 def experiment_options(chosen, values: dict) -> dict:
@@ -70,9 +68,9 @@ def default_scope(chosen: list, named: bool, everything: bool, case_globs: tuple
 def run(experiment_names: tuple[str, ...], case_globs: tuple[str, ...], settings_options: dict,
         own_options: dict, export_options: dict, save: bool, allow_concurrent: bool = False,
         verbose: bool = False, everything: bool = False) -> int:
-    """The whole command; returns its exit code (130 interrupted, 1 a case failed)."""
+    """The whole command; returns its exit code (130 interrupted, 1 a case failed). The engine, numpy
+    and the history load after the arguments are judged: a typo is one line at once."""
     from layertax.engine.measure import instructions
-    from layertax.engine.session import run_session
 
     chosen = [experiments.get(n) for n in dict.fromkeys(experiment_names)] or list(experiments.registry().values())
     metric = settings_options.get("metric", "time")
@@ -85,6 +83,10 @@ def run(experiment_names: tuple[str, ...], case_globs: tuple[str, ...], settings
                          "correctness matrix)")
     chosen = with_cases(chosen, case_globs)
     chosen, left_out = default_scope(chosen, bool(experiment_names), everything, case_globs)
+    from layertax.commands import keeping
+    from layertax.engine.session import run_session
+    from layertax.progress import for_console
+
     exports = keeping.targets(export_options, save)
     out, err = consoles.console(), consoles.console(stderr=True)
     with Measuring(allow_concurrent) as claim:
