@@ -1,5 +1,6 @@
 """The content-addressed build cache, including two builders at once."""
 import multiprocessing
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -161,6 +162,9 @@ def test_javac_version_comes_from_its_jdks_release_file(tmp_path):
     (jdk / "release").write_text('IMPLEMENTOR="Debian"\nJAVA_VERSION="21.0.4"\nLIBC="gnu"\n')
     assert toolchain._jdk_release_version(str(link)) == "javac 21.0.4"
     (jdk / "release").write_text('JAVA_VERSION="21\x1b[31m"\n')         # not a version: not believed
+    assert toolchain._jdk_release_version(str(link)) is None
+    (jdk / "release").unlink()
+    os.mkfifo(jdk / "release")                                           # never opened to block on
     assert toolchain._jdk_release_version(str(link)) is None
     real = shutil.which("javac")
     if real and toolchain._jdk_release_version(real):

@@ -15,6 +15,7 @@ from functools import cache
 from pathlib import Path
 
 from layertax import files
+from layertax.errors import UsageError
 from layertax.scratch import private_dir
 
 # name -> (commands to look for, argv that prints the version, Debian package, what it adds)
@@ -73,10 +74,9 @@ def _jdk_release_version(javac: str) -> str | None:
     file (JAVA_VERSION="17.0.15"), which every JDK keeps beside bin/: `javac -version` starts a
     JVM, about 0.3 s of CPU at every fingerprint. None where there is no such file."""
     release = Path(os.path.realpath(javac)).parent.parent / "release"
-    try:
-        with open(release, encoding="utf-8", errors="replace") as f:
-            text = f.read(16384)
-    except OSError:
+    try:     # through the one reader: a regular file, bounded, no link in a directory others can write
+        text = files.read_text(release, "JDK release file", limit=16384)
+    except UsageError:
         return None
     found = re.search(r'^JAVA_VERSION="([\w.+-]{1,40})"$', text, re.MULTILINE)
     return f"javac {found.group(1)}" if found else None
