@@ -4,14 +4,13 @@ unpacks it, runs run.cmd, and brings back results.json."""
 from __future__ import annotations
 
 import json
-import subprocess
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from layertax import files
-from layertax.engine.builder import toolchain
+from layertax import files, paths
+from layertax.engine.builder import graph, ninja, toolchain
 from layertax.errors import LayertaxError, UsageError
 from layertax.programs.generate import Shape
 from layertax.programs.pe import build, verify
@@ -21,7 +20,9 @@ from layertax.version import full_version
 from layertax.windows import experiments
 
 RUNNER_SOURCE = Path(__file__).resolve().parent / "native" / "runner.c"
-RUNNER_FLAGS = ("-O2", "-Wall", "-nostdlib", "-ffreestanding", "-fno-asynchronous-unwind-tables", "-Wl,-e,Start")
+# The runner has no C runtime: its entry point is Start, and it calls kernel32 and ntdll only.
+RUNNER_CFLAGS = ("-nostdlib", "-ffreestanding", "-fno-asynchronous-unwind-tables")
+RUNNER_LINK = ("-nostdlib", "-Wl,-e,Start", "-lkernel32", "-lntdll", "-lgcc")
 MAX_BUNDLE_LIBS = 64        # the runner's LoadLibrary cases hold at most this many modules
 DEFAULT_RUNS = 30           # Pietrek's 30 launches
 
@@ -56,21 +57,23 @@ class Bundle:
     timed: list[str]           # the variants packed to be timed (the ones that passed)
 
 
-def tools() -> tuple[str, str]:
+def tools() -> tuple[toolchain.Tool, str]:
     gcc, dlltool = toolchain.find("mingw-gcc"), toolchain.find("mingw-dlltool")
     for name, tool in (("mingw-gcc", gcc), ("mingw-dlltool", dlltool)):
         if tool is None:
             raise UsageError(toolchain.hint(name))
-    return gcc.path, dlltool.path
+    return gcc, dlltool.path
 
 
-def build_runner(gcc: str, out: Path) -> Path:
-    exe = out / "runner.exe"
-    proc = subprocess.run([gcc, *RUNNER_FLAGS, "-o", str(exe), str(RUNNER_SOURCE), "-lkernel32", "-lntdll", "-lgcc"],
-                          capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300)
-    if proc.returncode != 0:
-        raise LayertaxError(f"building runner.exe failed: {(proc.stderr or proc.stdout).strip()[-400:]}")
-    return exe
+def build_runner(gcc: toolchain.Tool, out: Path) -> Path:
+    """runner.exe in out, from the build cache: it depends on the compiler and its source only,
+    not on the bundle's shape, so it is built once (a few seconds of MinGW) and copied after."""
+    target = ninja.BuildTarget("runner.exe", (RUNNER_SOURCE,), (), RUNNER_CFLAGS, RUNNER_LINK, gcc.path, gcc.version,
+                               kind="program")
+    built = graph.build([target], paths.cache_dir())["runner.exe"]
+    if not isinstance(built, Path):
+        raise LayertaxError(f"building runner.exe failed: {built}")
+    return files.copy_file(built, out / "runner.exe")
 
 
 def verification_table(report: dict[str, list[Claim]]) -> dict:
@@ -101,7 +104,7 @@ def assemble(shape: Shape, runs: int, where: Path, zip_path: Path,
     gcc, dlltool = tools()
     tree = where / "tree"
     tree.mkdir()
-    build.build(shape, tree, gcc, dlltool, on_line)
+    build.build(shape, tree, gcc.path, dlltool, on_line)
     report = verify.verify(shape, tree)
     bad = set(verify.failed(report))
     timed = [name for name in report if name not in bad]
