@@ -113,3 +113,11 @@ def test_visible_processes_include_this_one():
     own = os.times()
     own_ticks = int((own.user + own.system) * HZ)
     assert machine.visible_ticks() >= own_ticks
+
+
+def test_this_machines_id_is_the_fingerprints_without_starting_a_tool(monkeypatch):
+    """A listing of this machine's runs asks only its id; the id is the full fingerprint's, and no
+    tool's version is probed for it (that starts twenty processes)."""
+    full = machine.fingerprint()["machine_id"]
+    monkeypatch.setattr(machine.toolchain, "versions", lambda: pytest.fail("a tool was probed"))
+    assert machine.this_machine_id() == full

@@ -40,7 +40,7 @@ def listing(limit: int, all_machines: bool, experiment: str | None = None, verbo
     """This machine's runs in a shared history (unless all_machines); every run in the local one,
     which holds what this machine ran and what was imported into it (a Windows bundle's result)."""
     where = history.configured()
-    here = None if all_machines or not where else machine.fingerprint()["machine_id"]
+    here = None if all_machines or not where else machine.this_machine_id()
     # --target and --machine match text the listing shows (what was measured, the machine's
     # summary), so they filter after the query: up to LIMIT of the newest that match.
     filtered = target is not None or machine_text is not None

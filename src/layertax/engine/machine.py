@@ -102,25 +102,39 @@ def filesystem_of(path: str | Path) -> str | None:
     return fstype
 
 
+def _identity(cpu: dict, uname: platform.uname_result) -> dict:
+    """What machine_id is made of: the host, its CPU and system, none of which starts a process."""
+    return {"hostname_hash": hashlib.sha256(uname.node.encode()).hexdigest()[:12],
+            "cpu_model": cpu.get("model name") or cpu.get("Hardware") or uname.machine,
+            "cores": os.cpu_count(), "kernel": uname.release, "libc": libc_version()}
+
+
+def this_machine_id() -> str:
+    """fingerprint()["machine_id"] without the rest of the fingerprint: the tools' versions start
+    twenty processes (half a second of CPU), and a listing of this machine's runs needs none."""
+    return machine_id(_identity(_cpuinfo(), platform.uname()))
+
+
 def fingerprint() -> dict:
     cpu = _cpuinfo()
     uname = platform.uname()
+    identity = _identity(cpu, uname)
     flags = cpu.get("flags", "").split()
     try:
         usable = sorted(os.sched_getaffinity(0))
     except OSError:
         usable = list(range(os.cpu_count() or 1))
     fp = {
-        "hostname_hash": hashlib.sha256(uname.node.encode()).hexdigest()[:12],
-        "cpu_model": cpu.get("model name") or cpu.get("Hardware") or uname.machine,
+        "hostname_hash": identity["hostname_hash"],
+        "cpu_model": identity["cpu_model"],
         "arch": uname.machine,
-        "cores": os.cpu_count(),
+        "cores": identity["cores"],
         "usable_cpus": usable,
         "memory_gib": _meminfo_gib(),
         "virtualized": "hypervisor" in flags,
         "os": _read("/etc/os-release") and _os_pretty_name(),
-        "kernel": uname.release,
-        "libc": libc_version(),
+        "kernel": identity["kernel"],
+        "libc": identity["libc"],
         "python": platform.python_version(),
         "clocksource": _read(SYS_CPU.parent / "clocksource/clocksource0/current_clocksource"),
         "governors": _governors(),

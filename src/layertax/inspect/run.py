@@ -220,8 +220,7 @@ def _measure(result: dict, path: Path, args: list[str], dynamic: bool, lsettings
 def _model(model_file: Path | None, progress_factory, say, keep_calibration: bool) -> dict:
     if model_file is not None:
         return model.fit(model.load_sweep(model_file), str(model_file))
-    fingerprint = machine.fingerprint()
-    saved = model.saved_sweep(fingerprint.get("machine_id"))
+    saved = model.saved_sweep(machine.this_machine_id())
     if saved is not None:
         doc, where = saved
         fitted = model.fit(doc, where)

@@ -115,7 +115,7 @@ def normalise(doc: dict) -> dict:
     """Statistics, the machine's id, the three tables and Wine's label, in place."""
     doc["machine"]["machine_id"] = machine.machine_id(doc["machine"])
     note = _wine_note(doc)
-    here = machine.fingerprint().get("machine_id")
+    here = machine.this_machine_id()
     shape = None
     doc["experiments"] = [analyze.analyzed(exp) for exp in doc["experiments"]]
     for exp in doc["experiments"]:
