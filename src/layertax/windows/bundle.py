@@ -57,12 +57,12 @@ class Bundle:
     timed: list[str]           # the variants packed to be timed (the ones that passed)
 
 
-def tools() -> tuple[toolchain.Tool, str]:
+def tools() -> tuple[toolchain.Tool, toolchain.Tool]:
     gcc, dlltool = toolchain.find("mingw-gcc"), toolchain.find("mingw-dlltool")
     for name, tool in (("mingw-gcc", gcc), ("mingw-dlltool", dlltool)):
         if tool is None:
             raise UsageError(toolchain.hint(name))
-    return gcc, dlltool.path
+    return gcc, dlltool
 
 
 def build_runner(gcc: toolchain.Tool, out: Path) -> Path:
@@ -104,7 +104,7 @@ def assemble(shape: Shape, runs: int, where: Path, zip_path: Path,
     gcc, dlltool = tools()
     tree = where / "tree"
     tree.mkdir()
-    build.build(shape, tree, gcc.path, dlltool, on_line)
+    build.build(shape, tree, gcc.path, dlltool.path, on_line)
     report = verify.verify(shape, tree)
     bad = set(verify.failed(report))
     timed = [name for name in report if name not in bad]
