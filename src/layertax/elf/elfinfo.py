@@ -25,7 +25,7 @@ from elftools.elf.gnuversions import GNUVerNeedSection
 from elftools.elf.relocation import RelocationSection, RelrRelocationSection
 
 from layertax.errors import LayertaxError
-from layertax.elf import elfcheck
+from layertax.elf import elfcheck, tables
 
 # Relocation kinds, by the suffix of the type name (R_X86_64_GLOB_DAT, R_AARCH64_GLOB_DAT...).
 # _IRELATIVE before _RELATIVE: the first suffix that matches wins.
@@ -142,11 +142,11 @@ def relr_size(addresses: list[int], word: int) -> int:
     return entries * word + odd * (3 * word)
 
 
-def _linker(elf: ELFFile, names: set[str]) -> str:
+def _linker(by_name: dict) -> str:
     """gold adds a .note.gnu.gold-version; lld and mold sign .comment; GNU ld signs nothing."""
-    if ".note.gnu.gold-version" in names:
+    if ".note.gnu.gold-version" in by_name:
         return "gold"
-    comment = elf.get_section_by_name(".comment") if ".comment" in names else None
+    comment = by_name.get(".comment")
     text = comment.data()[:4096] if comment is not None and comment["sh_type"] != "SHT_NOBITS" else b""
     if b"LLD " in text:
         return "lld"
@@ -155,8 +155,8 @@ def _linker(elf: ELFFile, names: set[str]) -> str:
     return "GNU ld"
 
 
-def _dynamic(elf: ELFFile) -> DynamicSection | None:
-    for section in elf.iter_sections():
+def _dynamic(elf: ELFFile, sections: list) -> DynamicSection | None:
+    for section in sections:
         if isinstance(section, DynamicSection):
             return section
     for segment in elf.iter_segments():   # a stripped section table: the segment still has it
@@ -199,25 +199,34 @@ def _read_dynamic(obj: ElfObject, dyn, word: int) -> None:
     obj.pie = bool(flags_1 & 0x08000000)                                       # DF_1_PIE
 
 
-def _symbols(obj: ElfObject, elf: ELFFile) -> list | None:
-    dynsym = elf.get_section_by_name(".dynsym")
+def _section_bytes(section) -> bytes:
+    """A section's bytes, all of them: a table cut short by the end of the file is not sound."""
+    data = section.data()
+    if len(data) != section["sh_size"]:
+        raise ValueError(f"section {section.name!r} runs past the end of the file")
+    return data
+
+
+def _symbols(obj: ElfObject, elf: ELFFile, by_name: dict) -> list[tables.Symbol] | None:
+    dynsym = by_name.get(".dynsym")
     if dynsym is None:
         return None
-    symbols = list(dynsym.iter_symbols())
+    symbols = tables.symbols(_section_bytes(dynsym), _section_bytes(dynsym.stringtable), dynsym["sh_entsize"],
+                             elf.elfclass, elf.little_endian)
     for sym in symbols:
-        if not sym.name or sym["st_info"]["bind"] == "STB_LOCAL":
+        if not sym.name or sym.bind == tables.STB_LOCAL:
             continue
-        if sym["st_shndx"] == "SHN_UNDEF":
+        if sym.shndx == tables.SHN_UNDEF:
             obj.imported += 1
             obj.wants.add(sym.name)
-        elif sym["st_other"]["visibility"] in ("STV_DEFAULT", "STV_PROTECTED"):
+        elif sym.visibility in (tables.STV_DEFAULT, tables.STV_PROTECTED):
             obj.exported += 1
             obj.defines.add(sym.name)
     return symbols
 
 
-def _relocations(obj: ElfObject, elf: ELFFile, symbols: list | None, relro: tuple[int, int] | None,
-                 word: int) -> None:
+def _relocations(obj: ElfObject, elf: ELFFile, sections: list, symbols: list[tables.Symbol] | None,
+                 relro: tuple[int, int] | None, word: int) -> None:
     """Counts by kind, simulates glibc's lookups (with its one-entry cache), and the pages written."""
     counts: Counter[str] = Counter({k: 0 for _, k in _KINDS} | {"symbolic_other": 0, "relr": 0})
     targets: set[int] = set()
@@ -227,7 +236,8 @@ def _relocations(obj: ElfObject, elf: ELFFile, symbols: list | None, relro: tupl
     # The cache is one entry per object and lives across its RELA and JMPREL tables.
     # Lazy and eager are simulated side by side; they only differ on the PLT table.
     cache = {"lazy": None, "now": None}
-    sections = [s for s in elf.iter_sections() if isinstance(s, (RelocationSection, RelrRelocationSection))]
+    type_names: dict[int, str] = {}
+    sections = [s for s in sections if isinstance(s, (RelocationSection, RelrRelocationSection))]
     # glibc applies DT_RELR, then DT_RELA (DT_REL), then DT_JMPREL.
     order = {".relr.dyn": 0, ".rela.dyn": 1, ".rel.dyn": 1, ".rela.plt": 2, ".rel.plt": 2}
     for section in sorted((s for s in sections if s.name in order), key=lambda s: order[s.name]):
@@ -238,20 +248,22 @@ def _relocations(obj: ElfObject, elf: ELFFile, symbols: list | None, relro: tupl
             continue
         plt = order[section.name] == 2
         entsize = section["sh_entsize"] or (3 * word if section.is_RELA() else 2 * word)
-        for reloc in section.iter_relocations():
-            type_name = describe_reloc_type(reloc["r_info_type"], elf)
+        for reloc in tables.relocations(_section_bytes(section), section.is_RELA(), elf.elfclass, elf.little_endian):
+            type_name = type_names.get(reloc.type)
+            if type_name is None:
+                type_name = type_names[reloc.type] = describe_reloc_type(reloc.type, elf)
             kind = _kind(type_name)
             counts[kind] += 1
-            targets.add(reloc["r_offset"] // PAGE_SIZE)
+            targets.add(reloc.offset // PAGE_SIZE)
             if kind == "relative":
                 relative_rela += entsize
-                relative_addrs.append(reloc["r_offset"])
+                relative_addrs.append(reloc.offset)
                 continue
-            index = reloc["r_info_sym"]
+            index = reloc.symbol
             if not index or symbols is None or index >= len(symbols):
                 continue          # no symbol (IRELATIVE, local TLS): applied without a lookup
             sym = symbols[index]
-            if sym["st_info"]["bind"] == "STB_LOCAL" or sym["st_other"]["visibility"] in ("STV_HIDDEN", "STV_PROTECTED"):
+            if sym.bind == tables.STB_LOCAL or sym.visibility in (tables.STV_HIDDEN, tables.STV_PROTECTED):
                 continue          # binds locally: glibc does not look it up
             key = (index, _type_class(type_name))
             modes = ("now",) if plt else ("lazy", "now")
@@ -262,7 +274,7 @@ def _relocations(obj: ElfObject, elf: ELFFile, symbols: list | None, relro: tupl
                     cache[mode] = key
                     setattr(lk, mode, getattr(lk, mode) + 1)
                     getattr(lk, f"names_{mode}")[sym.name] += 1
-            if not plt and sym["st_shndx"] != "SHN_UNDEF" and obj.type == "ET_DYN" and not obj.pie:
+            if not plt and sym.shndx != tables.SHN_UNDEF and obj.type == "ET_DYN" and not obj.pie:
                 lk.self_bound += 1
     obj.relocations = dict(counts)
     obj.pages_written = len(targets)
@@ -321,21 +333,25 @@ def _read(path: Path, elf: ELFFile) -> ElfObject:
         elif seg["p_type"] == "PT_GNU_RELRO":
             obj.relro_bytes = seg["p_memsz"]
             relro = (seg["p_vaddr"], seg["p_vaddr"] + seg["p_memsz"])
-    names = {s.name for s in elf.iter_sections()}
-    obj.hash = [h for h, sec in (("gnu", ".gnu.hash"), ("sysv", ".hash")) if sec in names]
-    obj.linker = _linker(elf, names)
-    dyn = _dynamic(elf)
+    # Each pass over pyelftools' sections parses every header again: one pass, kept.
+    sections = list(elf.iter_sections())
+    by_name: dict = {}
+    for section in sections:
+        by_name[section.name] = section     # the last of a name, as pyelftools' get_section_by_name
+    obj.hash = [h for h, sec in (("gnu", ".gnu.hash"), ("sysv", ".hash")) if sec in by_name]
+    obj.linker = _linker(by_name)
+    dyn = _dynamic(elf, sections)
     if dyn is not None:
         _read_dynamic(obj, dyn, word)
     # A PIE program says so (DF_1_PIE) since binutils 2.35; before, it is an ET_DYN
     # with an interpreter and no soname (libc.so.6 has an interpreter and a soname).
     obj.pie = obj.type == "ET_DYN" and (obj.pie or (obj.interp is not None and obj.soname is None))
-    symbols = _symbols(obj, elf)
-    _relocations(obj, elf, symbols, relro, word)
+    symbols = _symbols(obj, elf, by_name)
+    _relocations(obj, elf, sections, symbols, relro, word)
     if obj.bind_now:  # glibc relocates an object flagged BIND_NOW eagerly, whatever the process asks
         obj.lookups.lazy, obj.lookups.cache_lazy = obj.lookups.now, obj.lookups.cache_now
         obj.lookups.names_lazy = Counter(obj.lookups.names_now)
-    for section in elf.iter_sections():
+    for section in sections:
         if isinstance(section, GNUVerNeedSection):
             # The entry count comes from DT_VERNEEDNUM, not from the section's size, and
             # pyelftools trusts it: a corrupt count (with vn_next 0) would re-read one
