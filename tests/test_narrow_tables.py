@@ -264,3 +264,29 @@ def test_a_marks_legend_is_printed_once_a_run_without_verbose():
         out = io.StringIO()
         terminal.render(doc, Console(file=out, width=100, no_color=True), verbose=verbose)
         assert out.getvalue().count(legend) == times
+
+
+@pytest.mark.parametrize("width", [80, 100])
+def test_a_table_title_wraps_at_the_terminal_between_words_and_is_never_markup(width):
+    """A table's title takes the terminal's width, not the table's: the callchain title (86
+    characters) is one line at 100 columns beside its 81-column table, and at 80 it breaks
+    between words. A title is text: brackets in it are printed, not read as markup."""
+    doc = json.loads((Path(__file__).parent / "data" / "recorded" / "callchain.json").read_text())
+    exp = doc["experiments"][0]
+    group = fmt.case_groups(exp)[0]
+    title = f"{exp['name']}: {group['title']} (ratios to {group['baseline']}, paired per round)"
+    text = _render(doc, width)
+    lines = text.splitlines()
+    if len(title) <= width:
+        assert title in lines
+    else:
+        start = next(i for i, line in enumerate(lines) if line.startswith(f"{exp['name']}: {group['title'][:20]}"))
+        joined = " ".join(line.strip() for line in lines[start:start + 2])
+        assert joined.startswith(title) and all(len(line) <= width for line in lines[start:start + 2])
+    # An experiment's own table (scan's throughput) with brackets in its title.
+    scan = json.loads((Path(__file__).parent / "data" / "recorded" / "scan.json").read_text())["experiments"][0]
+    shown = next(t for t in scan["tables"] if t["rows"] and not t.get("detail"))
+    shown["title"] = "[bold]kept[/bold] " + shown["title"]
+    out = io.StringIO()
+    terminal.render_experiment(scan, Console(file=out, width=width, no_color=True), verbose=False)
+    assert "[bold]kept[/bold] " + shown["title"].split()[1] in out.getvalue()

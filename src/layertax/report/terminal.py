@@ -341,6 +341,17 @@ def _stacked(table: dict, styles: dict, width: int) -> Group:
     return Group(*lines)
 
 
+def _print_table(console: Console, table) -> None:
+    """A table under its title, the title wrapped at the terminal's width between its words:
+    rich would wrap it at the table's own width, two or three lines where the terminal has room
+    for one. The title is text, never markup (it may name a case or a program)."""
+    if isinstance(table, Table) and table.title:
+        title = table.title.plain if isinstance(table.title, Text) else str(table.title)
+        table.title = None
+        console.print(Text(title), style="table.title", markup=False, highlight=False)
+    console.print(table)
+
+
 def render_experiment(exp: dict, console: Console, verbose: bool = True,
                       legends_said: set[str] | None = None) -> None:
     """One experiment: its question, its one-sentence answer, its tables and the lines under them.
@@ -356,17 +367,17 @@ def render_experiment(exp: dict, console: Console, verbose: bool = True,
     instructions = exp.get("metric") == "instructions"
     if instructions:
         tables, legend = _instructions_table(exp, console.width)
-        console.print(tables[0])
+        _print_table(console, tables[0])
         for line in legend:
             console.print(f"  {line}", style="dim", markup=False, highlight=False)
         for table in tables[1:]:
-            console.print(table)
+            _print_table(console, table)
     legends = 0                       # case legends left out without --verbose
     if not instructions:
         for group in fmt.case_groups(exp):
             rows = fmt.case_rows(exp, group)
             table, legend, summaries = _case_table(exp, group, rows, console.width)
-            console.print(table)
+            _print_table(console, table)
             for line in summaries:
                 console.print(f"  {line}", markup=False, highlight=False)
             if legend and verbose:      # what each case is: detail (the wide table has it as a column)
@@ -392,12 +403,12 @@ def render_experiment(exp: dict, console: Console, verbose: bool = True,
         shown = not table.get("detail") and not table.get("brief") or (verbose and table.get("detail")) or \
             (not verbose and table.get("brief"))
         if table["rows"] and shown:
-            console.print(_extra_table(table, console))
+            _print_table(console, _extra_table(table, console))
             for note in table.get("notes", []):
                 console.print(f"  {note}", style="dim")
     classic = _classic_table(exp, console.width)
     if classic is not None:
-        console.print(classic)
+        _print_table(console, classic)
     if verbose:
         for r in exp.get("classic_now") or []:
             console.print(f"  {r['label']} -> {r['counterpart'] or 'no counterpart'}: {r['why']}", style="dim")
