@@ -438,3 +438,34 @@ def test_a_case_widened_after_its_stop_goes_on_again_with_its_baseline(monkeypat
     assert {r.case.name for r in runs if plan.going(r)} == set() and plan.stopped["count"] == "precise"
     record = plan.record(interrupted=False)
     assert record["cases"]["wrong"]["rounds"] == 12 and record["cases"]["skip"]["rounds"] == 12
+
+
+def test_a_classic_counterpart_wider_than_five_percent_never_gives_way():
+    """The same rounds as above, with "skip" set beside the classic's figure: it is the
+    experiment's answer, so it goes on (at +-30% it is far from +-5%) and the next dearest,
+    "hang", gives way instead; once within CLASSIC_PRECISION a counterpart is one case among
+    the others."""
+    from layertax.experiment import ClassicFigure
+
+    spread = {"count": 0.001, "wrong": 0.032, "skip": 0.3, "hang": 0.4, "crash": 0.001}
+    now = [0.0]
+    exp = probe_experiment()
+    exp = dataclasses.replace(exp, classic=dataclasses.replace(
+        exp.classic, figures=(*exp.classic.figures, ClassicFigure("answer", 3.0, "skip", "the layer asked about"))))
+    runs = [SimpleNamespace(case=case, active=True, samples=[]) for case in exp.cases]
+    plan = RoundPlan(exp, runs, StoppingRule(0.02, min_rounds=8, max_rounds=40), 100.0, clock=lambda: now[0])
+    rng = np.random.default_rng(7)
+    for r in range(8):
+        _add_round(runs, r, {name: 100.0 * np.exp(rng.normal(0, s)) for name, s in spread.items()})
+        now[0] += 5.0
+        plan.finished(r + 1, 5.0)
+    assert plan.counterparts == {"skip"}          # "count", the baseline, is not one to protect
+    assert plan.stopped == {"crash": "precise", "hang": "out of reach"}
+    assert {r.case.name for r in runs if plan.going(r)} == {"count", "wrong", "skip"}
+    # Just outside +-5% it is held back and "hang" gives way; just inside, it is one case among
+    # the others and gives way as the dearest (60 s left at 1 s a process, as above).
+    values = {name: {r: 1.0 for r in range(8)} for name in ("count", "wrong", "skip", "hang")}
+    widths = {"count": 0.001, "wrong": 0.041, "skip": 0.051, "hang": 0.048}
+    assert plan._out_of_reach(values, set(widths), widths, 1.0) == {"hang"}
+    widths["skip"] = 0.0499
+    assert plan._out_of_reach(values, set(widths), widths, 1.0) == {"skip"}

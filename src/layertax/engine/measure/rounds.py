@@ -14,7 +14,8 @@ import time
 import numpy as np
 
 from layertax.engine.analysis import analyze, stats
-from layertax.engine.measure.stopping import StoppingRule, at_checkpoint, half_widths, precision_reached
+from layertax.engine.measure.stopping import (CLASSIC_PRECISION, StoppingRule, at_checkpoint, half_widths,
+                                              precision_reached)
 
 # A case that can finish is taken to fit with the others still running while its forecast is
 # within this many times the rounds the deadline leaves: a forecast from the half-width at 8 or
@@ -38,6 +39,11 @@ class RoundPlan:
         for r in runs:
             base = exp.group_baseline(r.case.group)
             self.baselines[r.case.name] = base if base != r.case.name and base in names else None
+        # The cases set beside the classic's figures: the experiment's answer (a baseline among
+        # them runs while any case compared with it does).
+        classic = getattr(exp, "classic", None)
+        self.counterparts = {f.counterpart for f in (classic.figures if classic else ())
+                             if f.counterpart in names and self.baselines.get(f.counterpart)}
         self.stopped: dict[str, str] = {}    # case -> why: "precise" | "budget"
         self.rounds_done = 0
         self.round_seconds: list[float] = []
@@ -81,7 +87,9 @@ class RoundPlan:
         finish does not fit (within REACH_SLACK) with every case still running, the case that
         needs the most rounds stops, "out of reach". Where no case can finish, none stops: the rounds left then
         narrow every interval, which is the most they can do. A baseline a running case still
-        needs never stops. widths: each case's half-width now (stopping.half_widths)."""
+        needs never stops, nor does a classic counterpart wider than CLASSIC_PRECISION: it is the
+        experiment's answer, and gives way for no other case. widths: each case's half-width now
+        (stopping.half_widths)."""
         if self.deadline is None or self.rule is None or per_case <= 0:
             return set()
         left = self.deadline - self.clock()
@@ -105,7 +113,8 @@ class RoundPlan:
 
         running = set(need)
         out = set()
-        for name in sorted(need, key=need.get, reverse=True):
+        answers = {name for name in self.counterparts & set(need) if widths[name] > CLASSIC_PRECISION}
+        for name in sorted((n for n in need if n not in answers), key=need.get, reverse=True):
             if not finishable or all(fits(f, running) for f in finishable & running):
                 break
             running.discard(name)
