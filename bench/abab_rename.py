@@ -28,6 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
+from layertax.engine.measure.noise_probe import spread as robust_spread
+
 SOURCE = r"""
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -112,11 +114,6 @@ def run(program: Path, work: Path, which: str, samples: int, iters: int) -> dict
     return {k: float(np.median(v)) for k, v in values.items() if v}
 
 
-def spread(logs: list[float]) -> float:
-    m = float(np.median(logs))
-    return 1.4826 * float(np.median([abs(v - m) for v in logs]))
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=40, help="processes of each design at each grain")
@@ -142,7 +139,7 @@ def main() -> int:
                     logs[design].append(math.log(a / b))
             for design, values in logs.items():
                 print(f"{f'{samples} x {iters} iterations':>22} {design:>24} {math.exp(np.median(values)):>10.3f} "
-                      f"{spread(values):>8.2%}")
+                      f"{robust_spread(values):>8.2%}")
     return 0
 
 

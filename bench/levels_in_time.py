@@ -1,0 +1,133 @@
+"""Is a kernel's second level set per process (its memory layout) or in time (the machine)?
+
+scan's perl-tr (Perl's line loop with tr/cCgG//) can sit at two levels far apart in one run,
+round by round. If what picks the level belonged to the process (where ASLR put its heap and
+stacks), every pass of one process would sit at one level, and turning ASLR off would put every
+process at the same one. The bench runs processes of several passes each over a DNA-like file
+(the shape of scan's input, made here), Perl's line loop and a C getc() loop (scan's baseline)
+in alternation, with ASLR on and off (`setarch -R`), and prints, per kernel and design, the
+spread of the passes inside one process (the median over processes) against the spread of the
+processes' medians ("between"), the spread from one process to the same kernel's next, a turn
+later ("next"), and the range of all passes. "within" far below "between": the level is held for
+a process's life; "next" near "between": drawn anew each process rather than lasting in time;
+ASLR off as wide as on: not where the layout lands. Not a test: it measures.
+
+    .venv/bin/python bench/levels_in_time.py [--processes 12] [--passes 6]
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from layertax.engine.measure.noise_probe import spread as robust_spread
+
+PERL = r"""
+use strict; use warnings; use Time::HiRes qw(time);
+open(my $fh, '<:raw', $ARGV[0]) or die "open: $!\n";
+my ($expect, @ms) = ($ARGV[2]);
+for (1 .. $ARGV[1]) {
+    seek($fh, 0, 0) or die "seek: $!\n";
+    my ($gc, $t) = (0, time);
+    while (my $line = <$fh>) { $gc += ($line =~ tr/cCgG//); }
+    push @ms, (time - $t) * 1000;
+    die "counted $gc, expected $expect\n" unless $gc == $expect;
+}
+print join(" ", map { sprintf "%.2f", $_ } @ms), "\n";
+"""
+
+GETC = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+int main(int argc, char **argv)
+{
+    FILE *f = fopen(argv[1], "rb");
+    long passes = atol(argv[2]), expect = atol(argv[3]);
+    if (!f) return 2;
+    for (long p = 0; p < passes; p++) {
+        struct timespec a, b;
+        long n = 0;
+        int c;
+        rewind(f);
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        while ((c = getc(f)) != EOF)
+            n += c == 'c' || c == 'C' || c == 'g' || c == 'G';
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        if (n != expect) return 3;
+        printf("%.2f ", (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6);
+    }
+    printf("\n");
+    return 0;
+}
+"""
+
+
+def make_input(path: Path, size: int, seed: int) -> int:
+    """Lines of 70 letters of ACGTacgt (scan's generator draws from the same alphabet); the C/G count."""
+    rng = random.Random(seed)
+    count, written = 0, 0
+    with open(path, "w") as f:
+        while written < size:
+            line = "".join(rng.choice("ACGTacgt") for _ in range(70))
+            count += sum(ch in "cCgG" for ch in line)
+            f.write(line + "\n")
+            written += 71
+    return count
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--processes", type=int, default=12, help="processes of each kernel and design")
+    parser.add_argument("--passes", type=int, default=6, help="passes over the file in each process")
+    parser.add_argument("--mib", type=int, default=64, help="the input's size (scan's default: 64 MiB)")
+    parser.add_argument("--cpu", type=int, default=1, help="the CPU every process is pinned to (as layertax pins)")
+    args = parser.parse_args()
+    missing = [tool for tool in ("perl", "cc", "taskset", "setarch") if not shutil.which(tool)]
+    if missing:
+        print(f"needs {', '.join(missing)}: not found", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="layertax-bench-") as tmp:
+        work = Path(tmp)
+        data = work / "dna.txt"
+        expect = make_input(data, args.mib << 20, 20170914)
+        (work / "scan.pl").write_text(PERL)
+        (work / "getc.c").write_text(GETC)
+        subprocess.run(["cc", "-O2", "-o", str(work / "getc"), str(work / "getc.c")], check=True)
+        kernels = {"perl-tr": ["perl", str(work / "scan.pl")], "getc": [str(work / "getc")]}
+        designs = {"ASLR on": [], "ASLR off": ["setarch", "-R"]}
+        passes: dict[tuple[str, str], list[list[float]]] = {(k, d): [] for k in kernels for d in designs}
+        order = list(passes)
+        rng = random.Random(1)
+        for i in range(args.processes):
+            rng.shuffle(order)
+            for kernel, design in order:
+                argv = ["taskset", "-c", str(args.cpu), *designs[design], *kernels[kernel], str(data),
+                        str(args.passes), str(expect)]
+                out = subprocess.run(argv, check=True, capture_output=True, text=True, timeout=600).stdout
+                passes[(kernel, design)].append([float(v) for v in out.split()])
+            print(f"  {i + 1}/{args.processes} processes of each", file=sys.stderr)
+        print(f"{'kernel':>8} {'design':>9} {'within':>7} {'between':>8} {'next':>6} {'passes, ms':>12}")
+        for (kernel, design), runs in passes.items():
+            within = float(np.median([robust_spread([math.log(v) for v in run]) for run in runs]))
+            medians = [math.log(float(np.median(run))) for run in runs]
+            between = robust_spread(medians)
+            # The same kernel's next process (one turn later, seconds apart): as far apart as any
+            # two processes if the level is drawn anew each process; closer if it lasts in time.
+            steps = [b - a for a, b in zip(medians, medians[1:])]
+            following = 1.4826 * float(np.median(np.abs(steps))) / math.sqrt(2)
+            every = [v for run in runs for v in run]
+            print(f"{kernel:>8} {design:>9} {within:>7.1%} {between:>8.1%} {following:>6.1%} "
+                  f"{min(every):>5.0f}-{max(every):<6.0f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
