@@ -1,4 +1,4 @@
-"""Is a kernel's second level set per process (its memory layout) or in time (the machine)?
+"""How long does a kernel's level last, and is it set by the process's memory layout?
 
 scan's perl-tr (Perl's line loop with tr/cCgG//) can sit at two levels far apart in one run,
 round by round. If what picks the level belonged to the process (where ASLR put its heap and
@@ -8,9 +8,9 @@ process at the same one. The bench runs processes of several passes each over a 
 in alternation, with ASLR on and off (`setarch -R`), and prints, per kernel and design, the
 spread of the passes inside one process (the median over processes) against the spread of the
 processes' medians ("between"), the spread from one process to the same kernel's next, a turn
-later ("next"), and the range of all passes. "within" far below "between": the level is held for
-a process's life; "next" near "between": drawn anew each process rather than lasting in time;
-ASLR off as wide as on: not where the layout lands. Not a test: it measures.
+later ("next"), and the range of all passes. "within" far below "between": a level holds for the
+seconds of a process; "next" near "between": it does not last to the next turn; ASLR off as wide
+as on: it is not where the layout lands. Not a test: it measures.
 
     .venv/bin/python bench/levels_in_time.py [--processes 12] [--passes 6]
 """
