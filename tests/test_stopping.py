@@ -469,3 +469,13 @@ def test_a_classic_counterpart_wider_than_five_percent_never_gives_way():
     assert plan._out_of_reach(values, set(widths), widths, 1.0) == {"hang"}
     widths["skip"] = 0.0499
     assert plan._out_of_reach(values, set(widths), widths, 1.0) == {"skip"}
+    # Where no case can reach +-2%, a counterpart that can reach +-5% is one that can finish: the
+    # dearest cases give way until it fits ("hang", then "wrong"; three processes then give 20
+    # rounds, 30 with REACH_SLACK, for the 24 it needs from +-10% at 8 rounds).
+    widths = {"count": 0.001, "wrong": 0.3, "skip": 0.1, "hang": 0.4, "crash": 0.25}
+    values = {name: {r: 1.0 for r in range(8)} for name in widths}
+    assert plan._out_of_reach(values, set(widths), widths, 1.0) == {"hang", "wrong"}
+    # A counterpart too far even from +-5% (at +-30% it needs 280 more rounds): nothing can finish,
+    # and none gives way.
+    widths["skip"] = 0.3
+    assert plan._out_of_reach(values, set(widths), widths, 1.0) == set()

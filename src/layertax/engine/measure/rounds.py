@@ -87,15 +87,18 @@ class RoundPlan:
         finish does not fit (within REACH_SLACK) with every case still running, the case that
         needs the most rounds stops, "out of reach". Where no case can finish, none stops: the rounds left then
         narrow every interval, which is the most they can do. A baseline a running case still
-        needs never stops, nor does a classic counterpart wider than CLASSIC_PRECISION: it is the
-        experiment's answer, and gives way for no other case. widths: each case's half-width now
-        (stopping.half_widths)."""
+        needs never stops. A classic counterpart wider than CLASSIC_PRECISION is the experiment's
+        answer: its target here is CLASSIC_PRECISION (it can finish when it can get there), and it
+        gives way for no other case. widths: each case's half-width now (stopping.half_widths)."""
         if self.deadline is None or self.rule is None or per_case <= 0:
             return set()
         left = self.deadline - self.clock()
         if left < per_case * len(going):
             return set()                 # not another round of them: the budget stops them all (out_of_time)
-        need = {name: len(values[name]) * ((widths[name] / self.rule.precision) ** 2 - 1)
+        answers = {name for name in self.counterparts & going if widths.get(name) is not None
+                   and widths[name] > CLASSIC_PRECISION}
+        need = {name: len(values[name]) * ((widths[name] / (CLASSIC_PRECISION if name in answers
+                                                             else self.rule.precision)) ** 2 - 1)
                 for name in going if widths[name] is not None}
 
         def processes(running: set[str]) -> int:
@@ -113,7 +116,6 @@ class RoundPlan:
 
         running = set(need)
         out = set()
-        answers = {name for name in self.counterparts & set(need) if widths[name] > CLASSIC_PRECISION}
         for name in sorted((n for n in need if n not in answers), key=need.get, reverse=True):
             if not finishable or all(fits(f, running) for f in finishable & running):
                 break

@@ -25,9 +25,10 @@ from layertax.engine.analysis import stats
 
 CHECKPOINTS = (6, 8, 12, 16, 24, 32, 40, 56, 80, 120, 160)
 # A classic counterpart's ratio answers the experiment's question beside the classic's figure:
-# under a deadline it is not given up for cases cheaper to finish (rounds.RoundPlan) while its
+# under a deadline (rounds.RoundPlan) it is not given up for cases cheaper to finish while its
 # interval is wider than this (relative half-width), the precision the comparison with the
-# classic needs. Past it, it is one case among the others.
+# classic needs, and the dearest cases give way to it where it can get there. Past it, it is one
+# case among the others.
 CLASSIC_PRECISION = 0.05
 
 
