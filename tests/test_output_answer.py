@@ -150,3 +150,17 @@ def test_the_answer_says_no_different_only_where_the_interval_is_narrow():
     assert fmt.answer(exp).endswith(": no different from its baseline today")
     row["now_ratio"] = {**row["now_ratio"], "median": 1.5, "ci95": [1.2, 1.9]}          # wide, but clear of 1
     assert fmt.answer(exp).endswith(": dearer than its baseline today")
+    # Clear of 1 by less than the printed digits show: [1.0, 1.3] would read as holding 1.
+    row["now_ratio"] = {**row["now_ratio"], "median": 1.132, "ci95": [1.0024, 1.2703]}
+    assert fmt.answer(exp).endswith("1.1x [1.0, 1.3] today (c-rename): dearer than its baseline today "
+                                    "(the interval ends at 1.002)")
+    row["now_ratio"] = {**row["now_ratio"], "median": 0.93, "ci95": [0.86, 0.9996]}
+    assert fmt.answer(exp).endswith(": cheaper than its baseline today (the interval ends at 0.9996)")
+
+
+def test_an_end_is_written_with_the_digits_that_keep_it_on_its_side_of_one():
+    from layertax import units
+
+    assert units.clear_of_one(1.0024, 1) == "1.002" and units.clear_of_one(0.99, 2) == "0.99"
+    assert units.clear_of_one(1.3, 1) == "1.3" and units.clear_of_one(1.0000004, 1) == "1.000000"
+    assert units.clear_of_one(0.99996, 2) == "0.99996"

@@ -64,6 +64,16 @@ def ratio_with_ci(summary: dict | None) -> str:
     return f"{summary['median']:.{d}f}x [{lo:.{d}f}, {hi:.{d}f}]"
 
 
+def clear_of_one(x: float, decimals: int) -> str:
+    """x with at least `decimals` decimals and as many more (up to six) as keep it on its side of
+    1 when written: an interval's end of 1.0024 is 1.0 at one decimal, which reads as touching 1
+    when the interval excludes it; here it is 1.002."""
+    for d in range(decimals, 7):
+        if (x > 1) == (round(x, d) > 1) and (x < 1) == (round(x, d) < 1):
+            return f"{x:.{d}f}"
+    return f"{x:.6f}"
+
+
 def ratio_point(summary: dict | None) -> str:
     """A ratio alone, with the digits its interval supports (ratio_with_ci's), for a column
     too narrow for the interval itself: 0.017x, 2.2x."""
