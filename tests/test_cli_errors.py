@@ -101,3 +101,22 @@ def test_a_closed_stdout_does_not_lose_the_exports(tmp_path):
     p.stdout.close()   # nobody reads: every print fails with a broken pipe
     p.wait(timeout=300)
     assert out.is_file() and '"callchain"' in out.read_text()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["launch", "--", "/nonexistent"], "command not found: /nonexistent"),
+    (["launch", "--runs", "20000", "--", "/bin/true"], "at most 10,000 launches"),
+    (["run", "nosuch"], "unknown experiment 'nosuch'"),
+])
+def test_a_mistyped_command_is_refused_before_numpy_loads(args, message):
+    """The one-line refusal of a command the user mistyped comes before the engine and numpy
+    load (a third of a second, not two thirds): checked in the process itself, at its exit."""
+    import subprocess
+    import sys
+
+    probe = ("import atexit, sys; atexit.register(lambda: print('numpy loaded:', 'numpy' in sys.modules, "
+             "file=sys.stderr)); from layertax.cli import main; sys.argv = ['layertax', *sys.argv[1:]]; main()")
+    done = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, timeout=60,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 2 and message in done.stderr, done.stderr
+    assert "numpy loaded: False" in done.stderr

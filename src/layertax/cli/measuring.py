@@ -110,11 +110,15 @@ def launch(command, runs, timeout, ignore_failure, no_stamp, no_save, allow_conc
     shell. A launch after another command's follows two untimed ones of its own (up to 3x the
     launches): a program starts slower right after a larger one (docs/method/launch-timer.md).
     """
-    from layertax.commands import launch as launching
+    from layertax.commands import launch_args
 
     timer = timer_values(runs, timeout, options)
-    exit_with(launching.run(list(command), timer, ignore_failure, not no_stamp, not no_save, allow_concurrent,
-                            export_values(options), options["verbose"]))
+    exports = export_values(options)
+    commands = launch_args.judged(list(command), runs, not no_stamp)
+    from layertax.commands import launch as launching     # the engine and numpy: only for a sound command
+
+    exit_with(launching.run(commands, timer, ignore_failure, not no_stamp, not no_save, allow_concurrent,
+                            exports, options["verbose"]))
 
 
 @click.command(context_settings=CONTEXT)

@@ -7,7 +7,7 @@ from pathlib import Path
 from layertax import console as consoles
 from layertax.commands import keeping
 from layertax.engine.measure.lock import Measuring
-from layertax.commands.launch import MAX_RUNS
+from layertax.commands.launch_args import MAX_RUNS
 from layertax.errors import UsageError
 from layertax.inspect import model
 from layertax.inspect.measure import stats_launches

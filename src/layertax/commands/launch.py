@@ -4,12 +4,10 @@ A command that does not stamp itself gets the stamp library preloaded (launch/st
 with the empty-program controls that price the preload. A static binary ignores
 LD_PRELOAD: then only spawn->exit is known and the comparison uses it. One typed object
 runs from the timer's line to the table: Launch -> Sample -> Case -> ExperimentResult.
+What the command line gives it is judged first, without this module (launch_args).
 """
 from __future__ import annotations
 
-import os
-import shlex
-import shutil
 import statistics
 from pathlib import Path
 
@@ -18,8 +16,7 @@ from layertax import paths
 from layertax.commands import keeping
 from layertax.engine.analysis import analyze, stats
 from layertax.engine.measure.lock import Measuring
-from layertax.errors import LayertaxError, UsageError
-from layertax.launch import contention, descendants, ticks, startable
+from layertax.launch import contention, descendants, ticks
 from layertax.launch import settings as launch_settings
 from layertax.launch import tools as launch_tools
 from layertax.launch.stamp import EMPTY, EMPTY_STAMPED, preload_cost, preload_env
@@ -29,59 +26,15 @@ from layertax.result.model import Case, ExperimentResult
 from layertax.units import part
 
 
-# Launches per command: beyond this a run is hours long and its result file too large to read back.
-MAX_RUNS = 10_000
-
-
-def split_vs(argv: list[str]) -> list[list[str]]:
-    """COMMAND [--vs OTHER]: the one or two commands, as given (a leading -- dropped)."""
-    if argv and argv[0] == "--":
-        argv = argv[1:]
-    groups: list[list[str]] = [[]]
-    for token in argv:
-        if token == "--vs":
-            groups.append([])
-        else:
-            groups[-1].append(token)
-    if len(groups) > 2:
-        raise UsageError("--vs can be given once (A --vs B)")
-    return groups
-
-
-def run(argv: list[str], timer_options: dict, ignore_failure: bool, stamp: bool, save: bool,
+def run(commands: list[list[str]], timer_options: dict, ignore_failure: bool, stamp: bool, save: bool,
         allow_concurrent: bool, export_options: dict, verbose: bool = False) -> int:
+    """commands: the command and the one to compare it with, as launch_args.judged gives them."""
     settings = launch_settings.LaunchSettings.from_options(**timer_options)
-    if settings.runs > MAX_RUNS:
-        raise UsageError(f"--runs {settings.runs:,}: at most {MAX_RUNS:,} launches per command (an hour even for a "
-                         "program that takes a third of a second); run several times and compare them instead")
-    commands = [resolve(g, "COMMAND" if i == 0 else "--vs", stamp)
-                for i, g in enumerate(split_vs(argv))]
     exports = keeping.targets(export_options, save)
     tools = launch_tools.tools(paths.cache_dir())
     with Measuring(allow_concurrent) as claim:
         result = measure(commands, settings, tools, ignore_failure, stamp, for_console(consoles.console(stderr=True)))
         return keeping.finish_launch_command(result, settings.method("command"), save, exports, verbose, claim)
-
-
-def resolve(argv: list[str], flag: str, stamp: bool = True) -> list[str]:
-    """argv with its program resolved on PATH; one string with spaces is split like a shell would (no shell runs)."""
-    if not argv:
-        raise UsageError(f"{flag}: no command given")
-    if len(argv) == 1 and any(c.isspace() for c in argv[0]) and not Path(argv[0]).exists():
-        argv = shlex.split(argv[0])
-    program = argv[0]
-    found = program if "/" in program else shutil.which(program)
-    if not found or not Path(found).is_file():
-        raise UsageError(f"command not found: {program}")
-    if not os.access(found, os.X_OK):
-        raise UsageError(f"not executable: {found}")
-    why_not = startable.not_timeable(Path(found))
-    if why_not and (stamp or found.startswith("/proc")):      # --no-stamp times spawn->exit only: no preload
-        raise UsageError(f"{found}: {why_not}")
-    complaint = startable.loader_complaint(Path(found))
-    if complaint:
-        raise LayertaxError(f"{found} cannot start; the loader says: {complaint}")
-    return [str(Path(found).absolute()), *argv[1:]]
 
 
 def _label(argv: list[str]) -> str:
