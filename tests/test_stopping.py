@@ -460,6 +460,12 @@ def test_a_classic_counterpart_wider_than_five_percent_never_gives_way():
         now[0] += 5.0
         plan.finished(r + 1, 5.0)
     assert plan.counterparts == {"skip"}          # "count", the baseline, is not one to protect
+    # Nor the case beside the classic's own baseline figure, where that is not the experiment's
+    # baseline (tls: rand beside "one TlsGetValue", compared with xorshift): its row is 1.00x.
+    from layertax import experiments
+    tls = experiments.registry()["tls"]
+    tls_runs = [SimpleNamespace(case=case, active=True, samples=[]) for case in tls.cases]
+    assert RoundPlan(tls, tls_runs, StoppingRule(0.02), 100.0).counterparts == set()
     assert plan.stopped == {"crash": "precise", "hang": "out of reach"}
     assert {r.case.name for r in runs if plan.going(r)} == {"count", "wrong", "skip"}
     # Just outside +-5% it is held back and "hang" gives way; just inside, it is one case among

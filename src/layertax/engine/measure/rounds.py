@@ -39,11 +39,13 @@ class RoundPlan:
         for r in runs:
             base = exp.group_baseline(r.case.group)
             self.baselines[r.case.name] = base if base != r.case.name and base in names else None
-        # The cases set beside the classic's figures: the experiment's answer (a baseline among
-        # them runs while any case compared with it does).
+        # The cases set beside the classic's figures: the experiment's answer. Not the one beside
+        # the classic's own baseline figure (its row is 1.00x by construction: tls's rand), nor a
+        # baseline (it runs while any case compared with it does).
         classic = getattr(exp, "classic", None)
         self.counterparts = {f.counterpart for f in (classic.figures if classic else ())
-                             if f.counterpart in names and self.baselines.get(f.counterpart)}
+                             if f.label != classic.baseline and f.counterpart in names
+                             and self.baselines.get(f.counterpart)}
         self.stopped: dict[str, str] = {}    # case -> why: "precise" | "budget"
         self.rounds_done = 0
         self.round_seconds: list[float] = []
