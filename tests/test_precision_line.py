@@ -30,7 +30,7 @@ def test_cases_that_all_ran_the_same_rounds_say_it_once():
 def test_a_miss_names_the_worst_and_why_in_words():
     line = fmt.stopping_line(_exp({"a": _case(40, 0.031, "max rounds"), "b": _case(24, 0.045, "budget"),
                                    "c": _case(8, 0.01, "precise")}))
-    assert line.endswith("; not met by 2 (worst: b ±4.5%), stopped at the maximum of rounds or stopped by the budget")
+    assert line.endswith("; not met by 2 (worst: b ±4.5%), stopped at the maximum of rounds or by the budget")
     assert "precision: 1 of 3 cases" in line
 
 
@@ -45,3 +45,12 @@ def test_every_reason_reads_as_words():
     for why in ("budget", "out of reach", "max rounds", "interrupted", "precise", "something new"):
         line = fmt.stopping_line(_exp({"a": _case(8, 0.05, why)}))
         assert "by precise" not in line and "by out of" not in line and line.count("(") == line.count(")")
+
+
+def test_without_verbose_the_checkpoints_are_left_out():
+    cases = {"a": _case(14, 0.03, "budget"), "b": _case(14, 0.01, "precise")}
+    assert fmt.stopping_line(_exp(cases), verbose=False).startswith("precision: 1 of 2 cases within ±2% "
+                                                                    "(14 rounds each); not met by 1")
+    assert "checked after 8, 12" in fmt.stopping_line(_exp(cases))
+    early = {"a": _case(6, 0.03, "interrupted")}
+    assert "no checkpoint reached" in fmt.stopping_line(_exp(early), verbose=False)

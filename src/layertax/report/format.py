@@ -292,9 +292,10 @@ def chain_label(node: dict, root: bool = False) -> str:
     return f"{node['function']} [{node['object']}] {node['instructions']:,.0f}{times}{here}"
 
 
-def stopping_line(exp: dict) -> str | None:
+def stopping_line(exp: dict, verbose: bool = True) -> str | None:
     """How the rounds were spent: how many cases met the precision target, with how many rounds,
-    and the ones that did not, with why (the budget, the maximum of rounds)."""
+    and the ones that did not, with why (the budget, the maximum of rounds). The checkpoints the
+    run reached are detail: only with verbose."""
     stop = exp.get("stopping")
     if not stop or not stop.get("rule") or not stop.get("cases"):
         return None
@@ -305,12 +306,15 @@ def stopping_line(exp: dict) -> str | None:
     spent = (f"{max(rounds)} rounds each" if min(rounds) == max(rounds)
              else f"{min(rounds)}-{max(rounds)} rounds")
     line = (f"precision: {len(met)} of {len(cases)} cases within ±{rule['precision']:.0%} "
-            f"({spent}" + (f", checked after {', '.join(map(str, checked))})" if checked
-                                                       else ", no checkpoint reached)"))
+            f"({spent}" + ((f", checked after {', '.join(map(str, checked))})" if verbose else ")") if checked
+                           else ", no checkpoint reached)"))
     missed = sorted(((c["precision"], name, c) for name, c in cases.items() if c["met"] is False), reverse=True)
     unknown = [name for name, c in cases.items() if c["met"] is None]
     if missed:
         whys = sorted({_why(c["stopped"]) for _, _, c in missed})
+        # "stopped at the maximum of rounds or by the budget": the verb said once.
+        whys = [w if i == 0 or not w.startswith("stopped ") or not whys[i - 1].startswith("stopped ")
+                else w.removeprefix("stopped ") for i, w in enumerate(whys)]
         p, name, _ = missed[0]        # the others carry "~" in the table
         line += (f"; not met by {len(missed)} ({'worst: ' if len(missed) > 1 else ''}{name} ±{p:.1%}), "
                  f"{' or '.join(whys)}")

@@ -412,7 +412,7 @@ def render_experiment(exp: dict, console: Console, verbose: bool = True,
     if verbose:
         for r in exp.get("classic_now") or []:
             console.print(f"  {r['label']} -> {r['counterpart'] or 'no counterpart'}: {r['why']}", style="dim")
-    stopping = fmt.stopping_line(exp)
+    stopping = fmt.stopping_line(exp, verbose)
     if stopping:
         style = "yellow" if "not met" in stopping or "too few" in stopping else "dim"
         console.print(f"  {stopping}", style=style)

@@ -111,10 +111,9 @@ def forecast(probe: dict, rounds: int, target: float) -> str:
     reach = reachable(probe["spread"], rounds)
     text = (f"noise probe ({probe['seconds']:.1f} s): pairs of processes differ by {probe['spread']:.1%} here; "
             f"a case as noisy reaches about ±{reach:.1%} in the ~{rounds} rounds the budget allows (target "
-            f"±{target:.0%}; quieter cases get there sooner; a forecast)")
+            f"±{target:.0%}; a forecast)")
     if reach > WARN_AT * target:
-        text += (": this machine is noisy now; expect '~' on many ratios (a longer --budget, or a --precision "
-                 "nearer the forecast)")
+        text += ": noisy now, expect '~' on many ratios (a longer --budget, or a looser --precision)"
     return text
 
 
