@@ -4,7 +4,7 @@ scan's perl-tr (Perl's line loop with tr/cCgG//) can sit at two levels far apart
 round by round. If what picks the level belonged to the process (where ASLR put its heap and
 stacks), every pass of one process would sit at one level, and turning ASLR off would put every
 process at the same one. The bench runs processes of several passes each over a DNA-like file
-(the shape of scan's input, made here), Perl's line loop and a C getc() loop (scan's baseline)
+(scan's own input, made by its generator), Perl's line loop and a C getc() loop (scan's baseline)
 in alternation, with ASLR on and off (`setarch -R`), and prints, per kernel and design, the
 spread of the passes inside one process (the median over processes) against the spread of the
 processes' medians ("between"), the spread from one process to the same kernel's next, a turn
@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from layertax.engine.measure.noise_probe import spread as robust_spread
+from layertax.experiments.scan.inputfile import generate
 
 PERL = r"""
 use strict; use warnings; use Time::HiRes qw(time);
@@ -70,19 +71,6 @@ int main(int argc, char **argv)
 """
 
 
-def make_input(path: Path, size: int, seed: int) -> int:
-    """Lines of 70 letters of ACGTacgt (scan's generator draws from the same alphabet); the C/G count."""
-    rng = random.Random(seed)
-    count, written = 0, 0
-    with open(path, "w") as f:
-        while written < size:
-            line = "".join(rng.choice("ACGTacgt") for _ in range(70))
-            count += sum(ch in "cCgG" for ch in line)
-            f.write(line + "\n")
-            written += 71
-    return count
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--processes", type=int, default=12, help="processes of each kernel and design")
@@ -97,7 +85,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="layertax-bench-") as tmp:
         work = Path(tmp)
         data = work / "dna.txt"
-        expect = make_input(data, args.mib << 20, 20170914)
+        expect = generate(data, args.mib << 20)     # scan's own input: the same bytes for the same size
         (work / "scan.pl").write_text(PERL)
         (work / "getc.c").write_text(GETC)
         subprocess.run(["cc", "-O2", "-o", str(work / "getc"), str(work / "getc.c")], check=True)

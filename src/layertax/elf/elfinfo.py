@@ -335,9 +335,7 @@ def _read(path: Path, elf: ELFFile) -> ElfObject:
             relro = (seg["p_vaddr"], seg["p_vaddr"] + seg["p_memsz"])
     # Each pass over pyelftools' sections parses every header again: one pass, kept.
     sections = list(elf.iter_sections())
-    by_name: dict = {}
-    for section in sections:
-        by_name[section.name] = section     # the last of a name, as pyelftools' get_section_by_name
+    by_name = {section.name: section for section in sections}   # the last of a name, as get_section_by_name
     obj.hash = [h for h, sec in (("gnu", ".gnu.hash"), ("sysv", ".hash")) if sec in by_name]
     obj.linker = _linker(by_name)
     dyn = _dynamic(elf, sections)

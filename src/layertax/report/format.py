@@ -467,9 +467,9 @@ def answer(exp: dict) -> str | None:
         # The interval excludes 1 by less than its printed digits show ([1.0, 1.3] for 1.0024 to
         # 1.27): the sentence says where it ends, so that it does not read as holding 1.
         d = units.ratio_decimals(top["now_ratio"]["median"], lo, hi)
-        for end in (lo,) if lo > 1 else (hi,) if hi < 1 else ():
-            if round(end, d) == 1:
-                verdict += f" (the interval ends at {units.clear_of_one(end, d + 1)})"
+        end = lo if lo > 1 else hi if hi < 1 else None
+        if end is not None and round(end, d) == 1:
+            verdict += f" (the interval ends at {units.clear_of_one(end, d + 1)})"
         moved = _moved_between_runs(exp, top["counterpart"])
         if moved:
             verdict += (f"; it moved between this machine's recent runs ({units.ratio(moved['low'])} to "
