@@ -8,9 +8,11 @@ process at the same one. The bench runs processes of several passes each over a 
 in alternation, with ASLR on and off (`setarch -R`), and prints, per kernel and design, the
 spread of the passes inside one process (the median over processes) against the spread of the
 processes' medians ("between"), the spread from one process to the same kernel's next, a turn
-later ("next"), and the range of all passes. "within" far below "between": a level holds for the
-seconds of a process; "next" near "between": it does not last to the next turn; ASLR off as wide
-as on: it is not where the layout lands. Not a test: it measures.
+later ("next"), the processes with passes at both levels (one at least UPPER times the kernel's
+fastest pass, one below it: "both"), and the range of all passes. "within" far below "between":
+a level holds for the seconds of a process; "next" near "between": it does not last to the next
+turn; ASLR off as wide as on: it is not where the layout lands; "both" rising with --passes: the
+level switches in time, inside a process too. Not a test: it measures.
 
     .venv/bin/python bench/levels_in_time.py [--processes 12] [--passes 6]
 """
@@ -29,6 +31,10 @@ import numpy as np
 
 from layertax.engine.measure.noise_probe import spread as robust_spread
 from layertax.experiments.scan.inputfile import generate
+
+# A pass this many times the kernel's fastest is at the upper level: Perl's two levels are about
+# 1.9x apart; getc's passes spread less than 1.4x.
+UPPER = 1.5
 
 PERL = r"""
 use strict; use warnings; use Time::HiRes qw(time);
@@ -102,7 +108,7 @@ def main() -> int:
                 out = subprocess.run(argv, check=True, capture_output=True, text=True, timeout=600).stdout
                 passes[(kernel, design)].append([float(v) for v in out.split()])
             print(f"  {i + 1}/{args.processes} processes of each", file=sys.stderr)
-        print(f"{'kernel':>8} {'design':>9} {'within':>7} {'between':>8} {'next':>6} {'passes, ms':>12}")
+        print(f"{'kernel':>8} {'design':>9} {'within':>7} {'between':>8} {'next':>6} {'both':>6} {'passes, ms':>12}")
         for (kernel, design), runs in passes.items():
             within = float(np.median([robust_spread([math.log(v) for v in run]) for run in runs]))
             medians = [math.log(float(np.median(run))) for run in runs]
@@ -112,8 +118,10 @@ def main() -> int:
             steps = [b - a for a, b in zip(medians, medians[1:])]
             following = 1.4826 * float(np.median(np.abs(steps))) / math.sqrt(2)
             every = [v for run in runs for v in run]
+            upper = UPPER * min(every)
+            both = sum(min(run) < upper <= max(run) for run in runs)
             print(f"{kernel:>8} {design:>9} {within:>7.1%} {between:>8.1%} {following:>6.1%} "
-                  f"{min(every):>5.0f}-{max(every):<6.0f}")
+                  f"{f'{both}/{len(runs)}':>6} {min(every):>5.0f}-{max(every):<6.0f}")
     return 0
 
 
