@@ -12,17 +12,22 @@ rounds (blocks of consecutive rounds ten long on average, the same rounds for al
 machine's own drift kept), whose truth is 1.
 
     .venv/bin/python bench/compare_coverage.py [--sims 1000] [--sizes N,...] [--factors] [--mover]
-                                               [--experiments 1000] [RUN.json ...]
+                                               [--mean-factor 1.5,1.75] [--experiments 1000] [RUN.json ...]
 
---mover adds, for the same pairs, a design compare does not use: B/A's interval put together
-from each run's own interval of its median (the one a run prints, widened by that run's factor)
-by MOVER (Zou and Donner: the two half-widths added in quadrature on the log scale), to set
-beside compare's. --factors adds the drift factor compare widened by under each model (its mean and spread: what
-a run's rounds tell of their own drift); --experiments adds the geometric-mean row compare prints
-for each experiment, its truth the geometric mean of its cases' truths (simulated experiments,
-and pairs of runs of each recorded experiment of two cases or more, its cases drawn at the same
-round blocks). Takes about three minutes at 1,000 cases a cell (one core), and eighteen more at
-1,000 experiments. 93-97% is the goal, as for the runs' own intervals (bench/interval_coverage.py).
+--mover adds, for the same pairs, a design compare does not use: B/A's interval put together from
+each run's own interval of its median (the one a run prints, widened by that run's factor) by MOVER
+(Zou and Donner: the two half-widths added in quadrature on the log scale), to set beside
+compare's. --mean-factor adds, for the same pairs, compare's interval widened another way: by the
+mean of the two runs' factors (what the variance of a difference of two equally long runs'
+estimates takes) instead of the larger, its excess for ranks scaled by each value given (compare:
+the larger, scaled by dependence.RANKS_OVER_SIGNS). --factors adds the drift factor compare widened
+by under each model (its mean and spread: what a run's rounds tell of their own drift);
+--experiments adds the geometric-mean row compare prints for each experiment, its truth the
+geometric mean of its cases' truths (simulated experiments, and pairs of runs of each recorded
+experiment of two cases or more, its cases drawn at the same round blocks). Takes about three
+minutes at 1,000 cases a cell (one core), as much again for each of --mover and each --mean-factor
+value, and eighteen more at 1,000 experiments. 93-97% is the goal, as for the runs' own intervals
+(bench/interval_coverage.py).
 """
 from __future__ import annotations
 
@@ -78,6 +83,23 @@ def mover_held(runs_a: list[np.ndarray], runs_b: list[np.ndarray], truths: list[
         high = mb - ma + math.hypot(b_high - mb, ma - a_low)
         hits += low <= math.log(truth) <= high
     return hits
+
+
+def mean_factor_judge(scale: float):
+    """A judge whose interval is compare's widened by the mean of the two runs' factors, its excess
+    over 1 scaled by `scale` for ranks (compare: the larger factor, RANKS_OVER_SIGNS)."""
+    def judge(runs_a: list[np.ndarray], runs_b: list[np.ndarray], truths: list[float]) -> int:
+        factors_a = dependence.factors([list(a) for a in runs_a])
+        factors_b = dependence.factors([list(b) for b in runs_b])
+        hits = 0
+        for a, b, fa, fb, truth in zip(runs_a, runs_b, factors_a, factors_b, truths):
+            # series_ratio_test converts a factor of signs for ranks (for_ranks); this one gives it
+            # the factor of signs whose conversion is 1 + scale * (mean - 1).
+            signs = 1.0 + scale / dependence.RANKS_OVER_SIGNS * ((fa + fb) / 2 - 1.0)
+            _, (low, high), _, _ = stats.series_ratio_test(a, b, (signs, signs))
+            hits += low <= truth <= high
+        return hits
+    return judge
 
 
 def mean_held(runs_a: list[np.ndarray], runs_b: list[np.ndarray], truths: list[float]) -> bool:
@@ -155,6 +177,8 @@ def main() -> int:
                         help="also the drift factor compare widens by under each model: its mean and spread")
     parser.add_argument("--mover", action="store_true",
                         help="also B/A's interval put together from each run's own median interval (MOVER)")
+    parser.add_argument("--mean-factor", help="also the interval widened by the mean of the runs' factors, "
+                        "its excess for ranks scaled by each value (comma-separated)")
     parser.add_argument("--experiments", type=int, default=0,
                         help="also the geometric-mean row: simulated experiments (and recorded pairs) a cell")
     args = parser.parse_args()
@@ -170,7 +194,12 @@ def main() -> int:
         print(f"{'recorded (blocks)':18} " + " ".join(f"{100 * c:6.1f}" for c in cells)
               + f"   ({sum(map(len, experiments))} cases)", flush=True)
     if args.mover:
-        _mover(experiments, sizes, args.sims)
+        _judged_table("coverage of B/A's interval by MOVER from each run's own 95% interval (not compare's)",
+                      mover_held, experiments, sizes, args.sims)
+    for scale in (float(v) for v in (args.mean_factor.split(",") if args.mean_factor else [])):
+        _judged_table(f"coverage of compare's interval widened by the mean of the two runs' factors, its "
+                      f"excess x{scale:g} for ranks (not compare's)", mean_factor_judge(scale),
+                      experiments, sizes, args.sims)
     if args.factors:
         _factors(sizes, args.sims)
     if args.experiments:
@@ -178,15 +207,15 @@ def main() -> int:
     return 0
 
 
-def _mover(experiments: list[list[np.ndarray]], sizes: tuple[int, ...], sims: int) -> None:
-    print(f"\ncoverage of B/A's interval by MOVER from each run's own 95% interval (not compare's); "
-          f"{sims} cases a cell:")
+def _judged_table(title: str, judge, experiments: list[list[np.ndarray]], sizes: tuple[int, ...], sims: int) -> None:
+    """A coverage table of another interval than compare's, on the same simulated and recorded pairs."""
+    print(f"\n{title}; {sims} cases a cell:")
     print(f"{'model':18} " + " ".join(f"{n:>6}" for n in sizes))
     for i, (name, draw) in enumerate(MODELS.items()):
-        cells = [simulated(draw, n, sims, seed=300 + 10 * i + n, judge=mover_held) for n in sizes]
+        cells = [simulated(draw, n, sims, seed=300 + 10 * i + n, judge=judge) for n in sizes]
         print(f"{name:18} " + " ".join(f"{100 * c:6.1f}" for c in cells), flush=True)
     if experiments:
-        cells = [resampled(experiments, n, sims, seed=500 + n, judge=mover_held) for n in sizes]
+        cells = [resampled(experiments, n, sims, seed=500 + n, judge=judge) for n in sizes]
         print(f"{'recorded (blocks)':18} " + " ".join(f"{100 * c:6.1f}" for c in cells), flush=True)
 
 
