@@ -8,6 +8,8 @@ from conftest import history_experiments, run_cli
 from layertax.engine.analysis import compare, stats
 from layertax.engine.store import hyperfine, results
 from layertax.engine import machine
+from layertax import units
+from layertax.report import comparison
 
 
 def _doc(cases: dict[str, list[float]], created: str = "2026-01-01T00:00:00+00:00", kernel: str = "6.1") -> dict:
@@ -79,7 +81,8 @@ def test_a_baseline_that_moved_warns_and_its_case_is_judged_on_its_ratio_to_it()
     assert [(r.verdict, r.to_baseline) for r in e.rows] == [("slower", ""), ("no difference", "x")]
     assert e.rows[1].a == pytest.approx(2.0, abs=0.02) and e.rows[1].ratio == pytest.approx(1.0, abs=0.01)
     assert e.rows[0].ratio == pytest.approx(1.05, abs=0.002)
-    assert e.warnings == [f"the baseline x itself came out slower ({e.rows[0].ratio:.3f}x): its own code changed, "
+    d = units.ratio_decimals(e.rows[0].ratio, *e.rows[0].ci95)
+    assert e.warnings == [f"the baseline x itself came out slower ({e.rows[0].ratio:.{d}f}x): its own code changed, "
                           "or the machine ran at another speed in B; the case measured against it is judged on its "
                           "ratio to it, which cancels the machine's speed"]
     # Only the case moved: it is slower, and nothing to warn about.
@@ -199,25 +202,28 @@ def test_compare_says_how_the_geometric_mean_interval_was_drawn(tmp_path):
     assert "1.00x" in flat and "100 ns" in flat
 
 
-@pytest.mark.parametrize("width", [80, 200])
-def test_the_comparison_table_never_cuts_a_figure(width):
+def _rendered(c, width: int) -> str:
     import io
 
     from rich.console import Console
 
-    from layertax.report import comparison
+    out = io.StringIO()
+    comparison.render(c, Console(file=out, width=width, no_color=True))
+    return out.getvalue()
 
+
+@pytest.mark.parametrize("width", [80, 200])
+def test_the_comparison_table_never_cuts_a_figure(width):
     names = ["c-rename-through-stdio-and-the-locale-shim", "x"]
     a = _doc({n: _noisy(seed=i) for i, n in enumerate(names)})
     b = _doc({n: _noisy(seed=i + 9, scale=1.05) for i, n in enumerate(names)})
     c = compare.compare_runs(a, b)
-    out = io.StringIO()
-    comparison.render(c, Console(file=out, width=width, no_color=True))
-    text = out.getvalue()
+    text = _rendered(c, width)
     assert max(map(len, text.splitlines())) <= width and "…" not in text
     for row in c.experiments[0].rows:
         lo, hi = row.ci95
-        for figure in (f"{row.ratio:.3f}x", f"[{lo:.3f}, {hi:.3f}]", f"{row.p_holm:.2g}"):
+        d = units.ratio_decimals(row.ratio, lo, hi)
+        for figure in (f"{row.ratio:.{d}f}x", f"[{lo:.{d}f}, {hi:.{d}f}]", f"{row.p_holm:.2g}"):
             assert figure in text, figure
     flat = " ".join(text.split())
     assert "slower" in flat
@@ -228,6 +234,36 @@ def test_the_comparison_table_never_cuts_a_figure(width):
     firsts = [line.replace("│", " ").split()[:1] for line in text.splitlines()]
     lines = [first[0] for first in firsts if first and first[0] in pieces]
     assert "".join(lines) == "c-rename-through-stdio-and-the-locale-shim", lines
+
+
+def test_b_over_a_carries_the_digits_its_interval_supports():
+    """A ratio and its interval are printed as a run prints its ratios: one significant digit of
+    the half-width (a wide interval, one decimal; a tight one, three), and an end that keeps the
+    interval clear of 1 with the digits that show it."""
+    wide = compare.Row("e", "wide", 1.0, 1.0, 1.0123, (0.88, 1.14), "time")
+    tight = compare.Row("e", "tight", 1.0, 1.0, 1.0512, (1.0473, 1.0561), "time")
+    barely = compare.Row("e", "barely", 1.0, 1.0, 1.05, (1.0024, 1.11), "time")
+    exact = compare.Row("e", "exact", 1.0, 1.0, 1.25, (1.25, 1.25), "instructions")
+    assert comparison._ratio(wide) == "1.0x [0.9, 1.1]"
+    assert comparison._ratio(tight) == "1.051x [1.047, 1.056]"
+    assert comparison._ratio(barely) == "1.05x [1.002, 1.11]"
+    assert comparison._ratio(exact) == "1.250x"
+
+
+def test_each_case_takes_one_line_where_its_figures_fit():
+    """At 100 columns twenty-odd cases with long names: one line a case, the interval beside its
+    ratio (no outer rules); at 80 the ratio goes above its interval; nothing past the width."""
+    names = [f"case-with-a-longish-name-{i}" for i in range(20)]
+    a = _doc({n: _noisy(seed=i) for i, n in enumerate(names)})
+    b = _doc({n: _noisy(seed=i + 40, scale=1.01) for i, n in enumerate(names)})
+    c = compare.compare_runs(a, b)
+    at_100, at_80 = _rendered(c, 100), _rendered(c, 80)
+    assert max(map(len, at_100.splitlines())) <= 100 and max(map(len, at_80.splitlines())) <= 80
+    for row in c.experiments[0].rows:
+        line = next(ln for ln in at_100.splitlines() if ln.startswith(row.case + " "))
+        assert comparison._ratio(row) in line and row.verdict in line
+    assert sum(ln.startswith("case-with") for ln in at_80.splitlines()) == 20
+    assert not any(comparison._ratio(row) in at_80 for row in c.experiments[0].rows)
 
 
 def test_unmatched_and_failed_cases_are_listed_not_compared():

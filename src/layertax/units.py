@@ -74,6 +74,16 @@ def clear_of_one(x: float, decimals: int) -> str:
     return f"{x:.6f}"
 
 
+def ratio_interval(median: float, lo: float, hi: float) -> str:
+    """A ratio judged on whether its interval excludes 1 (compare's B/A, launch's verdict), with
+    the digits the interval supports (ratio_with_ci's), and an end that keeps the interval clear
+    of 1 with the digits that show it: 1.05x [1.002, 1.11], not [1.00, 1.11]."""
+    d = ratio_decimals(median, lo, hi)
+    low = clear_of_one(lo, d) if lo > 1 else f"{lo:.{d}f}"
+    high = clear_of_one(hi, d) if hi < 1 else f"{hi:.{d}f}"
+    return f"{median:.{d}f}x [{low}, {high}]"
+
+
 def ratio_point(summary: dict | None) -> str:
     """A ratio alone, with the digits its interval supports (ratio_with_ci's), for a column
     too narrow for the interval itself: 0.017x, 2.2x."""

@@ -23,7 +23,7 @@ from layertax.launch.stamp import EMPTY, EMPTY_STAMPED, preload_cost, preload_en
 from layertax.launch.timer import launch_cases
 from layertax.progress import for_console
 from layertax.result.model import Case, ExperimentResult
-from layertax.units import part
+from layertax.units import part, ratio_interval
 
 
 def run(commands: list[list[str]], timer_options: dict, ignore_failure: bool, stamp: bool, save: bool,
@@ -57,8 +57,7 @@ def verdicts(cases: list[Case], baseline: str) -> dict[str, tuple[str, str]]:
         if not ratio:
             continue
         word = stats.verdict(ratio["median"], tuple(ratio["ci95"]), True, NOISE_BAND)
-        lo, hi = ratio["ci95"]
-        how = f"{ratio['median']:.3f}x [{lo:.3f}, {hi:.3f}] of {baseline}, paired per round"
+        how = f"{ratio_interval(ratio['median'], *ratio['ci95'])} of {baseline}, paired per round"
         out[case.name] = (word, f"{case.name}: {word} ({how}; 'no difference' unless the interval excludes 1 "
                                 f"and the ratio is outside 1 ± {NOISE_BAND:.0%})")
     return out

@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from layertax import units
 from layertax.errors import LayertaxError, UsageError
 from layertax.programs import build
 from layertax.experiments.loadtime.api import SWEEP_NAME
@@ -183,9 +184,9 @@ def _estimates(pic, model: dict, loader_total_ns: float | None, lookups: int, bi
                                "dlopen and NSS still need the loader"})
     if bind_now_gain:
         saving, ratio = bind_now_gain["lazy_saves"], bind_now_gain["ratio"]
-        lo, hi = ratio["ci95"]
         rows.append({"fix": "lazy binding (keep it) vs -z now", "saves_ns": saving["ns"], "kind": "measured",
                      "saving": saving,
-                     "what": f"LD_BIND_NOW=1 measured: spawn->main {ratio['median']:.3f}x [{lo:.3f}, {hi:.3f}] of lazy",
+                     "what": "LD_BIND_NOW=1 measured: spawn->main "
+                             f"{units.ratio_interval(ratio['median'], *ratio['ci95'])} of lazy",
                      "how": "measured in this run (paired rounds)", "caveat": "-z now is what RELRO needs to be full"})
     return rows

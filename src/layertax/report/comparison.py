@@ -27,8 +27,10 @@ def _figure(value: float, row: Row) -> str:
 
 
 def _ratio(row: Row) -> str:
+    """B/A and its interval with the digits the interval supports, as a run's ratios are printed
+    (units.ratio_interval); instruction counts, exact, with three decimals."""
     lo, hi = row.ci95
-    return f"{row.ratio:.3f}x" if lo == hi else f"{row.ratio:.3f}x [{lo:.3f}, {hi:.3f}]"
+    return f"{row.ratio:.3f}x" if lo == hi else units.ratio_interval(row.ratio, lo, hi)
 
 
 def _p(row: Row) -> str:
@@ -38,9 +40,10 @@ def _p(row: Row) -> str:
 
 
 def _table(e: ExperimentComparison, width: int) -> Table:
-    """The full table where each row fits on one line; else a compact one (no outer rules,
-    each ratio above its interval, names and verdicts wrapping between words) so that no
-    figure is ever cut or split at 80 columns."""
+    """The full table where each row fits on one line; else a compact one (no outer rules) with
+    each row's figures on one line where they fit (the mean's name may take two), or else each
+    ratio above its interval, names and verdicts wrapping between words; so that no figure is
+    ever cut or split at 80 columns."""
     what = ("instructions/op" if e.method == "instructions" else
             "medians of per-round ratios to the baseline (x) or times" if any(r.to_baseline for r in e.rows)
             else "median (per-round medians)")
@@ -48,17 +51,23 @@ def _table(e: ExperimentComparison, width: int) -> Table:
     rows = [(row, [_name(row, e), _figure(row.a, row), _figure(row.b, row), _ratio(row), _p(row), row.verdict])
             for row in e.rows + ([e.geomean] if e.geomean else [])]
     headers = ["case", "A", "B", "B/A [95% CI]", "p (Holm)", "verdict"]
-    compact = widths.boxed([widths.column(h, (cells[i] for _, cells in rows)) for i, h in enumerate(headers)]) > width
-    t = Table(title=title, title_justify="left") if not compact else \
+    full = widths.boxed([widths.column(h, (cells[i] for _, cells in rows)) for i, h in enumerate(headers)]) <= width
+    # One row a line without the outer rules: the figures whole, the names as wide as the cases'
+    # (the mean's "(interval ≥95%)" goes under its name).
+    figures = [widths.column(h, (cells[i] for _, cells in rows)) for i, h in enumerate(headers) if i > 0]
+    names = widths.column("case", (cells[0] for row, cells in rows if row is not e.geomean))
+    split = not full and widths.compact([max(names, len("geometric mean")), *figures]) > width
+    t = Table(title=title, title_justify="left") if full else \
         Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False, show_edge=False)
     verdict_word = max((len(w) for _, cells in rows for w in cells[5].split()), default=None)
     limit = None
-    if compact:
-        # The names get what the figures (each ratio above its interval) and the verdicts' longest
-        # word leave; a longer name breaks between its words and after its hyphens, never inside a
-        # word (a folded one read "py-os-rename-byt" / "es").
-        others = [widths.column(h, (line for _, cells in rows for line in cells[i].split(" [", 1)))
-                  for i, h in enumerate(headers) if 0 < i < 5] + [max(verdict_word or 0, len("verdict"))]
+    if not full:
+        # The names get what the figures (each ratio above its interval where split) and the
+        # verdicts' longest word leave; a longer name breaks between its words and after its
+        # hyphens, never inside a word (a folded one read "py-os-rename-byt" / "es").
+        others = figures if not split else \
+            [widths.column(h, (line for _, cells in rows for line in cells[i].split(" [", 1)))
+             for i, h in enumerate(headers) if 0 < i < 5] + [max(verdict_word or 0, len("verdict"))]
         limit = max(CASE_MIN, width - widths.compact([0, *others]))
     t.add_column("case", no_wrap=True)
     for header in headers[1:5]:
@@ -66,7 +75,7 @@ def _table(e: ExperimentComparison, width: int) -> Table:
     t.add_column("verdict", min_width=verdict_word)
     for row, cells in rows:
         style = "bold" if row is e.geomean else ""
-        ratio = cells[3].replace(" [", "\n[", 1) if compact else cells[3]
+        ratio = cells[3].replace(" [", "\n[", 1) if split else cells[3]
         name = breaking.name(cells[0], limit) if limit and len(cells[0]) > limit else cells[0]
         t.add_row(Text(name, style=style), cells[1], cells[2], ratio, cells[4],
                   Text(cells[5], style=VERDICT_STYLE[row.verdict]))

@@ -28,6 +28,7 @@ import numpy as np
 
 from layertax.engine.analysis import analyze, dependence, shift, stats, two_levels
 from layertax.engine import machine
+from layertax import units
 
 
 @dataclass
@@ -263,7 +264,8 @@ def _baseline_moved(comparison: ExperimentComparison, exp: dict) -> list[str]:
         if row.case not in baselines or row.method != "time" or row.verdict in ("no difference", "inconclusive"):
             continue
         judged = sum(r.to_baseline == row.case for r in comparison.rows)
-        warnings.append(f"the baseline {row.case} itself came out {row.verdict} ({row.ratio:.3f}x): its own code "
+        digits = units.ratio_decimals(row.ratio, *row.ci95)        # as its row prints it
+        warnings.append(f"the baseline {row.case} itself came out {row.verdict} ({row.ratio:.{digits}f}x): its own code "
                         f"changed, or the machine ran at another speed in B"
                         + (f"; {_cases_judged(judged)}, which cancels the machine's speed" if judged else ""))
     return warnings
