@@ -7,6 +7,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from layertax import units
 from layertax.engine.analysis.fleet import Cell, ExperimentTable, Fleet
 
 
@@ -15,8 +16,8 @@ def _cell(cell: Cell) -> Text:
         return Text(cell.status, style="dim")
     if cell.ci95 is None:
         return Text(f"{cell.ratio:.2f}x")
-    lo, hi = cell.ci95
-    return Text(f"{cell.ratio:.2f}x [{lo:.2f}, {hi:.2f}]")
+    # the digits its interval supports, as a run's own table prints it
+    return Text(units.ratio_with_ci({"median": cell.ratio, "ci95": cell.ci95}))
 
 
 def _table(f: Fleet, exp: ExperimentTable) -> Table:

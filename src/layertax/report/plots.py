@@ -307,7 +307,9 @@ def fleet_bars(table, labels: list[str]) -> tuple[str, dict] | None:
     def text(cell) -> str:
         if cell.ratio is None:
             return cell.status
-        return f"{cell.ratio:.3f}" + (f" [{cell.ci95[0]:.3f}, {cell.ci95[1]:.3f}]" if cell.ci95 else " (exact)")
+        # the digits its interval supports, as the terminal prints it; an instruction count is exact
+        return (units.ratio_with_ci({"median": cell.ratio, "ci95": cell.ci95}) if cell.ci95
+                else f"{cell.ratio:.3f}x (exact)")
     table_rows = [[r.case, r.group or "main"] + [text(c) for c in r.cells] + ["" if r.classic is None else f"{r.classic:.2f}"]
                   for r in table.rows]
     return _svg(fig), {"columns": columns, "rows": table_rows}
