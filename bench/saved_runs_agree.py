@@ -6,6 +6,10 @@ instead of from new runs, so that they rest on every default run saved here, not
   marked `!` (moved between this machine's recent runs) or `^` (on every CPU at once) in both?
 - classics: in each run, is every classic counterpart's ratio within ±5% of its median?
 
+and, for the same pairs, what `layertax compare` calls between them: of the ratios judged on
+their baseline, how many it calls slower or faster where the code did not change (and whether
+that case's baseline itself moved, or the case was marked `!` in either run).
+
 Default runs only: the default budget and precision, not --quick, --runs, --thorough or --case,
 complete, not measured beside another layertax. Consecutive runs are paired only where the same
 layertax and code measured the named experiments in both (its version, and the digest each
@@ -23,6 +27,7 @@ from __future__ import annotations
 import sys
 from collections import Counter
 
+from layertax.engine.analysis import compare
 from layertax.engine.measure.settings import DEFAULT_BUDGET_S
 from layertax.engine.measure.stopping import relative_half_width
 from layertax.engine.store import history
@@ -82,6 +87,34 @@ def classics_missed(doc: dict) -> list[str]:
     return missed
 
 
+def compare_calls(first: dict, second: dict, names: list[str]) -> tuple[int, list[str]]:
+    """How many of the named experiments' ratios (cases judged on their baseline) compare judged
+    between two runs, and each it called slower or faster: its B/A, and whether its baseline
+    itself moved or it was marked `!` in either run."""
+    def only(doc: dict) -> dict:
+        return {**doc, "experiments": [e for e in doc["experiments"] if e["name"] in names]}
+
+    def marked(doc: dict, exp: str, case: str) -> bool:
+        e = next((e for e in doc["experiments"] if e["name"] == exp), {})
+        return bool((((e.get("between_runs") or {}).get("cases") or {}).get(case) or {}).get("moved"))
+
+    judged, called = 0, []
+    for e in compare.compare_runs(only(first), only(second)).experiments:
+        by_case = {r.case: r for r in e.rows}
+        for r in e.rows:
+            if not r.to_baseline or r.method != "time":
+                continue
+            judged += 1
+            if r.verdict in ("slower", "faster"):
+                base = by_case.get(r.to_baseline)
+                moved = base is not None and base.verdict in ("slower", "faster")
+                why = [w for w, yes in ((f"baseline {r.to_baseline} {base.ratio:.3g}x" if moved else "", moved),
+                                        ("! in a run", marked(first, e.name, r.case) or marked(second, e.name, r.case)))
+                       if yes]
+                called.append(f"{e.name}/{r.case} {r.verdict} {r.ratio:.3g}x" + (f" ({', '.join(why)})" if why else ""))
+    return judged, called
+
+
 def main() -> int:
     args = sys.argv[1:]
     any_version = "--any-version" in args
@@ -112,6 +145,7 @@ def main() -> int:
 
     runs_with = [d for d in docs if {e["name"] for e in d["experiments"]} & set(names)]
     pairs, cases, apart_cases, markable, marked = [], 0, Counter(), 0, 0
+    judged, called = 0, []
     for first, second in zip(runs_with, runs_with[1:]):
         if not any_version and measured_by(first, names) != measured_by(second, names):
             continue
@@ -120,6 +154,8 @@ def main() -> int:
         if not common:
             continue
         moved = [k for k in common if intervals_apart(a[k][0], b[k][0])]
+        n, calls = compare_calls(first, second, names)
+        judged, called = judged + n, called + calls
         pairs.append((len(common) - len(moved), len(common)))
         cases += len(common)
         for k in moved:
@@ -137,6 +173,8 @@ def main() -> int:
               f"(^, or both runs set beside earlier ones), marked ! or ^ in both runs: {marked}")
         print("  per pair (overlapping of compared): " + ", ".join(f"{o}/{n}" for o, n in pairs))
         print("  most often apart: " + ", ".join(f"{e}/{c} {n}" for (e, c), n in apart_cases.most_common(8)))
+        print(f"  compare between the same pairs: {len(called)} of {judged} ratios called slower or faster"
+              + (": " + "; ".join(called) if called else ""))
     else:
         print(f"{' '.join(names)}: no two consecutive default runs to compare")
 

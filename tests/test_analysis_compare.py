@@ -84,10 +84,25 @@ def test_a_baseline_that_moved_warns_and_its_case_is_judged_on_its_ratio_to_it()
     d = units.ratio_decimals(e.rows[0].ratio, *e.rows[0].ci95)
     assert e.warnings == [f"the baseline x itself came out slower ({e.rows[0].ratio:.{d}f}x): its own code changed, "
                           "or the machine ran at another speed in B; the case measured against it is judged on its "
-                          "ratio to it, which cancels the machine's speed"]
+                          "ratio to it, which cancels the machine's speed where it moved case and baseline alike"]
     # Only the case moved: it is slower, and nothing to warn about.
     steady = compare.compare_runs(a, _doc({"x": _noisy(seed=2), "y": _noisy(seed=4, scale=2.1)})).experiments[0]
     assert [r.verdict for r in steady.rows] == ["no difference", "slower"] and steady.warnings == []
+
+
+def test_a_case_called_beside_a_baseline_that_moved_is_named():
+    """The machine 20% faster in B for the baseline only (a dynamic program's start) and not for
+    its case (a static one's): the case's ratio rises, compare calls it slower, and the warning
+    names it as possibly the machine's move."""
+    a = _doc({"x": _noisy(seed=1), "y": _noisy(seed=3, scale=0.2), "z": _noisy(seed=5, scale=0.9)})
+    b = _doc({"x": _noisy(seed=2, scale=0.8), "y": _noisy(seed=4, scale=0.2), "z": _noisy(seed=6, scale=0.72)})
+    e = compare.compare_runs(a, b).experiments[0]
+    assert [r.verdict for r in e.rows] == ["faster", "slower", "no difference"]
+    assert len(e.warnings) == 1 and e.warnings[0].endswith(
+        "; y, called slower or faster beside it, may have moved with the machine rather than its code: "
+        "run A and B again to tell")
+    assert compare._listed(["a", "b"]) == "2 cases (a, b)"
+    assert compare._listed(["a", "b", "c", "d"]) == "4 cases (a, b, c, ...)"
 
 
 def _run_on_a_machine(seed: int, speed: float, costs: dict[str, float], rounds: int = 40) -> dict:

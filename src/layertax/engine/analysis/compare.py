@@ -256,19 +256,34 @@ def _baseline_moved(comparison: ExperimentComparison, exp: dict) -> list[str]:
     reference kernel its cases are measured against: when it moved, either its own code
     changed or the machine ran at another speed (on a shared VM, two runs of one unchanged
     build a minute apart can differ by several percent: bench/back_to_back.py measures it). Its
-    cases' verdicts, taken on their ratio to it, do not carry that; its own verdict does, and
-    the warning says so."""
+    cases' verdicts, taken on their ratio to it, do not carry that where the machine moved a case
+    as it moved the baseline; where it did not, they do: a case the baseline moved without is
+    called (bench/saved_runs_agree.py: loadtime's static programs, whose start the machine moves
+    less than the dynamic baseline's), and the warning names those."""
     baselines = {exp.get("baseline"), *(g.get("baseline") for g in exp.get("groups") or [])}
     warnings = []
     for row in comparison.rows:
         if row.case not in baselines or row.method != "time" or row.verdict in ("no difference", "inconclusive"):
             continue
-        judged = sum(r.to_baseline == row.case for r in comparison.rows)
+        judged = [r for r in comparison.rows if r.to_baseline == row.case]
+        called = [r.case for r in judged if r.verdict in ("slower", "faster")]
         digits = units.ratio_decimals(row.ratio, *row.ci95)        # as its row prints it
         warnings.append(f"the baseline {row.case} itself came out {row.verdict} ({row.ratio:.{digits}f}x): its own code "
                         f"changed, or the machine ran at another speed in B"
-                        + (f"; {_cases_judged(judged)}, which cancels the machine's speed" if judged else ""))
+                        + (f"; {_cases_judged(len(judged))}, which cancels the machine's speed where it moved "
+                           "case and baseline alike" if judged else "")
+                        + (f"; {_listed(called)}, called slower or faster beside it, may have moved with the "
+                           f"machine rather than {'its' if len(called) == 1 else 'their'} code: run A and B again "
+                           "to tell" if called else ""))
     return warnings
+
+
+def _listed(names: list[str]) -> str:
+    """"static" / "static and empty" / "4 cases (static, empty, ...)": the cases a warning names."""
+    if len(names) == 1:
+        return names[0]
+    shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
+    return f"{len(names)} cases ({shown})"
 
 
 def _drifted(comparison: ExperimentComparison) -> list[str]:
