@@ -4,6 +4,7 @@ as a mapping whether a kernel's or a launch's."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from layertax.engine.analysis import analyze
 from layertax.engine.store import results
 from layertax.launch import protocol
 from layertax.result.model import Case, ExperimentResult, Run, Sample
+from layertax.result import schema, validate
 from layertax.result.validate import ResultError
 
 DATA = Path(__file__).parent / "data"
@@ -33,6 +35,53 @@ def test_a_hostile_document_is_refused_where_it_enters():
         Run.from_json(doc, "hostile.json")
     with pytest.raises(ResultError, match="not a layertax result"):
         Run.from_json([1, 2], "list.json")
+
+
+@pytest.mark.parametrize("value, where, why", [
+    ("x" * (schema.MAX_TEXT + 1), "experiments[0].extra", "longer than 1,000,000 characters"),
+    ({"deep": [[1, 2, [3, 2e18]]]}, "experiments[0].extra.deep[0][2][1]", "larger than 1e+18"),
+    ([0] * (schema.MAX_ITEMS + 1), "experiments[0].extra", "more than 100,000 items"),
+    ({str(i): i for i in range(schema.MAX_ITEMS + 1)}, "experiments[0].extra", "more than 100,000 entries"),
+    ({"fine": [None, True, "a", -1e18]}, None, None),
+])
+def test_a_field_the_schema_does_not_name_must_be_a_bounded_plain_value(value, where, why):
+    """Where layertax meets a field it does not know (a newer layertax's), the field and all in it
+    must still be plain JSON within the bounds, checked to the deepest place."""
+    doc = json.loads((DATA / "recorded" / "tls.json").read_text())
+    doc["experiments"][0]["extra"] = value
+    if why is None:
+        assert Run.from_json(doc, "new.json").experiments
+        return
+    with pytest.raises(ResultError, match=re.escape(f"new.json: not a valid layertax result: at {where}: {why}")):
+        Run.from_json(doc, "new.json")
+
+
+def test_a_value_nested_past_pythons_recursion_is_judged_not_crashed():
+    deep: list = []
+    for _ in range(100_000):
+        deep = [deep]
+    assert validate.plain_problem(deep) is None
+    deep = [object()]
+    assert validate.plain_problem(deep) == ((0,), "not a plain JSON value (a Python object)")
+
+
+@pytest.mark.parametrize("change, why", [
+    (lambda chain: chain["children"][0].pop("function"), "'function' is a required property"),
+    (lambda chain: chain["children"][0].__setitem__("calls", "oops"), "is not of type 'number', 'null'"),
+    (lambda chain: chain["children"].__setitem__(0, 0), "is not of type 'object'"),
+    (lambda chain: chain["children"][0].__setitem__("children", None), "is not of type 'array'"),
+    (lambda chain: chain.__setitem__("instructions", {"x": 1}), "is not of type 'number'"),
+])
+def test_a_layer_chain_is_read_only_as_the_reports_walk_it(change, why):
+    """A case's callgrind chain is a tree the reports walk node by node: each node a function, its
+    object, its instructions and its children, checked at every depth where the file enters."""
+    doc = json.loads((DATA / "recorded" / "callchain-instructions.json").read_text())
+    case = next(c for c in doc["experiments"][0]["cases"]
+                if ((c.get("instructions") or {}).get("chain") or {}).get("children"))
+    Run.from_json(doc, "chain.json")
+    change(case["instructions"]["chain"])
+    with pytest.raises(ResultError, match=re.escape(why)):
+        Run.from_json(doc, "chain.json")
 
 
 def test_a_launch_line_becomes_a_sample_the_statistics_read():

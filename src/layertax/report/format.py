@@ -134,8 +134,8 @@ def problems(exp: dict) -> list[str]:
     for case in exp["cases"]:
         if case["status"] == "ok":
             continue
-        key = (case["status"], case["reason"])
-        names = [c["name"] for c in exp["cases"] if (c["status"], c["reason"]) == key]
+        key = (case["status"], case.get("reason"))
+        names = [c["name"] for c in exp["cases"] if (c["status"], c.get("reason")) == key]
         if key in seen:
             continue
         seen.add(key)
@@ -244,7 +244,7 @@ def instruction_rows(exp: dict) -> list[dict]:
     for case in exp["cases"]:
         ins = case.get("instructions")
         status = case["status"]
-        top = list(ins["by_object"].items())[:3] if ins else []
+        top = list((ins.get("by_object") or {}).items())[:3] if ins else []
         objects = ", ".join(f"{name} {n:,.0f}" for name, n in top)
         rows.append({
             "case": case["name"] + (" (base)" if case["name"] in _baseline_names(exp) else ""),

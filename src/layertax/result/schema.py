@@ -48,16 +48,16 @@ def array(items: dict, max_items: int = MAX_ITEMS, **more) -> dict:
 
 def obj(properties: dict, required: tuple[str, ...] = (), additional: dict | bool | None = None) -> dict:
     schema = {"type": "object", "properties": properties, "required": list(required)}
-    schema["additionalProperties"] = {"$ref": "#/$defs/value"} if additional is None else additional
+    schema["additionalProperties"] = PLAIN if additional is None else additional
     return schema
 
 
-# Any JSON value, bounded: what a field this schema does not name may hold. One schema, not an
-# anyOf of five (each keyword applies to its own type only): checked several times faster.
-VALUE = {"type": ["number", "string", "boolean", "null", "array", "object"],
-         "minimum": -MAX_NUMBER, "maximum": MAX_NUMBER, "maxLength": MAX_TEXT,
-         "maxItems": MAX_ITEMS, "items": {"$ref": "#/$defs/value"},
-         "maxProperties": MAX_ITEMS, "additionalProperties": {"$ref": "#/$defs/value"}}
+# Any JSON value, bounded: what a field this schema does not name may hold, and all inside it:
+# numbers within +-MAX_NUMBER, strings of at most MAX_TEXT characters, lists and objects of at
+# most MAX_ITEMS. A keyword of layertax's own (validate.plain_problem), checked in one loop: as a
+# recursive reference, jsonschema resolved it at each of a full run's ~100,000 such values, most
+# of the time it took to read one.
+PLAIN = {"plain": True}
 # A plain value: a number, a string, a flag or nothing (a table's cell, a sample's field).
 SCALAR = {"type": ["number", "string", "boolean", "null"], "minimum": -MAX_NUMBER, "maximum": MAX_NUMBER,
           "maxLength": MAX_TEXT}
@@ -80,7 +80,7 @@ STATS = nullable(obj({
     "mean": NONNEGATIVE, "stdev": NONNEGATIVE, "iqr": NONNEGATIVE, "spread": nullable(NONNEGATIVE),
     "ci95": TIME_INTERVAL, "ci_coverage": nullable(NONNEGATIVE), "ratio": RATIO,
     "warnings": STRINGS, "disturbed_share": nullable(NONNEGATIVE), "disturbed_slowdown": nullable(NUMBER),
-    "level_shift": nullable({"type": "object", "additionalProperties": {"$ref": "#/$defs/value"}}),
+    "level_shift": nullable({"type": "object", "additionalProperties": PLAIN}),
 }, required=("n", "median", "min", "max", "mean", "spread", "ci95", "warnings")))
 
 # One sample: a kernel's burst (ns over ops) or a launch (main_ns, exit_ns, rusage). There can
@@ -91,6 +91,14 @@ STATS = nullable(obj({
 SAMPLE = {"type": "object", "required": ["round"]}
 SAMPLE_ROUND = (-1, 10_000_000)
 SAMPLE_COUNTS = ("csw_vol", "csw_invol", "minflt", "majflt", "maxrss_kb", "iters", "ops")
+
+# A node of a case's layer chain under callgrind (engine/measure/callgrind), as the reports walk
+# it: a function, its object, its instructions and its children, each a node. Recursive, so a
+# reference; a chain has at most a few hundred nodes.
+CHAIN_NODE = obj({"function": TEXT, "object": TEXT, "instructions": NUMBER, "self": nullable(NUMBER),
+                  "calls": nullable(NUMBER), "syscalls": NUMBER, "syscalls_here": NUMBER,
+                  "children": array({"$ref": "#/$defs/chain"})},
+                 required=("function", "object", "instructions", "children"))
 
 CASE = obj({
     "name": NAME, "status": {"type": "string", "maxLength": 64}, "samples": array(SAMPLE, MAX_SAMPLES),
@@ -106,7 +114,8 @@ CASE = obj({
                         "timed_out": {"type": "boolean"}, "env": nullable(TEXT_MAP)},
                        required=("column", "channel", "class"))),
     "instructions": nullable(obj({"per_op": NONNEGATIVE, "floor_gap": nullable(NONNEGATIVE),
-                                  "all_totals": array(array(NUMBER))})),
+                                  "all_totals": array(array(NUMBER)), "by_object": NUMBER_MAP,
+                                  "chain": {"$ref": "#/$defs/chain_or_null"}})),
     "callgrind": nullable(obj({"instructions": NONNEGATIVE, "by_object": NUMBER_MAP, "phases": NUMBER_MAP})),
     # what the kernel said of itself (its first line): text fields, typed where reports read them
     "descriptor": nullable(obj({"runtime": nullable(TEXT), "language": nullable(TEXT), "compiler": nullable(TEXT),
@@ -211,7 +220,7 @@ EXPERIMENT = obj({
     # an experiment's own settings, where they differ from the run's: any of them, typed
     "settings": nullable(obj({"runs": COUNT, "burst": COUNT, "warmup": COUNT, "min_sample_ns": NONNEGATIVE})),
     "kernels": {"type": "object", "additionalProperties": {"type": "object",
-                                                           "additionalProperties": {"$ref": "#/$defs/value"}}},
+                                                           "additionalProperties": PLAIN}},
     # the digest of the code that measured it (engine/measuring_code.py): which runs it is set beside
     "code": {"type": "string", "pattern": "^[0-9a-f]{16,64}$"},
 }, required=("name", "title", "question", "cases", "baseline", "unit"))
@@ -234,7 +243,7 @@ DOCUMENT = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "$id": "https://layertax.invalid/schema/layertax-1.json",
     "title": "A layertax result (layertax/1)",
-    "$defs": {"value": VALUE},
+    "$defs": {"chain": CHAIN_NODE, "chain_or_null": nullable(CHAIN_NODE)},
     **obj({
         "schema": {"const": SCHEMA_ID}, "layertax_version": TEXT, "created": TEXT, "command": STRINGS,
         "complete": {"type": "boolean"},

@@ -18,7 +18,52 @@ class ResultError(UsageError):
 def _validator():
     import jsonschema
 
-    return jsonschema.Draft202012Validator(schema.DOCUMENT)
+    def plain(validator, wanted, instance, _schema):
+        problem = plain_problem(instance) if wanted else None
+        if problem:
+            path, message = problem
+            yield jsonschema.ValidationError(message, path=path)
+
+    extended = jsonschema.validators.extend(jsonschema.Draft202012Validator, {"plain": plain})
+    return extended(schema.DOCUMENT)
+
+
+def plain_problem(value) -> tuple[tuple, str] | None:
+    """The first place in value that is not a plain JSON value within schema.PLAIN's bounds, and
+    why (its path inside value); None when all of it is. A loop with a stack of its own, so a
+    deeply nested value cannot exhaust Python's; each place keeps only its parent's index and
+    its key, and the path is put together for the one place refused."""
+    most_items, most_text, most = schema.MAX_ITEMS, schema.MAX_TEXT, schema.MAX_NUMBER
+    places: list[tuple[int, object]] = [(-1, None)]      # (parent's index, key) of each place
+    stack = [(0, value)]
+
+    def path(at: int) -> tuple:
+        keys = []
+        while at > 0:
+            at, key = places[at]
+            keys.append(key)
+        return tuple(reversed(keys))
+
+    while stack:
+        at, v = stack.pop()
+        kind = type(v)
+        if kind is str:
+            if len(v) > most_text:
+                return path(at), f"longer than {most_text:,} characters, the most layertax reads"
+        elif kind is int or kind is float:
+            if not -most <= v <= most:
+                return path(at), f"larger than {most:g}" if v > 0 else f"smaller than {-most:g}"
+        elif kind is list or kind is dict:
+            if len(v) > most_items:
+                return path(at), (f"more than {most_items:,} items, the most layertax reads" if kind is list else
+                                  f"more than {most_items:,} entries, the most layertax reads")
+            items = list(enumerate(v) if kind is list else v.items())
+            for key, item in reversed(items):             # reversed: the first is checked first
+                places.append((at, key))
+                stack.append((len(places) - 1, item))
+        elif v is not None and kind is not bool:
+            return path(at), f"not a plain JSON value (a Python {kind.__name__})"
+    return None
 
 
 def _where(path) -> str:
