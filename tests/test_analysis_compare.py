@@ -90,6 +90,21 @@ def test_a_baseline_that_moved_warns_and_its_case_is_judged_on_its_ratio_to_it()
     assert [r.verdict for r in steady.rows] == ["no difference", "slower"] and steady.warnings == []
 
 
+def test_a_case_called_that_had_moved_between_earlier_runs_is_named():
+    """B's run had found y's ratio moving between this machine's runs (its `!`): compare still calls
+    the move it sees, and says a move like it has come here without a change of code."""
+    a = _doc({"x": _noisy(seed=1), "y": _noisy(seed=3, scale=2)})
+    b = _doc({"x": _noisy(seed=2), "y": _noisy(seed=4, scale=2.2)})
+    b["experiments"][0]["between_runs"] = {"runs": 4, "cases": {"y": {"runs": 5, "low": 1.9, "high": 2.3,
+                                                                       "p": 1e-5, "moved": True}}}
+    e = compare.compare_runs(a, b).experiments[0]
+    assert [r.verdict for r in e.rows] == ["no difference", "slower"]
+    assert e.warnings == ["y was marked ! in B: its ratio had moved between this machine's runs before (1.9x to "
+                          "2.3x over 5 runs), so a move like this one has come without a change of code here"]
+    b["experiments"][0]["between_runs"]["cases"]["y"]["moved"] = False
+    assert compare.compare_runs(a, b).experiments[0].warnings == []
+
+
 def test_a_case_called_beside_a_baseline_that_moved_is_named():
     """The machine 20% faster in B for the baseline only (a dynamic program's start) and not for
     its case (a static one's): the case's ratio rises, compare calls it slower, and the warning

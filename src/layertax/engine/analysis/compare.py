@@ -318,6 +318,24 @@ def _two_levels(comparison: ExperimentComparison, threshold: float) -> list[str]
     return warnings
 
 
+def _moved_before(comparison: ExperimentComparison, exp_a: dict, exp_b: dict) -> list[str]:
+    """A warning for each case called slower or faster whose ratio either run found moving between
+    this machine's earlier runs (its `!`: engine/analysis/between_runs.py): a move of that size
+    has come without a change of code here before."""
+    warnings = []
+    for row in comparison.rows:
+        if row.verdict not in ("slower", "faster") or not row.to_baseline:
+            continue
+        for side, exp in (("A", exp_a), ("B", exp_b)):
+            found = (((exp.get("between_runs") or {}).get("cases") or {}).get(row.case)) or {}
+            if found.get("moved"):
+                warnings.append(f"{row.case} was marked ! in {side}: its ratio had moved between this machine's "
+                                f"runs before ({found['low']:.3g}x to {found['high']:.3g}x over {found['runs']} runs), "
+                                "so a move like this one has come without a change of code here")
+                break
+    return warnings
+
+
 def _cases_judged(n: int) -> str:
     return ("the case measured against it is judged on its ratio to it" if n == 1
             else f"the {n} cases measured against it are judged on their ratio to it")
@@ -338,7 +356,7 @@ def compare_runs(a: dict, b: dict, threshold: float = stats.DEFAULT_THRESHOLD,
     for e in experiments:
         e.geomean, e.geomean_method = geomean_row(e, threshold)
         e.warnings = (_baseline_moved(e, by_name_a[e.name]) + _few_rounds(e) + _drifted(e)
-                      + _two_levels(e, threshold))
+                      + _two_levels(e, threshold) + _moved_before(e, by_name_a[e.name], names_b[e.name]))
     names_a = set(by_name_a)
     return Comparison(a_label, b_label, threshold, machine.differences(a["machine"], b["machine"]), experiments,
                       sorted(names_a - set(names_b)), sorted(set(names_b) - names_a),
