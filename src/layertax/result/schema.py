@@ -92,7 +92,7 @@ SAMPLE = {"type": "object", "required": ["round"]}
 SAMPLE_ROUND = (-1, 10_000_000)
 SAMPLE_COUNTS = ("csw_vol", "csw_invol", "minflt", "majflt", "maxrss_kb", "iters", "ops")
 
-# A node of a case's layer chain under callgrind (engine/measure/callgrind), as the reports walk
+# A node of a case's layer chain under callgrind (engine/measure/instructions.py), as the reports walk
 # it: a function, its object, its instructions and its children, each a node. Recursive, so a
 # reference; a chain has at most a few hundred nodes.
 CHAIN_NODE = obj({"function": TEXT, "object": TEXT, "instructions": NUMBER, "self": nullable(NUMBER),

@@ -257,9 +257,9 @@ def _baseline_moved(comparison: ExperimentComparison, exp: dict) -> list[str]:
     changed or the machine ran at another speed (on a shared VM, two runs of one unchanged
     build a minute apart can differ by several percent: bench/back_to_back.py measures it). Its
     cases' verdicts, taken on their ratio to it, do not carry that where the machine moved a case
-    as it moved the baseline; where it did not, they do: a case the baseline moved without is
+    as it moved the baseline; where it moved the baseline more, the case's ratio moves and may be
     called (bench/saved_runs_agree.py: loadtime's static programs, whose start the machine moves
-    less than the dynamic baseline's), and the warning names those."""
+    less than the dynamic baseline's), and the warning names those cases."""
     baselines = {exp.get("baseline"), *(g.get("baseline") for g in exp.get("groups") or [])}
     warnings = []
     for row in comparison.rows:
@@ -279,7 +279,8 @@ def _baseline_moved(comparison: ExperimentComparison, exp: dict) -> list[str]:
 
 
 def _listed(names: list[str]) -> str:
-    """"static" / "static and empty" / "4 cases (static, empty, ...)": the cases a warning names."""
+    """"static" / "2 cases (static, empty)" / "4 cases (static, empty, ld-mold, ...)": the cases a
+    warning names."""
     if len(names) == 1:
         return names[0]
     shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
