@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from layertax.engine.analysis import stats
+from layertax.engine.analysis import between_runs, stats
 
 from _common import intervals_apart, layertax_export, ratios_to_baseline   # this folder's
 
@@ -48,7 +48,7 @@ def halves(exp: dict, case: dict) -> str:
 
 def _marks(exp: dict, case: str, ratio: dict, target: float) -> str:
     """The ratio's marks as the tables print them ("-": none)."""
-    moved = (((exp.get("between_runs") or {}).get("cases") or {}).get(case) or {}).get("moved")
+    moved = between_runs.found(exp, case).get("moved")
     every_cpu = any(c.get("every_cpu") for c in exp["cases"] if c["name"] == case)
     marks = ("~" if stats.wider_than(ratio, target) else "") + ("*" if ratio.get("two_levels") else "") + \
         ("!" if moved else "") + ("^" if every_cpu else "")

@@ -27,7 +27,7 @@ from __future__ import annotations
 import sys
 from collections import Counter
 
-from layertax.engine.analysis import compare
+from layertax.engine.analysis import between_runs, compare
 from layertax.engine.measure.settings import DEFAULT_BUDGET_S
 from layertax.engine.measure.stopping import relative_half_width
 from layertax.engine.store import history
@@ -56,11 +56,10 @@ def ratios(doc: dict, names: list[str]) -> dict[tuple[str, str], tuple[dict, boo
     for exp in doc["experiments"]:
         if exp["name"] not in names:
             continue
-        moves = (exp.get("between_runs") or {}).get("cases") or {}
         for case in exp["cases"]:
             ratio = (case.get("stats") or {}).get("ratio")
             if ratio and ratio["ci95"][0] != ratio["ci95"][1]:
-                moved = (moves.get(case["name"]) or {}).get("moved")
+                moved = between_runs.found(exp, case["name"]).get("moved")
                 out[(exp["name"], case["name"])] = (ratio, True if case.get("every_cpu") else moved)
     return out
 
@@ -96,7 +95,7 @@ def compare_calls(first: dict, second: dict, names: list[str]) -> tuple[int, lis
 
     def marked(doc: dict, exp: str, case: str) -> bool:
         e = next((e for e in doc["experiments"] if e["name"] == exp), {})
-        return bool((((e.get("between_runs") or {}).get("cases") or {}).get(case) or {}).get("moved"))
+        return bool(between_runs.found(e, case).get("moved"))
 
     judged, called = 0, []
     for e in compare.compare_runs(only(first), only(second)).experiments:

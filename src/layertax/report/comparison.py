@@ -51,10 +51,11 @@ def _table(e: ExperimentComparison, width: int) -> Table:
     rows = [(row, [_name(row, e), _figure(row.a, row), _figure(row.b, row), _ratio(row), _p(row), row.verdict])
             for row in e.rows + ([e.geomean] if e.geomean else [])]
     headers = ["case", "A", "B", "B/A [95% CI]", "p (Holm)", "verdict"]
-    full = widths.boxed([widths.column(h, (cells[i] for _, cells in rows)) for i, h in enumerate(headers)]) <= width
+    columns = [widths.column(h, (cells[i] for _, cells in rows)) for i, h in enumerate(headers)]
+    full = widths.boxed(columns) <= width
     # One row a line without the outer rules: the figures whole, the names as wide as the cases'
     # (the mean's "(interval ≥95%)" goes under its name).
-    figures = [widths.column(h, (cells[i] for _, cells in rows)) for i, h in enumerate(headers) if i > 0]
+    figures = columns[1:]
     names = widths.column("case", (cells[0] for row, cells in rows if row is not e.geomean))
     split = not full and widths.compact([max(names, len("geometric mean")), *figures]) > width
     t = Table(title=title, title_justify="left") if full else \

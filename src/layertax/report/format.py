@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 
 from layertax import units
-from layertax.engine.analysis import analyze, stats
+from layertax.engine.analysis import analyze, between_runs, stats
 from layertax.units import ci, duration, percent, ratio, ratio_with_ci
 
 
@@ -117,7 +117,7 @@ def case_rows(exp: dict, group: dict) -> list[dict]:
             "noisy": bool(st) and wider_than_target(st.get("ratio") or st, target),
             "noisy_key": "ratio" if st and st.get("ratio") else "median",
             "two_levels": bool(st and (st.get("ratio") or {}).get("two_levels")),
-            "moved": bool(_between_runs(exp, case["name"]).get("moved")),
+            "moved": bool(between_runs.found(exp, case["name"]).get("moved")),
             "every_cpu": bool(case.get("every_cpu")) and bool(st and st.get("ratio")),
             "syscalls": syscalls(case),
         })
@@ -423,16 +423,10 @@ def headline(exp: dict) -> dict:
             "counterpart": top["counterpart"] or "-", "now_ratio": top["now_ratio"]}
 
 
-def _between_runs(exp: dict, name: str) -> dict:
-    """A case's ratio beside this machine's recent runs (engine/analysis/between_runs.py); {}
-    where the run did not set it beside any."""
-    return ((exp.get("between_runs") or {}).get("cases") or {}).get(name) or {}
-
-
 def _moved_between_runs(exp: dict, name: str) -> dict | None:
     """The between-runs comparison of a classic's counterpart where it moved ("!"), and where the
     ratio it was judged on is the one the classic quotes (both to the same baseline)."""
-    found = _between_runs(exp, name)
+    found = between_runs.found(exp, name)
     if not found.get("moved"):
         return None
     case = next((c for c in exp.get("cases", []) if c["name"] == name), {})

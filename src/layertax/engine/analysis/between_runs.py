@@ -83,6 +83,12 @@ def warning(case: str, found: dict) -> str:
             "this run's interval describes this run only")
 
 
+def found(exp: dict, name: str) -> dict:
+    """A case's ratio beside this machine's recent runs, as `marked` saved it with the experiment
+    ({"runs", "low", "high", "p", "moved"}); {} where the run did not set it beside any."""
+    return ((exp.get("between_runs") or {}).get("cases") or {}).get(name) or {}
+
+
 def marked(exp: dict, earlier: list[dict]) -> dict:
     """The experiment with each case's ratio set beside the same case's in earlier runs of it
     (experiments as saved, newest first): "between_runs" {"runs": how many earlier runs were

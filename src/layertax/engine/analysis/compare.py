@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from layertax.engine.analysis import analyze, dependence, shift, stats, two_levels
+from layertax.engine.analysis import analyze, between_runs, dependence, shift, stats, two_levels
 from layertax.engine import machine
 from layertax import units
 
@@ -328,7 +328,7 @@ def _moved_before(comparison: ExperimentComparison, exp_a: dict, exp_b: dict) ->
         if row.verdict not in ("slower", "faster") or not row.to_baseline:
             continue
         for side, exp in (("A", exp_a), ("B", exp_b)):
-            found = (((exp.get("between_runs") or {}).get("cases") or {}).get(row.case)) or {}
+            found = between_runs.found(exp, row.case)
             if found.get("moved"):
                 warnings.append(f"{row.case} was marked ! in {side}: its ratio had moved between this machine's "
                                 f"runs before ({found['low']:.3g}x to {found['high']:.3g}x over {found['runs']} runs), "
