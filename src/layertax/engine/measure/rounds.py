@@ -42,9 +42,8 @@ class RoundPlan:
         # The cases set beside the classic's figures: the experiment's answer. Not the one beside
         # the classic's own baseline figure (its row is 1.00x by construction: tls's rand), nor a
         # baseline (it runs while any case compared with it does).
-        classic = getattr(exp, "classic", None)
-        self.counterparts = {f.counterpart for f in (classic.figures if classic else ())
-                             if f.label != classic.baseline and f.counterpart in names
+        self.counterparts = {f.counterpart for f in exp.classic.figures
+                             if f.label != exp.classic.baseline and f.counterpart in names
                              and self.baselines.get(f.counterpart)}
         self.stopped: dict[str, str] = {}    # case -> why: "precise" | "budget"
         self.rounds_done = 0
