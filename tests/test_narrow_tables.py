@@ -290,3 +290,28 @@ def test_a_table_title_wraps_at_the_terminal_between_words_and_is_never_markup(w
     out = io.StringIO()
     terminal.render_experiment(scan, Console(file=out, width=width, no_color=True), verbose=False)
     assert "[bold]kept[/bold] " + shown["title"].split()[1] in out.getvalue()
+
+
+@pytest.mark.parametrize("width", [80, 100])
+def test_a_prose_cell_wraps_between_its_words_never_inside_one(width):
+    """inspect's fixes table beside two wide figure columns: its prose column ("what else it
+    changes") is at least as wide as its longest word ("site-packages"), so the words are whole
+    on their lines; where the figures leave less than that, the table is printed row by row."""
+    table = {"title": "fixes tried", "columns": ["fix", "saving", "spawn->exit ratio [95% CI]", "what else it changes"],
+             "align": ["left", "right", "right", "left"],
+             "rows": [["python -S (no site module)", "4.26 ms [4.04, 4.59]", "0.71x [0.70, 0.72]",
+                       "site-packages are not on sys.path: a program that imports from them fails"],
+                      ["python -I (isolated)", "no measurable saving (±550 µs)", "1.00x [0.97, 1.03]",
+                       "ignores PYTHON* variables and the user's site-packages"]]}
+    for squeeze in ("", " " * 30):   # a longer fix name leaves the prose too little: row by row
+        rows = [[row[0] + squeeze.replace(" ", "x") if i == 0 else row[0], *row[1:]]
+                for i, row in enumerate(table["rows"])]
+        out = io.StringIO()
+        console = Console(file=out, width=width, no_color=True)
+        console.print(terminal._extra_table({**table, "rows": rows}, console))
+        text = out.getvalue()
+        assert max(len(line) for line in text.splitlines()) <= width
+        printed = set(re.findall(r"\S+", text))
+        for row in rows:
+            for word in row[3].split():
+                assert word in printed, (word, text)

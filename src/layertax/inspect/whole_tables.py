@@ -63,7 +63,8 @@ def fixes_tried_table(result: dict) -> dict:
     return {"title": "fixes tried: each timed against the program as it is, interleaved and paired per round "
                      f"(saving on spawn->{end})",
             "columns": ["fix", "saving", f"spawn->{end} ratio [95% CI]", "what else it changes"],
-            "units": [None, "saving", "ratio_ci", None], "rows": rows}
+            "units": [None, "saving", "ratio_ci", None], "rows": rows,
+            "align": ["left", "right", "right", "left"]}   # the last is prose: read from its left
 
 
 def versus_table(result: dict) -> dict:

@@ -245,7 +245,8 @@ def _extra_table(table: dict, console: Console) -> Table | Group:
         header = breaking.words(str(col), widths.column(max(str(col).split(), key=len, default=""), cells)) \
             if whole else col
         t.add_column(header, justify=align[i], no_wrap=whole or i < nowrap,
-                     overflow="ellipsis" if whole else "fold", min_width=None if whole or i < nowrap else PROSE_MIN)
+                     overflow="ellipsis" if whole else "fold",
+                     min_width=None if whole or i < nowrap else _prose_min([str(col), *cells]))
     styles = table.get("styles") or {}
     for row in table["rows"]:
         t.add_row(*(_cell(breaking.name(str(c), limit) if i < nowrap and limit else c, styles)
@@ -323,8 +324,15 @@ def _needs(table: dict, nowrap: int, limit: int | None) -> list[int]:
             head = len(max(str(col).split(), key=len, default=""))
             needs.append(max(head, _name_width(cells, limit) if limit else widths.column("", cells)))
         else:
-            needs.append(PROSE_MIN)
+            needs.append(_prose_min([str(col), *cells]))
     return needs
+
+
+def _prose_min(cells: list[str]) -> int:
+    """The narrowest a prose column may get: PROSE_MIN, or its longest word, so that it wraps
+    between words and never folds one ("site-package" then "s"); a table that cannot give it
+    that much is printed row by row (_stacked)."""
+    return max(PROSE_MIN, *(len(word) for c in cells for word in c.split()))
 
 
 def _stacked(table: dict, styles: dict, width: int) -> Group:
