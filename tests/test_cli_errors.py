@@ -82,7 +82,11 @@ def test_list_and_doctor_and_empty_history():
     p = run_cli("list")
     assert p.returncode == 0 and "callchain" in p.stdout and "2230" in p.stdout
     p = run_cli("doctor")
-    assert p.returncode == 0 and "cpu_model" in p.stdout and "for steadier measurements" in p.stdout
+    # The answer first (the noise probe's verdict), the advice, the fingerprint behind --verbose.
+    assert p.returncode == 0 and p.stdout.startswith("this machine is ") and "for steadier measurements" in p.stdout
+    assert "cpu_model" not in p.stdout and "--verbose" in p.stdout
+    p = run_cli("doctor", "--verbose")
+    assert p.returncode == 0 and "cpu_model" in p.stdout and "tools" in p.stdout
     p = run_cli("history")
     assert p.returncode == 0 and "no runs yet" in p.stdout
 

@@ -36,6 +36,24 @@ def test_the_sentence_warns_only_when_the_forecast_is_far_from_the_target():
     assert said.startswith("noise probe (0.6 s): pairs of processes differ by 30.0% here") and "noisy now" in said
 
 
+@pytest.mark.parametrize("s", [0.005, 0.035, 0.056, 0.3])
+def test_the_rounds_for_a_target_are_the_fewest_whose_forecast_reaches_it(s):
+    n = noise_probe.rounds_for(s, 0.02)
+    assert noise_probe.reachable(s, n) <= 0.02
+    assert n == 1 or noise_probe.reachable(s, n - 1) > 0.02
+
+
+def test_the_doctor_says_steady_where_a_default_run_reaches_its_target_and_noisy_where_not():
+    from layertax.commands.doctor import DEFAULT_RULE, noise_verdict
+
+    steady, noisy = noise_verdict(0.035, 2.3), noise_verdict(0.12, 2.3)
+    assert steady.startswith("this machine is steady enough now: pairs of processes differ by 3.5% (noise probe, 2.3 s)")
+    assert f"in about {noise_probe.rounds_for(0.035, 0.02)} rounds" in steady
+    assert noise_probe.rounds_for(0.12, 0.02) > DEFAULT_RULE.max_rounds
+    assert noisy.startswith("this machine is noisy now") and f"would take about {noise_probe.rounds_for(0.12, 0.02)}" in noisy
+    assert steady.endswith("(a forecast)") and noisy.endswith("(a forecast)")
+
+
 def test_a_real_probe_gives_a_spread_and_its_pairs():
     probe = noise_probe.measure(pairs=3)
     assert probe["pairs"] == 3 and len(probe["log_ratios"]) == 3 and probe["spread"] >= 0 and probe["seconds"] > 0

@@ -167,11 +167,19 @@ def inspect(binary, args, runs, timeout, model_file, no_predict, vs, until_outpu
 
 @click.command(context_settings=CONTEXT)
 @with_version
-def doctor() -> None:
-    """Describe this machine and say what would make measurements steadier."""
+@click.option("-v", "--verbose", is_flag=True, help="Also print the machine's fingerprint, the tools' versions "
+              "and the CPU's mitigations.")
+def doctor(verbose: bool) -> None:
+    """How steady this machine is now, measured, and what would make it steadier.
+
+    Watches the CPUs for a second, then runs the noise probe a run starts with (a few seconds):
+    how far apart two processes doing the same work land here now, and what that gives a ratio
+    in a default run's rounds. Then what would make measurements steadier, what to act on
+    first.
+    """
     from layertax.commands import doctor as doctoring
 
-    exit_with(doctoring.run())
+    exit_with(doctoring.run(verbose))
 
 
 COMMANDS = (list_cmd, run, launch, inspect, doctor)

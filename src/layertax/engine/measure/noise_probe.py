@@ -91,6 +91,12 @@ def reachable(s: float, rounds: int) -> float:
     return Z95 * MEDIAN_SE * s * math.sqrt(dependence.PRIOR_FACTOR) / math.sqrt(max(rounds, 1))
 
 
+def rounds_for(s: float, target: float) -> int:
+    """The rounds a ratio is forecast to need for a 95% half-width of `target` on a machine whose
+    pair spread is s: reachable() solved for the rounds."""
+    return max(1, math.ceil((reachable(s, 1) / target) ** 2))
+
+
 def measure(cpu: int | None = None, pairs: int = PAIRS, pause_s: float = PAUSE_S) -> dict:
     """The probe: {"spread", "pairs", "seconds"}; the pairs' log ratios kept for the record. Each
     process is paired with the one `pairs` processes later."""
