@@ -12,14 +12,23 @@ later ("next"), the processes with passes at both levels (one at least UPPER tim
 fastest pass, one below it: "both"), and the range of all passes. "within" far below "between":
 a level holds for the seconds of a process; "next" near "between": it does not last to the next
 turn; ASLR off as wide as on: it is not where the layout lands; "both" rising with --passes: the
-level switches in time, inside a process too. Not a test: it measures.
+level switches in time, inside a process too.
+
+--watch SECONDS asks what the guest can see of a switch: one Perl process on each CPU at once for
+that long, each pass timed beside what the kernel says of it (the share of its wall time the
+process ran, /proc/self/schedstat; its page faults; the CPU's steal time). Passes at both levels
+that ran all their wall time with no faults and no steal are slowed inside the CPU itself; two
+CPUs whose levels do not go together (the correlation of passes that started nearest each other)
+are not switched by anything they share in this guest. Not a test: it measures.
 
     .venv/bin/python bench/levels_in_time.py [--processes 12] [--passes 6]
+    .venv/bin/python bench/levels_in_time.py --watch 20
 """
 from __future__ import annotations
 
 import argparse
 import math
+import os
 import random
 import shutil
 import subprocess
@@ -48,6 +57,26 @@ for (1 .. $ARGV[1]) {
     die "counted $gc, expected $expect\n" unless $gc == $expect;
 }
 print join(" ", map { sprintf "%.2f", $_ } @ms), "\n";
+"""
+
+# --watch: a pass's wall time beside its run time, faults and the CPU's steal, a line each.
+WATCH = r"""
+use strict; use warnings; use Time::HiRes qw(time);
+sub slurp { open(my $f, '<', $_[0]) or die "$_[0]: $!\n"; local $/; my $s = <$f>; $s }
+sub faults { my @f = split ' ', (slurp("/proc/self/stat") =~ s/^.*\) //sr); $f[7] + $f[9] }
+sub run_ns { (split ' ', slurp("/proc/self/schedstat"))[0] }
+sub steal { my ($cpu) = @_; my ($l) = grep { /^cpu$cpu / } split /\n/, slurp("/proc/stat"); (split ' ', $l)[8] }
+open(my $fh, '<:raw', $ARGV[0]) or die "open: $!\n";
+my ($expect, $cpu, $end) = ($ARGV[1], $ARGV[2], time + $ARGV[3]);
+while (time < $end) {
+    seek($fh, 0, 0) or die "seek: $!\n";
+    my ($f0, $r0, $s0) = (faults(), run_ns(), steal($cpu));
+    my ($gc, $t) = (0, time);
+    while (my $line = <$fh>) { $gc += ($line =~ tr/cCgG//); }
+    my $wall = time - $t;
+    die "counted $gc, expected $expect\n" unless $gc == $expect;
+    printf "%.4f %.6f %.4f %d %d\n", $t, $wall, (run_ns() - $r0) / 1e9 / $wall, faults() - $f0, steal($cpu) - $s0;
+}
 """
 
 GETC = r"""
@@ -83,6 +112,9 @@ def main() -> int:
     parser.add_argument("--passes", type=int, default=6, help="passes over the file in each process")
     parser.add_argument("--mib", type=int, default=64, help="the input's size (scan's default: 64 MiB)")
     parser.add_argument("--cpu", type=int, default=1, help="the CPU every process is pinned to (as layertax pins)")
+    parser.add_argument("--watch", type=float, metavar="SECONDS",
+                        help="one Perl process on each CPU at once for SECONDS, each pass beside its run time, "
+                             "faults and steal")
     args = parser.parse_args()
     missing = [tool for tool in ("perl", "cc", "taskset", "setarch") if not shutil.which(tool)]
     if missing:
@@ -92,6 +124,8 @@ def main() -> int:
         work = Path(tmp)
         data = work / "dna.txt"
         expect = generate(data, args.mib << 20)     # scan's own input: the same bytes for the same size
+        if args.watch:
+            return watch(work, data, expect, args.watch)
         (work / "scan.pl").write_text(PERL)
         (work / "getc.c").write_text(GETC)
         subprocess.run(["cc", "-O2", "-o", str(work / "getc"), str(work / "getc.c")], check=True)
@@ -122,6 +156,42 @@ def main() -> int:
             both = sum(min(run) < upper <= max(run) for run in runs)
             print(f"{kernel:>8} {design:>9} {within:>7.1%} {between:>8.1%} {following:>6.1%} "
                   f"{f'{both}/{len(runs)}':>6} {min(every):>5.0f}-{max(every):<6.0f}")
+    return 0
+
+
+def watch(work: Path, data: Path, expect: int, seconds: float) -> int:
+    """One Perl process on each usable CPU at once (--watch): the passes of each, and how the two
+    CPUs' levels go together."""
+    (work / "watch.pl").write_text(WATCH)
+    cpus = sorted(os.sched_getaffinity(0))[:2]
+    procs = {cpu: subprocess.Popen(["taskset", "-c", str(cpu), "perl", str(work / "watch.pl"), str(data), str(expect),
+                                    str(cpu), str(seconds)], stdout=subprocess.PIPE, text=True) for cpu in cpus}
+    passes = {}
+    for cpu, proc in procs.items():
+        out, _ = proc.communicate(timeout=seconds + 600)
+        if proc.returncode != 0:
+            print(f"the Perl process on cpu {cpu} failed", file=sys.stderr)
+            return 1
+        passes[cpu] = [tuple(float(v) for v in line.split()) for line in out.splitlines()]
+    fastest = min(p[1] for rows in passes.values() for p in rows)
+    print(f"{'cpu':>4} {'passes':>7} {'upper':>6} {'ms a pass':>12} {'ran, upper':>11} {'ran, lower':>11} "
+          f"{'faults':>7} {'steal':>6}")
+    for cpu, rows in passes.items():
+        walls = [p[1] * 1000 for p in rows]
+        upper = sum(p[1] >= UPPER * fastest for p in rows)
+        ran = {level: [p[2] for p in rows if (p[1] >= UPPER * fastest) == level] or [math.nan]
+               for level in (True, False)}
+        print(f"{cpu:>4} {len(rows):>7} {upper:>6} {min(walls):>5.0f}-{max(walls):<6.0f} "
+              f"{float(np.median(ran[True])):>11.1%} {float(np.median(ran[False])):>11.1%} "
+              f"{sum(p[3] for p in rows):>7.0f} {sum(p[4] for p in rows):>6.0f}")
+    if len(passes) == 2:
+        (a, first), (b, second) = passes.items()
+        starts = np.array([p[0] for p in first])
+        nearest = [first[int(np.argmin(np.abs(starts - p[0])))][1] for p in second]
+        r = float(np.corrcoef(nearest, [p[1] for p in second])[0, 1])
+        print(f"cpu {a} and cpu {b}: correlation of passes that started nearest each other {r:+.2f}")
+    print(f"(upper: passes at least {UPPER}x the fastest; ran: the median share of a pass's wall time the "
+          "process was running, at each level; faults: minor and major; steal: the CPU's, in ticks)")
     return 0
 
 
