@@ -303,3 +303,40 @@ def block_rounds(rng, length: int, n: int, block: float) -> np.ndarray:
     while len(picked) < n:
         picked.append(int(rng.integers(0, length)) if rng.random() < 1 / block else (picked[-1] + 1) % length)
     return np.array(picked)
+
+
+def default_run(doc: dict) -> bool:
+    """Whether a saved run was measured the way a bare `layertax run` measures: the default budget
+    and precision, not --quick, --runs, --thorough or --case, complete, not beside another layertax."""
+    from layertax.engine.measure.settings import DEFAULT_BUDGET_S
+
+    s = doc.get("settings") or {}
+    command = doc.get("command") or ""
+    return (s.get("budget_s") == DEFAULT_BUDGET_S and s.get("precision") == 0.02 and not s.get("quick")
+            and not s.get("runs_given") and not s.get("thorough") and s.get("metric", "time") == "time"
+            and "--case" not in command and doc.get("complete", True)
+            and not (doc.get("concurrent") or {}).get("others"))
+
+
+def saved_default_runs(last: int) -> list[dict] | None:
+    """The newest `last` default runs (default_run) of the machine of the newest saved run, oldest
+    first; None where the history holds no run. A file that cannot be read is said and passed."""
+    from layertax.engine.store import history
+
+    rows = history.runs()
+    if not rows:
+        return None
+    machine = rows[0]["machine_id"]
+    docs = []
+    for row in rows:
+        if row["machine_id"] != machine or len(docs) >= last:
+            continue
+        try:
+            doc = history.load(row)
+        except Exception as e:   # noqa: BLE001 - a moved or damaged file: said, and the others read
+            print(f"run #{row['id']}: not readable ({e})")
+            continue
+        if default_run(doc):
+            docs.append(doc)
+    docs.reverse()
+    return docs

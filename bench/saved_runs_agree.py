@@ -28,24 +28,12 @@ import sys
 from collections import Counter
 
 from layertax.engine.analysis import between_runs, compare
-from layertax.engine.measure.settings import DEFAULT_BUDGET_S
 from layertax.engine.measure.stopping import relative_half_width
-from layertax.engine.store import history
 
-from _common import intervals_apart   # this folder's
+from _common import intervals_apart, saved_default_runs   # this folder's
 
 CLASSIC_TARGET = 0.05
 ENOUGH_OVERLAP = 0.95
-
-
-def default_run(doc: dict) -> bool:
-    """Whether a saved run was measured the way a bare `layertax run` measures."""
-    s = doc.get("settings") or {}
-    command = doc.get("command") or ""
-    return (s.get("budget_s") == DEFAULT_BUDGET_S and s.get("precision") == 0.02 and not s.get("quick")
-            and not s.get("runs_given") and not s.get("thorough") and s.get("metric", "time") == "time"
-            and "--case" not in command and doc.get("complete", True)
-            and not (doc.get("concurrent") or {}).get("others"))
 
 
 def ratios(doc: dict, names: list[str]) -> dict[tuple[str, str], tuple[dict, bool | None]]:
@@ -123,23 +111,10 @@ def main() -> int:
         at = args.index("--last")
         last, args = int(args[at + 1]), args[:at] + args[at + 2:]
     names = args or ["callchain", "tls"]
-    rows = history.runs()
-    if not rows:
+    docs = saved_default_runs(last)
+    if docs is None:
         print("no saved runs in the history")
         return 1
-    machine = rows[0]["machine_id"]
-    docs = []
-    for row in rows:
-        if row["machine_id"] != machine or len(docs) >= last:
-            continue
-        try:
-            doc = history.load(row)
-        except Exception as e:   # noqa: BLE001 - a moved or damaged file: said, and the others read
-            print(f"run #{row['id']}: not readable ({e})")
-            continue
-        if default_run(doc):
-            docs.append(doc)
-    docs.reverse()                                      # oldest first: consecutive runs are pairs
     print(f"{len(docs)} default runs of this machine in the history")
 
     runs_with = [d for d in docs if {e["name"] for e in d["experiments"]} & set(names)]

@@ -105,6 +105,35 @@ def test_a_case_called_that_had_moved_between_earlier_runs_is_named():
     assert compare.compare_runs(a, b).experiments[0].warnings == []
 
 
+def test_a_ratio_that_moves_between_runs_here_is_widened_by_that_and_said():
+    """y's ratio 6% up in B with tight rounds (±1%): called slower. Where a run found y's ratio
+    moving between this machine's runs by 3% a run beyond their intervals (tau, the runs'
+    disagreement at p < TAU_P), B/A's variance grows by 2 tau^2: its interval widens, the test
+    no longer decides, and the note says what the interval includes. A tau whose runs did not
+    disagree at TAU_P is not used."""
+    a = _run_on_a_machine(1, 1.00, {"x": 100.0, "y": 200.0})
+    b = _run_on_a_machine(2, 1.00, {"x": 100.0, "y": 212.0})
+    plain = compare.compare_runs(a, b).experiments[0].rows[1]
+    assert plain.verdict == "slower" and plain.between_runs == 0
+    record = {"runs": 6, "low": 1.9, "high": 2.1, "p": 0.001, "moved": False, "tau": 0.03}
+    a["experiments"][0]["between_runs"] = {"runs": 5, "cases": {"y": record}}
+    e = compare.compare_runs(a, b).experiments[0]
+    wide = e.rows[1]
+    assert wide.between_runs == 0.03 and wide.ratio == plain.ratio
+    assert wide.ci95[0] < plain.ci95[0] and wide.ci95[1] > plain.ci95[1] and wide.p_value > plain.p_value
+    # Its standard error, read from the interval's width, now holds 2 tau^2 more variance.
+    z = 1.959964
+    se = [(np.log(r.ci95[1]) - np.log(r.ci95[0])) / (2 * z) for r in (plain, wide)]
+    assert se[1] ** 2 == pytest.approx(se[0] ** 2 + 2 * 0.03 ** 2, rel=0.05)
+    assert wide.verdict in ("no difference", "inconclusive")
+    assert e.notes == ["y: B/A's interval includes how far the ratio moved between this machine's earlier runs "
+                       "beyond their intervals (up to 3.0% a run, y), as A's or B's run found it beside them: a "
+                       "change must exceed that to be called"]
+    assert "  note: y: B/A's interval includes" in _rendered(compare.compare_runs(a, b), 100)
+    record["p"] = 0.2
+    assert compare.compare_runs(a, b).experiments[0].rows[1].verdict == "slower"
+
+
 def test_a_case_called_beside_a_baseline_that_moved_is_named():
     """The machine 20% faster in B for the baseline only (a dynamic program's start) and not for
     its case (a static one's): the case's ratio rises, compare calls it slower, and the warning

@@ -11,6 +11,7 @@ import math
 from pathlib import Path
 
 import numpy as np
+import pytest
 from rich.console import Console
 
 from layertax.engine.analysis import between_runs, stats
@@ -53,6 +54,29 @@ def test_runs_whose_intervals_come_from_their_rounds_are_marked_rarely_too():
         marks += between_runs.compared(window[0], window[1:])["moved"]
     # 1.5 expected at ALPHA; 8 or more would be a chance of about 1 in 6,000
     assert marks < 8
+
+
+def test_the_spread_between_runs_is_recovered_where_it_is_and_mostly_zero_where_it_is_not():
+    """tau, the spread of a run's own offset beyond its interval: 400 runs each with its own
+    offset (sd 3%) and interval (se 1-2%) give it back within a tenth; runs of one true ratio give
+    0 in about half the windows of six (Q below its degrees of freedom), and little in the rest."""
+    rng = np.random.default_rng(11)
+    se = rng.uniform(0.01, 0.02, 400)
+    offsets = [(rng.normal(0, 0.03) + rng.normal(0, s), s) for s in se]
+    assert between_runs.spread_between(offsets) == pytest.approx(0.03, rel=0.1)
+    taus = []
+    for _ in range(2000):
+        window = rng.uniform(0.01, 0.02, between_runs.WINDOW)
+        taus.append(between_runs.spread_between([(rng.normal(0, s), s) for s in window]))
+    assert 0.35 < np.mean(np.equal(taus, 0.0)) < 0.75 and np.median(taus) < 0.005
+    assert between_runs.spread_between([(0.1, 0.01)] * 3) == 0.0
+
+
+def test_the_record_keeps_the_spread_between_runs_with_the_test():
+    found = between_runs.compared(_ratio(2.0, 0.02), [_ratio(2.3, 0.02), _ratio(1.8, 0.02), _ratio(2.0, 0.02)])
+    assert found["moved"] and found["tau"] > 0.05
+    steady = between_runs.compared(_ratio(2.0, 0.02), [_ratio(2.0, 0.02), _ratio(2.0, 0.02)])
+    assert not steady["moved"] and steady["tau"] == 0.0
 
 
 def test_a_ratio_that_moved_between_runs_is_marked_in_both_of_a_back_to_back_pair():

@@ -33,7 +33,8 @@ def compare(files, vs_history, threshold, by_machine, verbose) -> None:
     the ratio B/A (the median of the ratios of every round of B to every round of A) with the 95%
     interval the Mann-Whitney U test inverts, and a verdict from that test, Holm-corrected over all
     cases compared, together with the interval and the noise band, both widened for rounds that
-    drifted together; a geometric-mean row per experiment. Warns when a
+    drifted together and for how far the ratio moves between this machine's runs where a run
+    found it moving; a geometric-mean row per experiment. Warns when a
     baseline moved, and says how when the two machines differ. The counts of each verdict come
     first; --verbose adds how a verdict is reached and how each mean's interval was drawn.
     """

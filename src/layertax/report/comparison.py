@@ -107,7 +107,8 @@ def _how(c: Comparison) -> str:
             f"the machine's speed in each run cancels; a baseline's own median), Holm-corrected over "
             f"{sum(1 for e in c.experiments for r in e.rows if r.p_holm is not None)} timed cases, and the 95% "
             f"interval of B/A that test inverts outside 1 +- {c.threshold:.0%} (the noise band); both widened "
-            f"where rounds drifted together; \"inconclusive\": the interval and the band say it moved, the "
+            f"where rounds drifted together, and by how far a ratio moves between this machine's runs where "
+            f"a run found it moving (a note names those cases); \"inconclusive\": the interval and the band say it moved, the "
             f"corrected test does not; B/A: the median of the ratios of every round of B to every round of A, "
             f"which is A's and B's medians' ratio only where every round moved alike")
 
@@ -143,6 +144,8 @@ def render(c: Comparison, console: Console, verbose: bool = False) -> None:
             console.print(e.name, style="bold")
         for line in e.warnings:
             console.print(f"  warning: {line}", style="yellow", markup=False, highlight=False)
+        for line in e.notes:
+            console.print(f"  note: {line}", style="dim", markup=False, highlight=False)
         for line in e.not_compared:
             console.print(f"  not compared: {line}", style="dim", markup=False, highlight=False)
     for name in c.only_in_a:

@@ -202,7 +202,7 @@ BETWEEN_RUNS = obj({
     "runs": COUNT,
     "cases": {"type": "object", "maxProperties": MAX_CASES,
               "additionalProperties": obj({"runs": COUNT, "low": POSITIVE, "high": POSITIVE,
-                                           "p": NONNEGATIVE, "moved": {"type": "boolean"}},
+                                           "p": NONNEGATIVE, "moved": {"type": "boolean"}, "tau": NONNEGATIVE},
                                           required=("runs", "low", "high", "p", "moved"))},
 }, required=("runs", "cases"))
 

@@ -48,33 +48,53 @@ def point(ratio: dict | None) -> tuple[float, float, float] | None:
     return math.log(ratio["median"]), (math.log(hi) - math.log(lo)) / (2 * z), float(ratio["median"])
 
 
+def _cochran_q(points: list[tuple[float, float]], floor: bool = True) -> tuple[float, list[float]]:
+    """Cochran's Q for (log value, standard error) pairs and the weights it was taken with: no
+    standard error is taken below their median unless floor is False."""
+    least = statistics.median(se for _, se in points) if floor else 0.0
+    weights = [1 / max(se, least) ** 2 for _, se in points]
+    mean = sum(w * x for w, (x, _) in zip(weights, points)) / sum(weights)
+    return sum(w * (x - mean) ** 2 for w, (x, _) in zip(weights, points)), weights
+
+
 def heterogeneity(points: list[tuple[float, float]], floor: bool = True) -> float:
     """The p-value of Cochran's Q for (log value, standard error) pairs: how likely values this
     far apart are if all measured one quantity; no standard error is taken below their median
     unless floor is False (bench/between_runs_marks.py sets the two side by side)."""
     from scipy.special import chdtrc   # chi2.sf without the distribution object's checks, at every case
 
-    least = statistics.median(se for _, se in points) if floor else 0.0
-    weights = [1 / max(se, least) ** 2 for _, se in points]
-    mean = sum(w * x for w, (x, _) in zip(weights, points)) / sum(weights)
-    q = sum(w * (x - mean) ** 2 for w, (x, _) in zip(weights, points))
+    q, _ = _cochran_q(points, floor)
     return float(chdtrc(len(points) - 1, q))
+
+
+def spread_between(points: list[tuple[float, float]]) -> float:
+    """How far a ratio moves from one run to the next beyond what each run's interval allows: the
+    standard deviation, in logs, of a run's own offset (DerSimonian and Laird's moment estimate
+    of tau, from Q as heterogeneity() takes it); 0 where the runs agree within their intervals.
+    From a window of a few runs it is a rough estimate (an honest tau is often read as 0): what
+    `compare` widens a ratio's interval by, as a floor, not a measurement of its own."""
+    q, weights = _cochran_q(points)
+    total = sum(weights)
+    scale = total - sum(w * w for w in weights) / total
+    return math.sqrt(max(0.0, (q - (len(points) - 1)) / scale)) if scale > 0 else 0.0
 
 
 def compared(current: dict | None, earlier: list[dict | None]) -> dict | None:
     """A ratio beside the same case's in earlier runs (ratio summaries, newest first): {"runs":
     how many had an interval, "low", "high": the least and greatest of their ratios, "p": the
-    test's p-value, "moved": p < ALPHA}; None where this run's ratio has no interval or fewer
-    than MIN_RUNS runs do."""
+    test's p-value, "moved": p < ALPHA, "tau": spread_between(), in logs}; None where this run's
+    ratio has no interval or fewer than MIN_RUNS runs do."""
     now = point(current)
     if now is None:
         return None
     points = [now] + [p for p in map(point, earlier[:WINDOW - 1]) if p is not None]
     if len(points) < MIN_RUNS:
         return None
-    p = heterogeneity([(x, se) for x, se, _ in points])
+    pairs = [(x, se) for x, se, _ in points]
+    p = heterogeneity(pairs)
     ratios = [r for _, _, r in points]
-    return {"runs": len(points), "low": min(ratios), "high": max(ratios), "p": p, "moved": p < ALPHA}
+    return {"runs": len(points), "low": min(ratios), "high": max(ratios), "p": p, "moved": p < ALPHA,
+            "tau": round(spread_between(pairs), 5)}
 
 
 def warning(case: str, found: dict) -> str:
@@ -85,7 +105,8 @@ def warning(case: str, found: dict) -> str:
 
 def found(exp: dict, name: str) -> dict:
     """A case's ratio beside this machine's recent runs, as `marked` saved it with the experiment
-    ({"runs", "low", "high", "p", "moved"}); {} where the run did not set it beside any."""
+    ({"runs", "low", "high", "p", "moved", and "tau" in results saved since it was kept}); {}
+    where the run did not set it beside any."""
     return ((exp.get("between_runs") or {}).get("cases") or {}).get(name) or {}
 
 

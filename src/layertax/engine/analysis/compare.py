@@ -15,7 +15,8 @@ the Mann-Whitney U test (the test that interval inverts), both widened for round
 together (stats.series_ratio_test, with each run's drift factor estimated over its
 experiment); the p-values
 are Holm-corrected over every case compared, so that among many cases one lucky draw does
-not read as a change. A verdict needs the corrected test, the interval excluding 1, and the
+not read as a change. Where A's or B's run found a ratio moving between this machine's runs
+(between_runs.py keeps how far, tau), both are widened by that too (widen_between_runs). A verdict needs the corrected test, the interval excluding 1, and the
 ratio outside the noise band. Instruction counts (--metric instructions) are deterministic:
 their ratio is exact and only the noise band applies.
 """
@@ -45,6 +46,7 @@ class Row:
     verdict: str = "no difference"
     to_baseline: str = ""             # the baseline a and b are ratios to ("": a and b are the case's own figures)
     dependence: float = 1.0           # the variance factor the interval and p were widened by
+    between_runs: float = 0.0         # tau: how far the ratio moves between runs here (logs), added to them
     a_rounds: dict[int, float] = field(default_factory=dict, repr=False)   # round id -> median, for the geometric mean
     b_rounds: dict[int, float] = field(default_factory=dict, repr=False)
 
@@ -66,6 +68,7 @@ class ExperimentComparison:
     not_compared: list[str]           # "case: why"
     geomean_method: str = ""          # how the geometric mean's interval was drawn
     warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -168,6 +171,8 @@ def _compare_experiment(a: dict, b: dict, threshold: float) -> ExperimentCompari
                         float(np.median(list(rb.values()))), math.nan, (math.nan, math.nan), method,
                         a_rounds=ra, b_rounds=rb, to_baseline=to_baseline[0] if to_baseline else ""))
     judge_rows(rows)
+    for row in rows:
+        widen_between_runs(row, max(_tau(between_runs.found(exp, row.case)) for exp in (a, b)))
     names_a = {c["name"] for c in a["cases"]}
     skipped += [f"{c['name']}: not in A" for c in b["cases"] if c["name"] not in names_a]
     return ExperimentComparison(a["name"], a.get("unit", ""), method, rows, None, skipped)
@@ -190,6 +195,49 @@ def judge_rows(rows: list[Row]) -> None:
         for row, fa, fb in zip(group, factors_a, factors_b):
             row.ratio, row.ci95, row.p_value, row.dependence = stats.series_ratio_test(
                 list(row.a_rounds.values()), list(row.b_rounds.values()), (fa, fb))
+
+
+# A run's tau is taken where its runs disagree at this level: from a window of up to six runs the
+# estimate is positive about half the time when they agree (bench/compare_between_runs.py).
+TAU_P = 0.05
+
+
+def _tau(found: dict) -> float:
+    """The spread between runs a run found for a ratio (between_runs.found), where its test of the
+    runs' agreement rejected it at TAU_P; else 0."""
+    return float(found.get("tau") or 0.0) if found.get("p", 1.0) < TAU_P else 0.0
+
+
+def widen_between_runs(row: Row, tau: float) -> None:
+    """A ratio's interval and p widened for how far it moves between runs on this machine beyond
+    what each run's interval allows (tau, in logs: between_runs.spread_between, as A's or B's run
+    found it beside this machine's earlier runs, the larger). A run's interval describes its own
+    rounds; B/A sets two runs beside each other, and each carries its own offset from the ratio
+    the machine gives over many runs, so their difference has 2 tau^2 more variance than the
+    rounds show: loadtime's static programs moved 3% (tau) from run to run where their intervals
+    allowed 1.4% (bench/saved_runs_agree.py). The interval's standard error is read from its
+    width (as between_runs.point reads a run's); the factor is applied as drift's is."""
+    if tau <= 0 or not row.to_baseline or row.method != "time" or not all(map(math.isfinite, row.ci95)):
+        return
+    read = between_runs.point({"median": row.ratio, "ci95": list(row.ci95), "ci_coverage": row.coverage})
+    if read is None:
+        return
+    _, se, _ = read
+    factor = 1 + 2 * tau ** 2 / se ** 2
+    row.ci95 = dependence.widen_ratio_interval(row.ratio, row.ci95, factor)
+    row.p_value = dependence.widen_p(row.p_value, factor)
+    row.between_runs = tau
+
+
+def _between_runs_note(comparison: ExperimentComparison) -> list[str]:
+    """What the intervals widened for the spread between runs stand on."""
+    widened = [r for r in comparison.rows if r.between_runs > 0]
+    if not widened:
+        return []
+    most = max(widened, key=lambda r: r.between_runs)
+    return [f"{_listed([r.case for r in widened])}: B/A's interval includes how far the ratio moved between this "
+            f"machine's earlier runs beyond their intervals (up to {math.expm1(most.between_runs):.1%} a run, "
+            f"{most.case}), as A's or B's run found it beside them: a change must exceed that to be called"]
 
 
 def _few_rounds(comparison: ExperimentComparison) -> list[str]:
@@ -358,6 +406,7 @@ def compare_runs(a: dict, b: dict, threshold: float = stats.DEFAULT_THRESHOLD,
         e.geomean, e.geomean_method = geomean_row(e, threshold)
         e.warnings = (_baseline_moved(e, by_name_a[e.name]) + _few_rounds(e) + _drifted(e)
                       + _two_levels(e, threshold) + _moved_before(e, by_name_a[e.name], names_b[e.name]))
+        e.notes = _between_runs_note(e)
     names_a = set(by_name_a)
     return Comparison(a_label, b_label, threshold, machine.differences(a["machine"], b["machine"]), experiments,
                       sorted(names_a - set(names_b)), sorted(set(names_b) - names_a),
