@@ -315,3 +315,22 @@ def test_a_prose_cell_wraps_between_its_words_never_inside_one(width):
         for row in rows:
             for word in row[3].split():
                 assert word in printed, (word, text)
+
+
+def test_a_line_under_a_table_wraps_with_a_hanging_indent_and_keeps_a_figure_with_its_unit():
+    from layertax.report import breaking
+
+    text = "imports by package (self time): site 2.0 ms, encodings 1.7 ms, _collections_abc 1.3 ms, certifi 0.6 ms"
+    lines = breaking.hanging(text, 60).split("\n")
+    assert lines[0].startswith("  imports") and all(line.startswith("    ") and line[4] != " " for line in lines[1:])
+    assert all(len(line) <= 60 for line in lines)
+    assert " ".join(line.strip() for line in lines) == text
+    assert not any(line.rstrip().endswith(tuple("0123456789")) for line in lines[:-1])   # "1.3" / "ms" never apart
+    # A word wider than the line is folded (as rich folds it), a line break starts a new item.
+    folded = breaking.hanging("saved: /" + "x" * 100, 40).split("\n")
+    assert all(len(line) <= 40 for line in folded) and "".join(p.strip() for p in folded[1:]) == "/" + "x" * 100
+    assert breaking.hanging("one\ntwo", 40) == "  one\n  two"
+    # Wide characters count as the two cells they take.
+    wide = breaking.hanging("名前 " * 30, 40).split("\n")
+    from rich.cells import cell_len
+    assert all(cell_len(line) <= 40 for line in wide)

@@ -3,6 +3,11 @@ and after its hyphens, never inside a word (a table left to fold a name cuts it 
 "mmap-simd-fre" / "sh")."""
 from __future__ import annotations
 
+import re
+
+# A figure and the unit after it, kept on one line by hanging().
+UNIT = re.compile(r"(\d) (ns|µs|ms|s|min|KiB|MiB|GiB|kB|MB|GB|GB/s|B|cycles|instructions)\b")
+
 
 def hyphens(word: str, limit: int) -> str:
     """A word longer than limit broken into lines after its hyphens, each at most limit where the
@@ -39,3 +44,35 @@ def name(text: str, limit: int) -> str:
                 lines.append("")
             lines[-1] += (" " if lines[-1] and not lines[-1].endswith("-") else "") + piece
     return "\n".join(lines)
+
+
+def hanging(text: str, width: int, indent: int = 2, more: int = 2) -> str:
+    """A line under a table as a paragraph with a hanging indent: its first line `indent` spaces
+    in, the lines it wraps onto `more` further, so that each note reads as one item at 80
+    columns (a terminal, or rich, starts them at column 0). Breaks between words, never between
+    a figure and its unit ("1.3 ms"), measured in terminal cells; a word wider than a whole line
+    is folded, as rich folds it. Line breaks in the text start a new first line."""
+    from rich.cells import cell_len, chop_cells
+
+    out = []
+    for paragraph in UNIT.sub("\\1\u00a0\\2", text).split("\n"):
+        line, room = " " * indent, max(1, width - indent - more)
+        for word in (w for w in paragraph.split(" ") if w):
+            if line.strip() and cell_len(line) + 1 + cell_len(word) > width:
+                out.append(line)
+                line = " " * (indent + more)
+            pieces = chop_cells(word, room) if cell_len(word) > room else [word]
+            for piece in pieces[:-1]:
+                if line.strip():
+                    out.append(line)
+                out.append(" " * (indent + more) + piece)
+                line = " " * (indent + more)
+            line += (" " if line.strip() else "") + pieces[-1]
+        out.append(line)
+    return "\n".join(out).replace("\u00a0", " ")
+
+
+def print_hanging(console, text: str, style: str | None = None, indent: int = 2) -> None:
+    """Prints a line under a table with hanging() at the console's width: text, never markup."""
+    console.print(hanging(str(text), console.width, indent), style=style, markup=False, highlight=False,
+                  soft_wrap=True)

@@ -124,12 +124,12 @@ def render(c: Comparison, console: Console, verbose: bool = False) -> None:
         console.print("warning: the machines differ, so part of any difference may be the machine's:",
                       style="yellow")
         for line in c.machine_differences:
-            console.print(f"  {line}", style="yellow", markup=False, highlight=False)
+            breaking.print_hanging(console, line, "yellow")
     if c.load_warnings:
         console.print("warning: something else ran while these were measured; its load is in the figures:",
                       style="yellow")
         for line in c.load_warnings:
-            console.print(f"  {line}", style="yellow", markup=False, highlight=False)
+            breaking.print_hanging(console, line, "yellow")
     if verbose:
         console.print(_how(c), style="dim")
     for e in c.experiments:
@@ -138,16 +138,15 @@ def render(c: Comparison, console: Console, verbose: bool = False) -> None:
             console.print(_table(e, console.width))
             console.print(f"  {_counts(e.rows)}", style="dim")
             if verbose and e.geomean and e.geomean_method != "exact":
-                console.print(f"  geometric mean interval: {e.geomean_method}", style="dim",
-                              markup=False, highlight=False)
+                breaking.print_hanging(console, f"geometric mean interval: {e.geomean_method}", "dim")
         else:
             console.print(e.name, style="bold")
         for line in e.warnings:
-            console.print(f"  warning: {line}", style="yellow", markup=False, highlight=False)
+            breaking.print_hanging(console, f"warning: {line}", "yellow")
         for line in e.notes:
-            console.print(f"  note: {line}", style="dim", markup=False, highlight=False)
+            breaking.print_hanging(console, f"note: {line}", "dim")
         for line in e.not_compared:
-            console.print(f"  not compared: {line}", style="dim", markup=False, highlight=False)
+            breaking.print_hanging(console, f"not compared: {line}", "dim")
     for name in c.only_in_a:
         console.print(f"{name}: only in A", style="dim")
     for name in c.only_in_b:

@@ -377,7 +377,7 @@ def render_experiment(exp: dict, console: Console, verbose: bool = True,
         tables, legend = _instructions_table(exp, console.width)
         _print_table(console, tables[0])
         for line in legend:
-            console.print(f"  {line}", style="dim", markup=False, highlight=False)
+            breaking.print_hanging(console, line, "dim")
         for table in tables[1:]:
             _print_table(console, table)
     legends = 0                       # case legends left out without --verbose
@@ -387,15 +387,15 @@ def render_experiment(exp: dict, console: Console, verbose: bool = True,
             table, legend, summaries = _case_table(exp, group, rows, console.width)
             _print_table(console, table)
             for line in summaries:
-                console.print(f"  {line}", markup=False, highlight=False)
+                breaking.print_hanging(console, line)
             if legend and verbose:      # what each case is: detail (the wide table has it as a column)
-                console.print("  layers" + (" [system calls per op]" if fmt.has_syscalls(exp) else "") + ": "
-                              + "; ".join(legend), style="dim", markup=False, highlight=False)
+                breaking.print_hanging(console, "layers" + (" [system calls per op]" if fmt.has_syscalls(exp) else "")
+                                       + ": " + "; ".join(legend), "dim")
             elif legend:
                 legends += 1
             for line in fmt.marks_lines(exp, rows):
                 if verbose or line not in legends_said:
-                    console.print(f"  {line}", style="dim", markup=False, highlight=False)
+                    breaking.print_hanging(console, line, "dim")
                 legends_said.add(line)
     if instructions:
         console.print("the layer chains: from the loop down to the system call, inclusive instructions per "
@@ -413,17 +413,17 @@ def render_experiment(exp: dict, console: Console, verbose: bool = True,
         if table["rows"] and shown:
             _print_table(console, _extra_table(table, console))
             for note in table.get("notes", []):
-                console.print(f"  {note}", style="dim")
+                breaking.print_hanging(console, note, "dim")
     classic = _classic_table(exp, console.width)
     if classic is not None:
         _print_table(console, classic)
     if verbose:
         for r in exp.get("classic_now") or []:
-            console.print(f"  {r['label']} -> {r['counterpart'] or 'no counterpart'}: {r['why']}", style="dim")
+            breaking.print_hanging(console, f"{r['label']} -> {r['counterpart'] or 'no counterpart'}: {r['why']}", "dim")
     stopping = fmt.stopping_line(exp, verbose)
     if stopping:
         style = "yellow" if "not met" in stopping or "too few" in stopping else "dim"
-        console.print(f"  {stopping}", style=style)
+        breaking.print_hanging(console, stopping, style)
     details = [*exp.get("notes", []), *exp.get("detail_notes", [])]
     if exp.get("method"):
         details.insert(0, f"method: {exp['method']}")
@@ -435,14 +435,14 @@ def render_experiment(exp: dict, console: Console, verbose: bool = True,
     details += [line for line in (fmt.harness_line(exp), fmt.runtimes_line(exp)) if line]
     warnings = fmt.noise_lines(exp)
     for line in fmt.problems(exp):
-        console.print(f"  {line}", style="yellow" if line.startswith("skipped") else "bold red")
+        breaking.print_hanging(console, line, "yellow" if line.startswith("skipped") else "bold red")
     if verbose:
         for line in details:
-            console.print(f"  note: {line}", style="dim")
+            breaking.print_hanging(console, f"note: {line}", "dim")
         if warnings:
             console.print("  warnings (the figures' own, and the machine's while it ran):", style="yellow")
             for line in warnings:
-                console.print(f"    {line}", style="yellow")
+                breaking.print_hanging(console, line, "yellow", indent=4)
     elif details or warnings or legends or hidden:
         # The answer first: the notes and warnings are folded into one line, as the HTML report does.
         counted = ["what each case is"] * bool(legends) + \
@@ -450,7 +450,7 @@ def render_experiment(exp: dict, console: Console, verbose: bool = True,
             [f"{len(details)} note{'s' * (len(details) != 1)}"] * bool(details) + \
             [f"{len(warnings)} warning{'s' * (len(warnings) != 1)}"] * bool(warnings)
         said = counted[0] if len(counted) == 1 else ", ".join(counted[:-1]) + " and " + counted[-1]
-        console.print(f"  {said} (--verbose prints them)", style="dim", markup=False)
+        breaking.print_hanging(console, f"{said} (--verbose prints them)", "dim")
     if exp.get("interrupted"):
         console.print("  interrupted: the figures above use only the rounds that finished", style="bold yellow")
 
