@@ -67,4 +67,7 @@ class LaunchSettings:
                 "dodge": self.dodge and self.cpu is not None,
                 "method": f"{launches or f'{self.runs} launches per {what}'} after {self.warm_up()}, {what}s alternating in "
                           f"shuffled rounds (seed {self.seed}), each after another {what}'s primed by {PRIMERS} "
-                          f"untimed launches of its own, clone(CLONE_VFORK) + execve, cpu {cpu}" + extra}
+                          f"untimed launches of its own, clone(CLONE_VFORK) + execve, cpu {cpu}" + extra,
+                # What the report prints without --verbose: the answer comes first, not the whole method.
+                "method_brief": f"{launches or f'{self.runs} launches per {what}'}, {what}s alternating in shuffled "
+                                f"rounds, cpu {cpu}"}

@@ -461,10 +461,13 @@ def render(doc: dict, console: Console, verbose: bool = True) -> None:
     doc = printable_data(doc)
     console.print(f"machine: {fmt.machine_line(doc['machine'])}", style="dim")
     timed = (doc["settings"] or {}).get("metric", "time") == "time"
-    if fmt.run_method_applies(doc):
+    brief = not verbose and (doc["settings"] or {}).get("method_brief")
+    if fmt.run_method_applies(doc) and brief:
+        console.print(f"method: {brief} (--verbose: the whole method)", style="dim", markup=False, highlight=False)
+    elif fmt.run_method_applies(doc):
         console.print(f"method: {fmt.settings_line(doc['settings'], doc['experiments'])}"
                       + ("; ratios paired per round, 95% CI from interpolated order statistics" if timed else ""),
-                      style="dim")
+                      style="dim", markup=False, highlight=False)
     concurrent = fmt.concurrent_line(doc)
     if concurrent:
         console.print(concurrent, style="bold yellow")
