@@ -8,8 +8,8 @@ measuring code, so few saved runs carry a tau; this bench gives each saved run t
 have had with its five predecessors of any version (what the runs measured did not change: the
 experiments' kernels and the launch timer), then compares each pair of consecutive runs:
 
-- as saved (no tau) and widened: how many ratios compare calls slower or faster. Nothing changed
-  between the runs, so each call is a false one;
+- as saved (no tau) and widened: how many ratios, and experiments' geometric means, compare
+  calls slower or faster. Nothing changed between the runs, so each call is a false one;
 - with every case judged on its ratio in B made CHANGE slower (its rounds' times scaled, its
   baseline's not): how many compare calls slower, without and with the widening (what the
   widening costs a change of that size).
@@ -99,6 +99,8 @@ def calls(a: dict, b: dict) -> tuple[Counter, Counter, Counter]:
             if r.verdict in ("slower", "faster"):
                 called[(e.name, r.verdict)] += 1
             widened[e.name] += r.between_runs > 0
+        if e.geomean is not None and e.geomean.verdict in ("slower", "faster"):
+            called[(e.name, "mean " + e.geomean.verdict)] += 1
     return judged, called, widened
 
 
@@ -136,11 +138,19 @@ def main() -> int:
           + "".join(f" {f'+{c:.0%} found, saved':>19} {'widened':>8}" for c in changes))
     for name in args.experiments:
         judged = judged_all[name]
-        false = [sum(n for (e, _), n in totals[way].items() if e == name) for way in totals]
+        false = [sum(n for (e, v), n in totals[way].items() if e == name and not v.startswith("mean"))
+                 for way in totals]
         row = f"{name:>10} {judged:>7} {widened_ratios[name]:>8} {false[0]:>16} {false[1]:>15}"
         for change in changes:
             row += f" {found[(change, 'as saved')][name]:>19} {found[(change, 'widened')][name]:>8}"
         print(row)
+    means = {way: Counter() for way in totals}
+    for way in totals:
+        for (e, v), n in totals[way].items():
+            means[way][e] += n if v.startswith("mean") else 0
+    print(f"geometric means called slower or faster (of {len(pairs)} an experiment): as saved "
+          f"{sum(means['as saved'].values())}, widened {sum(means['widened'].values())}; "
+          + ", ".join(f"{name} {means['as saved'][name]} -> {means['widened'][name]}" for name in args.experiments))
     return 0
 
 

@@ -134,6 +134,22 @@ def test_a_ratio_that_moves_between_runs_here_is_widened_by_that_and_said():
     assert compare.compare_runs(a, b).experiments[0].rows[1].verdict == "slower"
 
 
+def test_the_geometric_mean_carries_its_cases_spread_between_runs():
+    """Two cases 6% up in B; one moves 3% a run between runs here: the mean's interval is widened
+    by the mean of the cases' tau (their offsets taken as moving together), and says so."""
+    costs = {"x": 100.0, "y": 200.0, "z": 300.0}
+    a = _run_on_a_machine(1, 1.00, costs)
+    b = _run_on_a_machine(2, 1.00, {"x": 100.0, "y": 212.0, "z": 318.0})
+    plain = compare.compare_runs(a, b).experiments[0]
+    a["experiments"][0]["between_runs"] = {"runs": 5, "cases": {"y": {"runs": 6, "low": 1.9, "high": 2.1,
+                                                                       "p": 0.001, "moved": False, "tau": 0.03}}}
+    wide = compare.compare_runs(a, b).experiments[0]
+    assert wide.geomean.ratio == plain.geomean.ratio
+    assert wide.geomean.ci95[0] < plain.geomean.ci95[0] and wide.geomean.ci95[1] > plain.geomean.ci95[1]
+    assert "widened for the spread between runs (tau 0.015, the cases' mean)" in wide.geomean_method
+    assert "spread between runs" not in plain.geomean_method
+
+
 def test_a_case_called_beside_a_baseline_that_moved_is_named():
     """The machine 20% faster in B for the baseline only (a dynamic program's start) and not for
     its case (a static one's): the case's ratio rises, compare calls it slower, and the warning

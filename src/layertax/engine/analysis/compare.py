@@ -287,6 +287,13 @@ def geomean_row(comparison: ExperimentComparison, threshold: float) -> tuple[Row
                  dependence.variance_factor(_geomean_series([b for _, b in pairs])))
     ci = dependence.widen_ratio_interval(point, ci, factor)
     how += f", widened {math.sqrt(factor):.2f}x for drift" if factor > 1 else ""
+    # Each case's offset between runs moves the mean too; taken as moving together (loadtime's
+    # static programs do), the mean's offset spreads by the mean of the cases' tau.
+    tau = float(np.mean([r.between_runs for r in rows]))
+    read = between_runs.point({"median": point, "ci95": list(ci)}) if tau > 0 else None
+    if read:
+        ci = dependence.widen_ratio_interval(point, ci, 1 + 2 * tau ** 2 / read[1] ** 2)
+        how += f", widened for the spread between runs (tau {tau:.3f}, the cases' mean)"
     if relative:
         how = f"over the {len(rows)} cases judged on their ratio to a baseline; {how}"
     # No single test covers a mean of ratios: the bootstrap interval decides alone.
