@@ -100,3 +100,25 @@ def test_a_case_group_left_empty_by_case_selection_prints_no_table():
                       {"name": "empty", "title": "nothing selected", "baseline": "c"},
                       {"name": "own", "title": "own table", "baseline": "b", "show_cases": False}]}
     assert [g["name"] for g in case_groups(exp)] == ["", "kept"]
+
+
+def test_the_newest_run_that_kept_its_experiments_spreads_is_what_the_forecast_reads(tmp_path):
+    """doctor's verdict and a run's forecast start from the spreads the newest budgeted run on this
+    machine kept (settings.noise_probe.seen); a run without them is passed over, and a history of
+    none gives nothing."""
+    from layertax.engine.measure import budget
+    from layertax.engine.store import runs
+
+    assert budget.newest_seen("m") == {}
+    older = sample_doc()
+    older["settings"]["noise_probe"] = {"spread": 0.03, "seen": {"e": 0.05}}
+    older["experiments"][0]["stopping"] = {"rule": None, "cases": {}, "round_s_full": 2.5}
+    runs.save_run(older)
+    assert budget.newest_seen("m") == {"e": 0.05}
+    runs.save_run(sample_doc())                                     # no probe: a --runs run
+    assert budget.newest_seen("m") == {"e": 0.05}
+    assert budget.newest_seen("m", tries=1) == {}
+    assert budget.newest_seen("another machine") == {}
+    # The stopping record a run's budget reads carries it too (the newer run has no stopping record).
+    stops = budget.newest_stopping("m", ["e"])
+    assert stops["e"]["round_s_full"] == 2.5 and budget.seen_spreads(stops) == {"e": 0.05}

@@ -2,6 +2,7 @@
 the machine's fingerprint, its tools and its CPU's mitigations behind --verbose."""
 from __future__ import annotations
 
+import statistics
 import subprocess
 import time
 
@@ -11,7 +12,7 @@ from rich.table import Table
 from layertax import console as consoles
 from layertax.engine import machine
 from layertax.engine.builder import toolchain
-from layertax.engine.measure import noise_probe
+from layertax.engine.measure import budget, noise_probe
 from layertax.engine.measure.settings import Settings, default_cpu
 from layertax.report import format as fmt
 
@@ -35,8 +36,9 @@ def run(verbose: bool = False) -> int:
             probe = noise_probe.measure(default_cpu())
         except (OSError, RuntimeError, ValueError, subprocess.SubprocessError) as e:
             probe, failed = None, str(e)
+        usual = budget.newest_seen(fp.get("machine_id"))
     if probe:
-        out.print(noise_verdict(probe["spread"], probe["seconds"]), markup=False, highlight=False)
+        out.print(noise_verdict(probe["spread"], probe["seconds"], usual), markup=False, highlight=False)
     else:
         out.print(f"noise probe not run: {failed}", markup=False, highlight=False)
     found = sum(1 for version in fp["tools"].values() if version != "missing")
@@ -57,19 +59,31 @@ def run(verbose: bool = False) -> int:
     return 0
 
 
-def noise_verdict(spread: float, seconds: float) -> str:
-    """The answer: how far apart two processes doing the same work land here now, and what that
-    gives a ratio in a default run's rounds (noise_probe's forecast, said as one): steady enough
-    where a ratio as noisy reaches the default target within a default run's most rounds."""
+def noise_verdict(spread: float, seconds: float, usual: dict[str, float] | None = None) -> str:
+    """The answer: how far a ratio spreads from round to round here, and what that gives it in a
+    default run's rounds (noise_probe's forecast, said as one): steady enough where a ratio as
+    noisy reaches the default target within a default run's most rounds. usual: how far each
+    experiment's median case spread in its newest run here (budget.seen_spreads); where there is
+    one, the verdict starts from their median (the probe forecast them within a factor of 1.7-1.9
+    on the 2-vCPU VM, the previous run within 1.2-1.35: bench/noise_probe.py --history), the
+    probe said beside it."""
     rule = DEFAULT_RULE
-    needed = noise_probe.rounds_for(spread, rule.precision)
-    least, most = (noise_probe.reachable(spread, n) for n in (rule.min_rounds, rule.max_rounds))
-    measured = f"pairs of processes differ by {spread:.1%} (noise probe, {seconds:.1f} s)"
+    if usual:
+        low, high = min(usual.values()), max(usual.values())
+        typical = statistics.median(usual.values())
+        measured = (f"in the last run here the experiments' ratios spread {low:.1%} to {high:.1%} from round to "
+                    f"round (the median case of each; the noise probe reads {spread:.1%} now)")
+    else:
+        typical = spread
+        measured = f"pairs of processes differ by {spread:.1%} (noise probe, {seconds:.1f} s)"
+    needed = noise_probe.rounds_for(typical, rule.precision)
+    least, most = (noise_probe.reachable(typical, n) for n in (rule.min_rounds, rule.max_rounds))
+    as_noisy = "a ratio as noisy as their median" if usual else "a ratio as noisy"
     if needed <= rule.max_rounds:
-        return (f"this machine is steady enough now: {measured}, so a ratio as noisy reaches ±{rule.precision:.0%} "
+        return (f"this machine is steady enough now: {measured}, so {as_noisy} reaches ±{rule.precision:.0%} "
                 f"(the default target) in about {max(needed, rule.min_rounds)} rounds; ±{least:.1%} in "
                 f"{rule.min_rounds}, ±{most:.1%} in {rule.max_rounds} (a forecast)")
-    return (f"this machine is noisy now: {measured}, so a ratio as noisy reaches only about ±{most:.1%} in "
+    return (f"this machine is noisy{'' if usual else ' now'}: {measured}, so {as_noisy} reaches only about ±{most:.1%} in "
             f"{rule.max_rounds} rounds, a default run's most; ±{rule.precision:.0%} (the default target) would "
             f"take about {needed} (a forecast)")
 

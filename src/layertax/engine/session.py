@@ -7,6 +7,7 @@ progress sink per experiment, and hands back the document."""
 from __future__ import annotations
 
 import contextlib
+import statistics
 import subprocess
 import time
 from collections.abc import Callable
@@ -86,7 +87,7 @@ class _ProgressSaver:
                       "measured on and kept at the end")
 
 
-def _probe(budget: budgets.Budget, settings, note, busy) -> dict | None:
+def _probe(budget: budgets.Budget, settings, note, busy, usual: dict[str, float] | None = None) -> dict | None:
     """The machine's noise now (noise_probe.py) and what the budget's rounds reach on it, said
     before the first round; None where the probe could not run (said, and the run goes on). It
     takes seconds with nothing to count, so busy() shows it (a spinner, or a line off a terminal)."""
@@ -100,8 +101,11 @@ def _probe(budget: budgets.Budget, settings, note, busy) -> dict | None:
     per_round = sum(budget.weights.values())
     rounds = int(budget.seconds // per_round) if per_round else rule.max_rounds
     rounds = max(rule.min_rounds, min(rule.max_rounds, rounds))
-    probe["rounds"], probe["forecast"] = rounds, noise_probe.reachable(probe["spread"], rounds)
-    note(noise_probe.forecast(probe, rounds, settings.precision))
+    probe["rounds"] = rounds
+    if usual:
+        probe["expected"] = usual            # each experiment's spread in its newest run here
+    probe["forecast"] = noise_probe.reachable(statistics.median(usual.values()) if usual else probe["spread"], rounds)
+    note(noise_probe.forecast(probe, rounds, settings.precision, usual))
     return probe
 
 
@@ -138,7 +142,7 @@ def _measure(chosen, settings, case_globs, prepared, doc, keeper, progress, note
     doc["settings"]["needs_from_history"] = budget.needs
     doc["settings"]["budget_s"] = budget.seconds
     if seconds and scheduled and settings.precision:      # a precision to forecast, rounds driven by it
-        doc["settings"]["noise_probe"] = _probe(budget, settings, note, busy)
+        doc["settings"]["noise_probe"] = _probe(budget, settings, note, busy, budgets.seen_spreads(stops))
     for exp in chosen:
         kmap = {k.name: prepared[(exp.name, k.name)] for k in exp.kernels}
         own_way = exp.hook("measure")

@@ -155,6 +155,33 @@ def round_costs(stops: dict[str, dict]) -> dict[str, float]:
     return found
 
 
+def newest_seen(machine_id: str | None, tries: int = 3) -> dict[str, float]:
+    """How far each experiment's median case spread in the newest saved run on this machine that
+    kept it (settings.noise_probe.seen: a budgeted run), looking at its newest `tries` runs at most
+    (each is a whole result to read)."""
+    from layertax.engine.store import history
+
+    try:
+        rows = [r for r in history.runs(machine_id=machine_id) if not machine_id or r["machine_id"] == machine_id]
+    except Exception:   # noqa: BLE001 - no usable history: nothing kept
+        return {}
+    for row in rows[:tries]:
+        try:
+            doc = history.load(row)
+        except Exception:   # noqa: BLE001 - a moved or damaged file: the next one may do
+            continue
+        seen = ((doc.get("settings") or {}).get("noise_probe") or {}).get("seen") or {}
+        if seen:
+            return {name: float(value) for name, value in seen.items() if value}
+    return {}
+
+
+def seen_spreads(stops: dict[str, dict]) -> dict[str, float]:
+    """How far each experiment's median case spread from round to round in its newest saved run
+    (newest_stopping), where that run kept it."""
+    return {name: float(stop["seen_spread"]) for name, stop in stops.items() if stop.get("seen_spread")}
+
+
 def round_cases(stops: dict[str, dict]) -> dict[str, int]:
     """How many cases each experiment's newest saved round cost (and need) was measured with."""
     return {name: len(stop["cases"]) for name, stop in stops.items() if stop.get("cases")}
@@ -175,7 +202,9 @@ def needs(stops: dict[str, dict]) -> dict[str, float]:
 
 
 def newest_stopping(machine_id: str | None, names: list[str]) -> dict[str, dict]:
-    """The stopping record of each named experiment in its newest saved run on this machine."""
+    """The stopping record of each named experiment in its newest saved run on this machine, with
+    "seen_spread": how far its median case's per-round ratios spread in that run, where the run's
+    noise probe kept it (settings.noise_probe.seen): what the next run's forecast starts from."""
     from layertax.engine.store import history
 
     found: dict[str, dict] = {}
@@ -191,9 +220,10 @@ def newest_stopping(machine_id: str | None, names: list[str]) -> dict[str, dict]
             doc = history.load(row)
         except Exception:   # noqa: BLE001 - a moved or damaged file: the next one may do
             continue
+        seen = (((doc.get("settings") or {}).get("noise_probe") or {}).get("seen")) or {}
         for exp in doc["experiments"]:
             if exp["name"] in wanted and exp.get("stopping"):
-                found[exp["name"]] = exp["stopping"]
+                found[exp["name"]] = {**exp["stopping"], "seen_spread": seen.get(exp["name"])}
         if len(found) == len(names):
             break
     return found
