@@ -116,8 +116,8 @@ def forecast(probe: dict, rounds: int, target: float, usual: dict[str, float] | 
     allows, and a warning where even that is far from the target. usual: how far each experiment's
     median case spread in its newest run here (budget.seen_spreads); where there is one, the
     forecast starts from it (their median) and the probe is said beside it: the probe, a few
-    seconds of a Python loop, forecast the experiments' spreads of 29 saved runs on the 2-vCPU VM
-    within a median factor of 1.7-1.9, each experiment's previous run within 1.2-1.35
+    seconds of a Python loop, forecast the experiments' spreads of 30 saved default runs on the
+    2-vCPU VM within a median factor of 1.7-1.9, each experiment's previous run within 1.2-1.35
     (bench/noise_probe.py --history)."""
     if usual:
         low, high = min(usual.values()), max(usual.values())
