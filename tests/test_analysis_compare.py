@@ -491,3 +491,27 @@ def test_a_round_timed_at_zero_is_not_compared_and_says_why():
     a, b = _doc({"x": [0.0, 1.0, 2.0, 1.0, 0.0, 1.0]}), _doc({"x": [1.0, 1.0, 2.0, 1.0, 1.5, 1.0]})
     e = compare.compare_runs(a, b).experiments[0]
     assert e.rows == [] and e.not_compared == ["x: a round timed at 0 (below the timer's resolution): no ratio"]
+
+
+def test_vs_history_takes_the_earlier_run_counted_the_same_way():
+    """`make run` saves a timed run and then callchain's instruction counts: `compare --vs-history
+    1` after it compares the counts with the earlier counts, not with the timed run (nothing to
+    compare: "A counted time, B counted instructions"), and a timed run with the earlier timed run."""
+    from layertax.commands import compare as comparing
+    from layertax.commands import runref
+    from layertax.engine.store import runs
+
+    def saved(metric: str, created: str) -> runref.Run:
+        doc = _doc({"x": _noisy(seed=1), "y": _noisy(seed=2)}, created=created)
+        doc["settings"] = {"metric": metric} if metric != "time" else {}
+        path = runs.save_run(doc)
+        return runref.Run(str(path), results.load(path), path)
+
+    timed = saved("time", "2026-01-01T00:00:00+00:00")
+    counted = saved("instructions", "2026-01-01T00:01:00+00:00")
+    timed_again = saved("time", "2026-01-01T00:02:00+00:00")
+    counted_again = saved("instructions", "2026-01-01T00:03:00+00:00")
+    assert comparing._earlier(counted_again, 1).path == counted.path
+    assert comparing._earlier(timed_again, 1).path == timed.path
+    with pytest.raises(Exception, match="no 2nd earlier run of demo counted in instructions"):
+        comparing._earlier(counted_again, 2)

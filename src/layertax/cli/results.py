@@ -14,7 +14,7 @@ from layertax.cli.options import CONTEXT, Finite, exit_with, export_options, exp
 @click.argument("files", metavar="[A.json] [B.json]...", nargs=-1)
 @click.option("--vs-history", type=click.IntRange(min=1), metavar="N",
               help="Compare the run (the one FILE given, or the newest saved run) with the N-th previous saved run "
-                   "on this machine that ran the same experiments.")
+                   "on this machine that ran the same experiments, counted the same way (time or instructions).")
 @click.option("--threshold", type=Finite(min=0, max=1), default=0.02, show_default=True,
               help="Noise band: a ratio within 1 +- this is 'no difference' even when significant.")
 @click.option("--by-machine", is_flag=True, help="The fleet table: each run's ratios to the baseline side by side, "

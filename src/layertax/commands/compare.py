@@ -36,12 +36,36 @@ def _pairs(files: tuple[str, ...], vs_history: int | None) -> list[tuple[runref.
         if not newest:
             raise UsageError("no saved runs yet: `layertax run` saves one")
         subject = runref.from_row(newest[0])
-    earlier = history.previous(None, subject.doc, subject.path, vs_history)
-    if earlier is None:
-        raise UsageError(f"no {_ordinal(vs_history)} earlier run of "
-                         f"{', '.join(e['name'] for e in subject.doc['experiments'])} "
-                         "on this machine in the history (see `layertax history`)")
-    return [(runref.from_row(earlier), subject)]
+    return [(_earlier(subject, vs_history), subject)]
+
+
+# Runs of the same experiments counted another way looked at, at most, before giving up.
+OTHER_METRIC_MAX = 20
+
+
+def _earlier(subject: runref.Run, n: int) -> runref.Run:
+    """The n-th earlier run on this machine of every experiment subject ran, counted the same way
+    (time, or instructions: `make run` saves a run of each, and the one counted the other way has
+    nothing to compare with)."""
+    metric = _metric(subject.doc)
+    found = 0
+    for k in range(1, n + OTHER_METRIC_MAX + 1):
+        row = history.previous(None, subject.doc, subject.path, k)
+        if row is None:
+            break
+        candidate = runref.from_row(row)
+        if _metric(candidate.doc) != metric:
+            continue
+        found += 1
+        if found == n:
+            return candidate
+    raise UsageError(f"no {_ordinal(n)} earlier run of {', '.join(e['name'] for e in subject.doc['experiments'])} "
+                     f"counted in {metric} on this machine in the history (see `layertax history`)")
+
+
+def _metric(doc: dict) -> str:
+    """What a run counted: "time", or "instructions" (--metric)."""
+    return (doc.get("settings") or {}).get("metric") or "time"
 
 
 def _refuse_a_file_against_itself(pairs: list[tuple[runref.Run, runref.Run]]) -> None:
