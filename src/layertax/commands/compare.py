@@ -49,10 +49,7 @@ def _earlier(subject: runref.Run, n: int) -> runref.Run:
     nothing to compare with)."""
     metric = _metric(subject.doc)
     found = 0
-    for k in range(1, n + OTHER_METRIC_MAX + 1):
-        row = history.previous(None, subject.doc, subject.path, k)
-        if row is None:
-            break
+    for row in history.earlier(None, subject.doc, subject.path)[:n + OTHER_METRIC_MAX]:
         candidate = runref.from_row(row)
         if _metric(candidate.doc) != metric:
             continue

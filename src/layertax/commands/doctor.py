@@ -2,7 +2,6 @@
 the machine's fingerprint, its tools and its CPU's mitigations behind --verbose."""
 from __future__ import annotations
 
-import statistics
 import subprocess
 import time
 
@@ -68,13 +67,12 @@ def noise_verdict(spread: float, seconds: float, usual: dict[str, float] | None 
     on the 2-vCPU VM, the previous run within 1.2-1.35: bench/noise_probe.py --history), the
     probe said beside it."""
     rule = DEFAULT_RULE
+    typical = noise_probe.starting_spread(spread, usual)
     if usual:
         low, high = min(usual.values()), max(usual.values())
-        typical = statistics.median(usual.values())
         measured = (f"in the last run here the experiments' ratios spread {low:.1%} to {high:.1%} from round to "
                     f"round (the median case of each; the noise probe reads {spread:.1%} now)")
     else:
-        typical = spread
         measured = f"pairs of processes differ by {spread:.1%} (noise probe, {seconds:.1f} s)"
     needed = noise_probe.rounds_for(typical, rule.precision)
     least, most = (noise_probe.reachable(typical, n) for n in (rule.min_rounds, rule.max_rounds))
@@ -83,9 +81,9 @@ def noise_verdict(spread: float, seconds: float, usual: dict[str, float] | None 
         return (f"this machine is steady enough now: {measured}, so {as_noisy} reaches ±{rule.precision:.0%} "
                 f"(the default target) in about {max(needed, rule.min_rounds)} rounds; ±{least:.1%} in "
                 f"{rule.min_rounds}, ±{most:.1%} in {rule.max_rounds} (a forecast)")
-    return (f"this machine is noisy{'' if usual else ' now'}: {measured}, so {as_noisy} reaches only about ±{most:.1%} in "
-            f"{rule.max_rounds} rounds, a default run's most; ±{rule.precision:.0%} (the default target) would "
-            f"take about {needed} (a forecast)")
+    return (f"this machine is noisy{'' if usual else ' now'}: {measured}, so {as_noisy} reaches only about "
+            f"±{most:.1%} in {rule.max_rounds} rounds, a default run's most; ±{rule.precision:.0%} (the default "
+            f"target) would take about {needed} (a forecast)")
 
 
 def _details(out, fp: dict) -> None:

@@ -7,7 +7,6 @@ progress sink per experiment, and hands back the document."""
 from __future__ import annotations
 
 import contextlib
-import statistics
 import subprocess
 import time
 from collections.abc import Callable
@@ -104,7 +103,7 @@ def _probe(budget: budgets.Budget, settings, note, busy, usual: dict[str, float]
     probe["rounds"] = rounds
     if usual:
         probe["expected"] = usual            # each experiment's spread in its newest run here
-    probe["forecast"] = noise_probe.reachable(statistics.median(usual.values()) if usual else probe["spread"], rounds)
+    probe["forecast"] = noise_probe.reachable(noise_probe.starting_spread(probe["spread"], usual), rounds)
     note(noise_probe.forecast(probe, rounds, settings.precision, usual))
     return probe
 

@@ -62,12 +62,12 @@ class LaunchSettings:
         if self.cpu is not None and self.dodge:
             extra = (", each started between two of the CPU's periodic interruptions (the kernel's tick) where it "
                      "fits within a wait of 0.5 ms, or at least its spawn->main does") + extra
+        launches = launches or f"{self.runs} launches per {what}"
         return {"runs": self.runs, "warmup": self.warmup, "warmup_time": self.warmup_time, "burst": 1,
                 "min_sample_ns": 0, "seed": self.seed, "cpu": self.cpu, "timeout": self.timeout,
                 "dodge": self.dodge and self.cpu is not None,
-                "method": f"{launches or f'{self.runs} launches per {what}'} after {self.warm_up()}, {what}s alternating in "
+                "method": f"{launches} after {self.warm_up()}, {what}s alternating in "
                           f"shuffled rounds (seed {self.seed}), each after another {what}'s primed by {PRIMERS} "
                           f"untimed launches of its own, clone(CLONE_VFORK) + execve, cpu {cpu}" + extra,
                 # What the report prints without --verbose: the answer comes first, not the whole method.
-                "method_brief": f"{launches or f'{self.runs} launches per {what}'}, {what}s alternating in shuffled "
-                                f"rounds, cpu {cpu}"}
+                "method_brief": f"{launches}, {what}s alternating in shuffled rounds, cpu {cpu}"}

@@ -108,9 +108,9 @@ def _how(c: Comparison) -> str:
             f"{sum(1 for e in c.experiments for r in e.rows if r.p_holm is not None)} timed cases, and the 95% "
             f"interval of B/A that test inverts outside 1 +- {c.threshold:.0%} (the noise band); both widened "
             f"where rounds drifted together, and by how far a ratio moves between this machine's runs where "
-            f"a run found it moving (a note names those cases); \"inconclusive\": the interval and the band say it moved, the "
-            f"corrected test does not; B/A: the median of the ratios of every round of B to every round of A, "
-            f"which is A's and B's medians' ratio only where every round moved alike")
+            f"a run found it moving (a note names those cases); \"inconclusive\": the interval and the band "
+            f"say it moved, the corrected test does not; B/A: the median of the ratios of every round of B to "
+            f"every round of A, which is A's and B's medians' ratio only where every round moved alike")
 
 
 def render(c: Comparison, console: Console, verbose: bool = False) -> None:

@@ -419,7 +419,8 @@ def render_experiment(exp: dict, console: Console, verbose: bool = True,
         _print_table(console, classic)
     if verbose:
         for r in exp.get("classic_now") or []:
-            breaking.print_hanging(console, f"{r['label']} -> {r['counterpart'] or 'no counterpart'}: {r['why']}", "dim")
+            breaking.print_hanging(console, f"{r['label']} -> {r['counterpart'] or 'no counterpart'}: {r['why']}",
+                                   "dim")
     stopping = fmt.stopping_line(exp, verbose)
     if stopping:
         style = "yellow" if "not met" in stopping or "too few" in stopping else "dim"

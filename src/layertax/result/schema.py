@@ -151,7 +151,8 @@ STOPPING = obj({
 
 # The run's settings: the method line is its own "method", or is made from these (a missing
 # one is shown as "?": they describe the run, the figures do not depend on them).
-SETTINGS = nullable(obj({"method": nullable(TEXT), "method_brief": nullable(TEXT), "runs": COUNT, "burst": COUNT, "warmup": COUNT,
+SETTINGS = nullable(obj({"method": nullable(TEXT), "method_brief": nullable(TEXT), "runs": COUNT, "burst": COUNT,
+                         "warmup": COUNT,
                          "min_sample_ns": NONNEGATIVE, "seed": nullable({"type": "integer"}), "cpu": nullable(COUNT),
                          "precision": nullable(POSITIVE), "min_rounds": COUNT, "budget_s": nullable(NONNEGATIVE),
                          "measured_s": nullable(NONNEGATIVE), "metric": nullable(TEXT),

@@ -13,12 +13,12 @@ moved (docs/guide/compare.md).
 Each case gets B/A (the Hodges-Lehmann shift of its log values), Moses' interval for it and
 the Mann-Whitney U test (the test that interval inverts), both widened for rounds that drift
 together (stats.series_ratio_test, with each run's drift factor estimated over its
-experiment); the p-values
-are Holm-corrected over every case compared, so that among many cases one lucky draw does
-not read as a change. Where A's or B's run found a ratio moving between this machine's runs
-(between_runs.py keeps how far, tau), both are widened by that too (widen_between_runs). A verdict needs the corrected test, the interval excluding 1, and the
-ratio outside the noise band. Instruction counts (--metric instructions) are deterministic:
-their ratio is exact and only the noise band applies.
+experiment); the p-values are Holm-corrected over every case compared, so that among many cases
+one lucky draw does not read as a change. Where A's or B's run found a ratio moving between this
+machine's runs (between_runs.py keeps how far, tau), both are widened by that too
+(widen_between_runs). A verdict needs the corrected test, the interval excluding 1, and the ratio
+outside the noise band. Instruction counts (--metric instructions) are deterministic: their
+ratio is exact and only the noise band applies.
 """
 from __future__ import annotations
 
@@ -215,18 +215,26 @@ def widen_between_runs(row: Row, tau: float) -> None:
     rounds; B/A sets two runs beside each other, and each carries its own offset from the ratio
     the machine gives over many runs, so their difference has 2 tau^2 more variance than the
     rounds show: loadtime's static programs moved 3% (tau) from run to run where their intervals
-    allowed 1.4% (bench/saved_runs_agree.py). The interval's standard error is read from its
-    width (as between_runs.point reads a run's); the factor is applied as drift's is."""
-    if tau <= 0 or not row.to_baseline or row.method != "time" or not all(map(math.isfinite, row.ci95)):
+    allowed 1.4% (bench/compare_between_runs.py, docs/method/statistics.md). The factor is
+    applied as drift's is."""
+    if not row.to_baseline or row.method != "time":
         return
-    read = between_runs.point({"median": row.ratio, "ci95": list(row.ci95), "ci_coverage": row.coverage})
-    if read is None:
+    factor = _between_runs_factor(row.ratio, row.ci95, tau, row.coverage)
+    if factor is None:
         return
-    _, se, _ = read
-    factor = 1 + 2 * tau ** 2 / se ** 2
     row.ci95 = dependence.widen_ratio_interval(row.ratio, row.ci95, factor)
     row.p_value = dependence.widen_p(row.p_value, factor)
     row.between_runs = tau
+
+
+def _between_runs_factor(ratio: float, ci: tuple[float, float], tau: float, coverage: float) -> float | None:
+    """The variance factor that adds 2 tau^2 (A's offset and B's) to the variance a ratio's
+    interval implies, its standard error read from its width as between_runs.point reads a run's;
+    None where there is no tau or no interval to read."""
+    if tau <= 0 or not all(map(math.isfinite, ci)):
+        return None
+    read = between_runs.point({"median": ratio, "ci95": list(ci), "ci_coverage": coverage})
+    return None if read is None else 1 + 2 * tau ** 2 / read[1] ** 2
 
 
 def _between_runs_note(comparison: ExperimentComparison) -> list[str]:
@@ -290,9 +298,9 @@ def geomean_row(comparison: ExperimentComparison, threshold: float) -> tuple[Row
     # Each case's offset between runs moves the mean too; taken as moving together (loadtime's
     # static programs do), the mean's offset spreads by the mean of the cases' tau.
     tau = float(np.mean([r.between_runs for r in rows]))
-    read = between_runs.point({"median": point, "ci95": list(ci)}) if tau > 0 else None
-    if read:
-        ci = dependence.widen_ratio_interval(point, ci, 1 + 2 * tau ** 2 / read[1] ** 2)
+    between = _between_runs_factor(point, ci, tau, stats.CONFIDENCE)
+    if between:
+        ci = dependence.widen_ratio_interval(point, ci, between)
         how += f", widened for the spread between runs (tau {tau:.3f}, the cases' mean)"
     if relative:
         how = f"over the {len(rows)} cases judged on their ratio to a baseline; {how}"
@@ -323,8 +331,8 @@ def _baseline_moved(comparison: ExperimentComparison, exp: dict) -> list[str]:
         judged = [r for r in comparison.rows if r.to_baseline == row.case]
         called = [r.case for r in judged if r.verdict in ("slower", "faster")]
         digits = units.ratio_decimals(row.ratio, *row.ci95)        # as its row prints it
-        warnings.append(f"the baseline {row.case} itself came out {row.verdict} ({row.ratio:.{digits}f}x): its own code "
-                        f"changed, or the machine ran at another speed in B"
+        warnings.append(f"the baseline {row.case} itself came out {row.verdict} ({row.ratio:.{digits}f}x): its own "
+                        f"code changed, or the machine ran at another speed in B"
                         + (f"; {_cases_judged(len(judged))}, which cancels the machine's speed where it moved "
                            "case and baseline alike" if judged else "")
                         + (f"; {_listed(called)}, called slower or faster beside it, may have moved with the "

@@ -170,10 +170,15 @@ def newest_seen(machine_id: str | None, tries: int = 3) -> dict[str, float]:
             doc = history.load(row)
         except Exception:   # noqa: BLE001 - a moved or damaged file: the next one may do
             continue
-        seen = ((doc.get("settings") or {}).get("noise_probe") or {}).get("seen") or {}
+        seen = _seen(doc)
         if seen:
             return {name: float(value) for name, value in seen.items() if value}
     return {}
+
+
+def _seen(doc: dict) -> dict:
+    """What each experiment's median case spread in a saved run, as its noise probe kept it."""
+    return ((doc.get("settings") or {}).get("noise_probe") or {}).get("seen") or {}
 
 
 def seen_spreads(stops: dict[str, dict]) -> dict[str, float]:
@@ -220,7 +225,7 @@ def newest_stopping(machine_id: str | None, names: list[str]) -> dict[str, dict]
             doc = history.load(row)
         except Exception:   # noqa: BLE001 - a moved or damaged file: the next one may do
             continue
-        seen = (((doc.get("settings") or {}).get("noise_probe") or {}).get("seen")) or {}
+        seen = _seen(doc)
         for exp in doc["experiments"]:
             if exp["name"] in wanted and exp.get("stopping"):
                 found[exp["name"]] = {**exp["stopping"], "seen_spread": seen.get(exp["name"])}

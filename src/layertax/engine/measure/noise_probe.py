@@ -97,6 +97,12 @@ def rounds_for(s: float, target: float) -> int:
     return max(1, math.ceil((reachable(s, 1) / target) ** 2))
 
 
+def starting_spread(spread: float, usual: dict[str, float] | None) -> float:
+    """The spread a forecast starts from: the median of the experiments' spreads in their newest
+    runs here (usual: budget.seen_spreads) where there are some, else the probe's."""
+    return statistics.median(usual.values()) if usual else spread
+
+
 def measure(cpu: int | None = None, pairs: int = PAIRS, pause_s: float = PAUSE_S) -> dict:
     """The probe: {"spread", "pairs", "seconds"}; the pairs' log ratios kept for the record. Each
     process is paired with the one `pairs` processes later."""
@@ -119,16 +125,15 @@ def forecast(probe: dict, rounds: int, target: float, usual: dict[str, float] | 
     seconds of a Python loop, forecast the experiments' spreads of 30 saved default runs on the
     2-vCPU VM within a median factor of 1.7-1.9, each experiment's previous run within 1.2-1.35
     (bench/noise_probe.py --history)."""
+    reach = reachable(starting_spread(probe["spread"], usual), rounds)
     if usual:
         low, high = min(usual.values()), max(usual.values())
-        reach = reachable(statistics.median(usual.values()), rounds)
         seen = f"{low:.1%}" if round(low, 3) == round(high, 3) else f"{low:.1%} to {high:.1%}"
         text = (f"noise: in their last runs here these experiments' ratios spread {seen} from round to round (the "
                 f"median case of each); a case as noisy reaches about ±{reach:.1%} in the ~{rounds} rounds the budget "
                 f"allows (target ±{target:.0%}; a forecast); the noise probe reads {probe['spread']:.1%} now")
         warning = ": expect '~' on many ratios here (a longer --budget, or a looser --precision)"
     else:
-        reach = reachable(probe["spread"], rounds)
         text = (f"noise probe ({probe['seconds']:.1f} s): pairs of processes differ by {probe['spread']:.1%} here; "
                 f"a case as noisy reaches about ±{reach:.1%} in the ~{rounds} rounds the budget allows (target "
                 f"±{target:.0%}; a forecast)")

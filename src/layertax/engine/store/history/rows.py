@@ -127,18 +127,17 @@ def load(row: dict, where=None) -> dict:
     return document(where, row["id"])
 
 
-def previous(where, doc: dict, path: Path | None, n: int) -> dict | None:
-    """The n-th run before doc (1 = the one just before) on the same machine that ran
-    every experiment doc ran; None if there is no such run. doc's own history entry is
-    found by its file or its content; a document not in the history counts as of its date."""
+def earlier(where, doc: dict, path: Path | None) -> list[dict]:
+    """The runs before doc on the same machine that ran every experiment doc ran, newest first.
+    doc's own history entry is found by its file or its content; a document not in the history
+    counts as of its date."""
     wanted = {e["name"] for e in doc.get("experiments", [])}
     rows = runs(where, machine_id=doc.get("machine", {}).get("machine_id"))          # newest first
     own_digest = digest(doc)
     own = [i for i, r in enumerate(rows)
            if r["digest"] == own_digest or (path is not None and _same_file(r["path"], path))]
     older = rows[own[0] + 1:] if own else [r for r in rows if r["created"] < doc.get("created", "")]
-    matching = [r for r in older if wanted <= set(filter(None, r["experiments"].split(",")))]
-    return matching[n - 1] if 0 < n <= len(matching) else None
+    return [r for r in older if wanted <= set(filter(None, r["experiments"].split(",")))]
 
 
 def _same_file(a: str, b: Path | str) -> bool:
