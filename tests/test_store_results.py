@@ -107,18 +107,51 @@ def test_the_newest_run_that_kept_its_experiments_spreads_is_what_the_forecast_r
     machine kept (settings.noise_probe.seen); a run without them is passed over, and a history of
     none gives nothing."""
     from layertax.engine.measure import budget
+    from layertax.engine.measure.settings import Settings, design
     from layertax.engine.store import runs
 
-    assert budget.newest_seen("m") == {}
+    default = design(Settings().to_dict())
+    assert budget.newest_seen("m", default) == {}
     older = sample_doc()
-    older["settings"]["noise_probe"] = {"spread": 0.03, "seen": {"e": 0.05}}
+    older["settings"] = Settings().to_dict() | {"noise_probe": {"spread": 0.03, "seen": {"e": 0.05}}}
     older["experiments"][0]["stopping"] = {"rule": None, "cases": {}, "round_s_full": 2.5}
     runs.save_run(older)
-    assert budget.newest_seen("m") == {"e": 0.05}
+    assert budget.newest_seen("m", default) == {"e": 0.05}
     runs.save_run(sample_doc())                                     # no probe: a --runs run
-    assert budget.newest_seen("m") == {"e": 0.05}
-    assert budget.newest_seen("m", tries=1) == {}
-    assert budget.newest_seen("another machine") == {}
+    assert budget.newest_seen("m", default) == {"e": 0.05}
+    assert budget.newest_seen("m", default, tries=1) == {}
+    assert budget.newest_seen("another machine", default) == {}
     # The stopping record a run's budget reads carries it too (the newer run has no stopping record).
-    stops = budget.newest_stopping("m", ["e"])
+    stops = budget.newest_stopping("m", {"e": design(Settings().to_dict(), "e")})
     assert stops["e"]["round_s_full"] == 2.5 and budget.seen_spreads(stops) == {"e": 0.05}
+
+
+def test_the_budget_and_the_forecast_pass_over_runs_measured_another_way(tmp_path):
+    """A --quick run (shorter samples, smaller bursts) or one whose experiment ran with a burst of
+    its own costs and spreads otherwise: a default run's budget and forecast, and doctor, read the
+    newest run measured the way they will measure."""
+    from layertax.engine.measure import budget
+    from layertax.engine.measure.settings import Settings, design
+    from layertax.engine.store import runs
+
+    def budgeted(settings: Settings, round_s: float, spread: float, own: dict | None = None) -> dict:
+        doc = sample_doc()
+        doc["settings"] = settings.to_dict() | {"noise_probe": {"spread": 0.03, "seen": {"e": spread}}}
+        doc["experiments"][0]["stopping"] = {"rule": None, "cases": {}, "round_s_full": round_s}
+        if own:
+            doc["experiments"][0]["settings"] = own
+        return doc
+
+    default, quick = Settings(), Settings.from_options(quick=True, pin=False)
+    runs.save_run(budgeted(default, 2.5, 0.05))
+    runs.save_run(budgeted(default, 9.0, 0.07, own={"burst": 1}))   # the experiment's own burst then
+    runs.save_run(budgeted(quick, 0.4, 0.20))
+    wanted = {"e": design(default.to_dict(), "e")}
+    stops = budget.newest_stopping("m", wanted)
+    assert stops["e"]["round_s_full"] == 2.5 and budget.seen_spreads(stops) == {"e": 0.05}
+    own_burst = {"e": design(default.to_dict(), "e", {"burst": 1})}
+    assert budget.newest_stopping("m", own_burst)["e"]["round_s_full"] == 9.0
+    assert budget.newest_stopping("m", {"e": design(quick.to_dict(), "e")})["e"]["round_s_full"] == 0.4
+    assert budget.newest_seen("m", design(default.to_dict())) == {"e": 0.07}
+    assert budget.newest_seen("m", design(quick.to_dict())) == {"e": 0.20}
+    assert budget.newest_stopping("m", {"e": design(Settings(burst=5).to_dict(), "e")}) == {}

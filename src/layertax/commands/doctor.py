@@ -12,7 +12,7 @@ from layertax import console as consoles
 from layertax.engine import machine
 from layertax.engine.builder import toolchain
 from layertax.engine.measure import budget, noise_probe
-from layertax.engine.measure.settings import Settings, default_cpu
+from layertax.engine.measure.settings import Settings, default_cpu, design
 from layertax.report import format as fmt
 
 OPTIONAL_TOOLS = ("cc", "liburing", "clang", "lld", "mold", "musl-gcc", "valgrind", "strace")
@@ -35,7 +35,7 @@ def run(verbose: bool = False) -> int:
             probe = noise_probe.measure(default_cpu())
         except (OSError, RuntimeError, ValueError, subprocess.SubprocessError) as e:
             probe, failed = None, str(e)
-        usual = budget.newest_seen(fp.get("machine_id"))
+        usual = budget.newest_seen(fp.get("machine_id"), design(Settings().to_dict()))   # a default run's
     if probe:
         out.print(noise_verdict(probe["spread"], probe["seconds"], usual), markup=False, highlight=False)
     else:

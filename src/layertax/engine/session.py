@@ -10,7 +10,7 @@ import contextlib
 import subprocess
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from layertax import paths
@@ -21,7 +21,7 @@ from layertax.engine.measure.lock import Measuring
 from layertax.engine.measure import noise_probe
 from layertax.engine.measure import budget as budgets
 from layertax.engine.measure.scheduler import Scheduler
-from layertax.engine.measure.settings import Settings
+from layertax.engine.measure.settings import Settings, design
 from layertax.engine.analysis import between_runs
 from layertax.engine.store import results, runs
 from layertax.engine.store.recent import Recent
@@ -130,7 +130,9 @@ def _measure(chosen, settings, case_globs, prepared, doc, keeper, progress, note
     interrupted = False
     scheduled = [e for e in chosen if e.measure is None]
     seconds = settings.budget_s if settings.metric == "time" else None
-    stops = budgets.newest_stopping(fingerprint.get("machine_id"), [e.name for e in scheduled]) if seconds else {}
+    designs = {e.name: design(settings.to_dict(), e.name, asdict(settings.for_experiment(e.defaults)))
+               for e in scheduled}
+    stops = budgets.newest_stopping(fingerprint.get("machine_id"), designs) if seconds else {}
     costs = budgets.round_costs(stops)
     rule = settings.stopping_rule()
     budget = budgets.Budget(seconds, scheduled, case_globs, costs, needs=budgets.needs(stops),

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import time
 
+from layertax.engine.measure import settings
 from layertax.engine.measure.scheduler import select_cases
 
 SECONDS_PER_CASE_ROUND = 0.1   # the guess before any run was saved: one process and a burst of samples
@@ -155,10 +156,10 @@ def round_costs(stops: dict[str, dict]) -> dict[str, float]:
     return found
 
 
-def newest_seen(machine_id: str | None, tries: int = 3) -> dict[str, float]:
+def newest_seen(machine_id: str | None, design: dict, tries: int = 3) -> dict[str, float]:
     """How far each experiment's median case spread in the newest saved run on this machine that
-    kept it (settings.noise_probe.seen: a budgeted run), looking at its newest `tries` runs at most
-    (each is a whole result to read)."""
+    kept it (settings.noise_probe.seen: a budgeted run) and was measured by `design` (settings.design
+    of a run's settings), looking at its newest `tries` runs at most (each is a whole result to read)."""
     from layertax.engine.store import history
 
     try:
@@ -171,7 +172,7 @@ def newest_seen(machine_id: str | None, tries: int = 3) -> dict[str, float]:
         except Exception:   # noqa: BLE001 - a moved or damaged file: the next one may do
             continue
         seen = _seen(doc)
-        if seen:
+        if seen and settings.design(doc.get("settings") or {}) == design:
             return {name: float(value) for name, value in seen.items() if value}
     return {}
 
@@ -206,10 +207,12 @@ def needs(stops: dict[str, dict]) -> dict[str, float]:
     return found
 
 
-def newest_stopping(machine_id: str | None, names: list[str]) -> dict[str, dict]:
-    """The stopping record of each named experiment in its newest saved run on this machine, with
-    "seen_spread": how far its median case's per-round ratios spread in that run, where the run's
-    noise probe kept it (settings.noise_probe.seen): what the next run's forecast starts from."""
+def newest_stopping(machine_id: str | None, designs: dict[str, dict]) -> dict[str, dict]:
+    """The stopping record of each experiment named in `designs` in its newest saved run on this
+    machine measured by its design there (settings.design: what sets a round's cost and spread),
+    with "seen_spread": how far its median case's per-round ratios spread in that run, where the
+    run's noise probe kept it (settings.noise_probe.seen): what the next run's forecast starts from."""
+    names = list(designs)
     from layertax.engine.store import history
 
     found: dict[str, dict] = {}
@@ -225,9 +228,10 @@ def newest_stopping(machine_id: str | None, names: list[str]) -> dict[str, dict]
             doc = history.load(row)
         except Exception:   # noqa: BLE001 - a moved or damaged file: the next one may do
             continue
-        seen = _seen(doc)
+        seen, run_settings = _seen(doc), doc.get("settings") or {}
         for exp in doc["experiments"]:
-            if exp["name"] in wanted and exp.get("stopping"):
+            if exp["name"] in wanted and exp.get("stopping") and \
+                    settings.design(run_settings, exp["name"], exp.get("settings")) == designs[exp["name"]]:
                 found[exp["name"]] = {**exp["stopping"], "seen_spread": seen.get(exp["name"])}
         if len(found) == len(names):
             break

@@ -125,6 +125,23 @@ class Settings:
         return StoppingRule(self.precision, min(self.min_rounds, self.runs), self.runs)
 
 
+# What sets a round's cost and how far its ratios spread. A run measured another way (--quick's
+# shorter samples, a --burst given, callgrind's counts, a --thorough file) says nothing of what
+# this one will cost or reach, so the budget and the forecast read only runs of the same design.
+DESIGN_KEYS = ("quick", "thorough", "metric", "burst", "baseline_bursts", "min_sample_ns", "warmup")
+
+
+def design(settings: dict, experiment: str | None = None, overrides: dict | None = None) -> dict:
+    """The design of a run (a saved run's settings, or Settings.to_dict()), or of one experiment
+    in it: the run's settings with what that experiment ran with apart from them (a saved
+    experiment's "settings") and its own run options."""
+    merged = {**settings, **(overrides or {})}
+    found = {key: merged.get(key) for key in DESIGN_KEYS}
+    if experiment is not None:
+        found["options"] = (settings.get("options") or {}).get(experiment) or {}
+    return found
+
+
 CPU_ENV = "LAYERTAX_CPU"
 
 
