@@ -16,7 +16,8 @@ experiments' kernels and the launch timer), then compares each pair of consecuti
 
 Not a test: it reads what was measured.
 
-    .venv/bin/python bench/compare_between_runs.py [--last N] [--change 0.05,0.10] [EXPERIMENT ...]
+    .venv/bin/python bench/compare_between_runs.py [--last N] [--change 0.05,0.10] [--window 6]
+        [--skip N] [EXPERIMENT ...]
 
 EXPERIMENT: those compared (default: loadtime callchain tls scan encoding).
 """
@@ -34,10 +35,10 @@ from _common import saved_default_runs   # this folder's
 NAMES = ("loadtime", "callchain", "tls", "scan", "encoding")
 
 
-def with_tau(docs: list[dict], names: list[str]) -> list[dict]:
+def with_tau(docs: list[dict], names: list[str], window: int = between_runs.WINDOW) -> list[dict]:
     """Each run (oldest first) with each named experiment's cases given the tau and p between_runs
-    would have saved beside its predecessors of any version: only the named experiments, every
-    other field of the records as saved."""
+    would have saved beside its window - 1 predecessors of any version: only the named
+    experiments, every other field of the records as saved."""
     out = []
     for i, doc in enumerate(docs):
         experiments = []
@@ -45,11 +46,11 @@ def with_tau(docs: list[dict], names: list[str]) -> list[dict]:
             if exp["name"] not in names:
                 continue
             earlier = [e for d in reversed(docs[:i]) for e in d["experiments"] if e["name"] == exp["name"]]
-            earlier = earlier[:between_runs.WINDOW - 1]
+            earlier = earlier[:window - 1]
             cases = dict((exp.get("between_runs") or {}).get("cases") or {})
             for case in exp["cases"]:
                 ratio = (case.get("stats") or {}).get("ratio")
-                found = between_runs.compared(ratio, [_ratio_of(e, case["name"]) for e in earlier])
+                found = between_runs.compared(ratio, [_ratio_of(e, case["name"]) for e in earlier], window)
                 if found:
                     cases[case["name"]] = {**cases.get(case["name"], {}), "tau": found["tau"], "p": found["p"]}
             experiments.append({**exp, "between_runs": {"runs": len(earlier), "cases": cases}})
@@ -109,14 +110,18 @@ def main() -> int:
     parser.add_argument("experiments", nargs="*", default=list(NAMES))
     parser.add_argument("--last", type=int, default=200, help="the newest N default runs")
     parser.add_argument("--change", default="0.05,0.10", help="the slowdowns given to B, comma-separated")
+    parser.add_argument("--window", type=int, default=between_runs.WINDOW,
+                        help="runs a tau is taken over, this one included (a run saves it over %(default)s)")
+    parser.add_argument("--skip", type=int, default=0,
+                        help="compare only the pairs after the oldest N runs (the same pairs at every --window)")
     args = parser.parse_args()
     changes = [float(c) for c in args.change.split(",") if c]
     docs = saved_default_runs(args.last)
     if not docs:
         print("no saved default runs in the history")
         return 1
-    docs = [d for d in with_tau(docs, args.experiments) if d["experiments"]]
-    pairs = list(zip(docs, docs[1:]))
+    docs = [d for d in with_tau(docs, args.experiments, args.window) if d["experiments"]]
+    pairs = list(zip(docs, docs[1:]))[args.skip:]
     print(f"{len(docs)} default runs with {', '.join(args.experiments)}; {len(pairs)} consecutive pairs")
     totals = {"as saved": Counter(), "widened": Counter()}
     widened_ratios, judged_all = Counter(), Counter()

@@ -79,15 +79,15 @@ def spread_between(points: list[tuple[float, float]]) -> float:
     return math.sqrt(max(0.0, (q - (len(points) - 1)) / scale)) if scale > 0 else 0.0
 
 
-def compared(current: dict | None, earlier: list[dict | None]) -> dict | None:
-    """A ratio beside the same case's in earlier runs (ratio summaries, newest first): {"runs":
-    how many had an interval, "low", "high": the least and greatest of their ratios, "p": the
-    test's p-value, "moved": p < ALPHA, "tau": spread_between(), in logs}; None where this run's
-    ratio has no interval or fewer than MIN_RUNS runs do."""
+def compared(current: dict | None, earlier: list[dict | None], window: int = WINDOW) -> dict | None:
+    """A ratio beside the same case's in up to window - 1 earlier runs (ratio summaries, newest
+    first): {"runs": how many had an interval, "low", "high": the least and greatest of their
+    ratios, "p": the test's p-value, "moved": p < ALPHA, "tau": spread_between(), in logs}; None
+    where this run's ratio has no interval or fewer than MIN_RUNS runs do."""
     now = point(current)
     if now is None:
         return None
-    points = [now] + [p for p in map(point, earlier[:WINDOW - 1]) if p is not None]
+    points = [now] + [p for p in map(point, earlier[:window - 1]) if p is not None]
     if len(points) < MIN_RUNS:
         return None
     pairs = [(x, se) for x, se, _ in points]
