@@ -150,6 +150,28 @@ def test_the_geometric_mean_carries_its_cases_spread_between_runs():
     assert "spread between runs" not in plain.geomean_method
 
 
+def test_the_geometric_mean_carries_its_own_spread_between_runs_where_the_runs_kept_it():
+    """Where a run kept how far the experiment's mean moved beside its earlier runs
+    (between_runs.mean_compared), compare widens the mean by that tau, not the cases' mean; a
+    mean whose runs agreed (p at or above TAU_P) is not widened."""
+    costs = {"x": 100.0, "y": 200.0, "z": 300.0}
+    a = _run_on_a_machine(1, 1.00, costs)
+    b = _run_on_a_machine(2, 1.00, {"x": 100.0, "y": 212.0, "z": 318.0})
+    plain = compare.compare_runs(a, b).experiments[0]
+    mean = {"cases": 2, "runs": 6, "low": 2.3, "high": 2.5, "p": 0.01, "tau": 0.04}
+    a["experiments"][0]["between_runs"] = {"runs": 5, "cases": {"y": {"runs": 6, "low": 1.9, "high": 2.1,
+                                                                       "p": 0.001, "moved": False, "tau": 0.03}},
+                                           "mean": mean}
+    wide = compare.compare_runs(a, b).experiments[0]
+    assert wide.mean_tau == 0.04 and wide.geomean.ratio == plain.geomean.ratio
+    assert wide.geomean.ci95[0] < plain.geomean.ci95[0] and wide.geomean.ci95[1] > plain.geomean.ci95[1]
+    assert "widened for the spread between runs (tau 0.040, the mean's own, beside earlier runs)" in wide.geomean_method
+    mean["p"] = 0.3
+    agreed = compare.compare_runs(a, b).experiments[0]
+    assert agreed.mean_tau == 0.0 and "spread between runs" not in agreed.geomean_method
+    assert agreed.geomean.ci95 == plain.geomean.ci95
+
+
 def test_a_case_called_beside_a_baseline_that_moved_is_named():
     """The machine 20% faster in B for the baseline only (a dynamic program's start) and not for
     its case (a static one's): the case's ratio rises, compare calls it slower, and the warning

@@ -104,6 +104,47 @@ def test_nothing_is_said_without_an_interval_or_with_too_few_runs():
     assert found["runs"] == between_runs.WINDOW
 
 
+def _experiment(ratios: dict[str, dict | None]) -> dict:
+    return {"name": "e", "cases": [{"name": n, "stats": {"ratio": r} if r else None} for n, r in ratios.items()]}
+
+
+def test_cases_that_move_together_move_their_mean_beyond_what_its_runs_allow():
+    """Ten cases, each ±2% a run, all moved together by ±1.5% from run to run: no case's runs
+    disagree beyond their intervals (each offset is under its interval), but the mean's, whose
+    error is about a third of a case's, do; tau comes out near the common move. Runs of cases
+    that move independently leave the mean's tau near 0."""
+    rng = np.random.default_rng(5)
+    common, independent = [], []
+    for _ in range(200):
+        shifts = rng.normal(0, 0.015, between_runs.WINDOW)
+        runs = [_experiment({f"c{i}": _ratio(2.0 * math.exp(s + rng.normal(0, 0.01)), 0.02) for i in range(10)})
+                for s in shifts]
+        common.append(between_runs.mean_compared(runs[0], runs[1:]))
+        runs = [_experiment({f"c{i}": _ratio(2.0 * math.exp(rng.normal(0, 0.01)), 0.02) for i in range(10)})
+                for _ in shifts]
+        independent.append(between_runs.mean_compared(runs[0], runs[1:]))
+    assert all(m["cases"] == 10 and m["runs"] == between_runs.WINDOW for m in common + independent)
+    assert np.mean([m["p"] < 0.05 for m in common]) > 0.5
+    assert 0.008 < np.median([m["tau"] for m in common]) < 0.02
+    assert np.mean([m["p"] < 0.05 for m in independent]) < 0.1
+    assert np.median([m["tau"] for m in independent]) < 0.003
+
+
+def test_the_mean_is_taken_over_the_cases_every_run_has_and_needs_two_and_three_runs():
+    baseline = {"median": 1.0, "ci95": [1.0, 1.0], "ci_coverage": 0.0}
+    now = _experiment({"base": baseline, "x": _ratio(2.0, 0.02), "y": _ratio(3.0, 0.02), "new": _ratio(1.5, 0.02)})
+    before = _experiment({"base": baseline, "x": _ratio(2.0, 0.02), "y": _ratio(3.0, 0.02)})
+    found = between_runs.mean_compared(now, [before, before])
+    assert found["cases"] == 2 and found["runs"] == 3                 # not the baseline, not the new case
+    assert math.isclose(found["low"], math.sqrt(6.0)) and found["tau"] == 0.0
+    assert between_runs.mean_compared(now, [before]) is None          # two runs
+    one_case = _experiment({"x": _ratio(2.0, 0.02)})
+    assert between_runs.mean_compared(now, [one_case, before]) is None
+    marked = between_runs.marked(now, [before, before])
+    assert marked["between_runs"]["mean"] == found
+    assert "mean" not in between_runs.marked(now, [before])["between_runs"]
+
+
 def test_an_interval_labelled_short_of_95_percent_is_weighed_by_what_it_covers():
     # the same interval labelled 80% implies a larger standard error than at 95%: the same gap
     # between runs is then less surprising

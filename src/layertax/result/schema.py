@@ -205,6 +205,9 @@ BETWEEN_RUNS = obj({
               "additionalProperties": obj({"runs": COUNT, "low": POSITIVE, "high": POSITIVE,
                                            "p": NONNEGATIVE, "moved": {"type": "boolean"}, "tau": NONNEGATIVE},
                                           required=("runs", "low", "high", "p", "moved"))},
+    # The geometric mean of the experiment's ratios beside the same mean in those runs (mean_compared).
+    "mean": obj({"cases": COUNT, "runs": COUNT, "low": POSITIVE, "high": POSITIVE, "p": NONNEGATIVE,
+                 "tau": NONNEGATIVE}, required=("cases", "runs", "low", "high", "p", "tau")),
 }, required=("runs", "cases"))
 
 EXPERIMENT = obj({

@@ -90,11 +90,45 @@ def compared(current: dict | None, earlier: list[dict | None], window: int = WIN
     points = [now] + [p for p in map(point, earlier[:window - 1]) if p is not None]
     if len(points) < MIN_RUNS:
         return None
+    found = _beside(points)
+    return {**found, "moved": found["p"] < ALPHA}
+
+
+def _beside(points: list[tuple[float, float, float]]) -> dict:
+    """Runs' (log value, standard error, value) set beside each other: {"runs", "low", "high",
+    "p": heterogeneity(), "tau": spread_between()}."""
     pairs = [(x, se) for x, se, _ in points]
-    p = heterogeneity(pairs)
-    ratios = [r for _, _, r in points]
-    return {"runs": len(points), "low": min(ratios), "high": max(ratios), "p": p, "moved": p < ALPHA,
+    values = [v for _, _, v in points]
+    return {"runs": len(points), "low": min(values), "high": max(values), "p": heterogeneity(pairs),
             "tau": round(spread_between(pairs), 5)}
+
+
+def mean_compared(exp: dict, earlier: list[dict], window: int = WINDOW) -> dict | None:
+    """The geometric mean of an experiment's ratios set beside the same mean in earlier runs of it
+    (experiments as saved, newest first), over the cases every one of them has a ratio interval
+    for: {"cases": how many, "runs", "low", "high", "p", "tau"}; None where fewer than MIN_RUNS
+    runs or two cases are there.
+
+    compare widens its geometric-mean row by this tau. A case's own tau is taken only where its
+    runs disagree (compare.TAU_P), and one case's runs rarely do; but the cases of an experiment
+    can move together from run to run by less than each one's interval and more than their mean's
+    (scan's memory-bound kernels against getc), which only the mean's own runs show. A run's mean
+    is taken with the standard error of a mean of independent cases: the cases share a baseline
+    and rounds, so it is smaller than the mean's true error and the tau is, if anything, larger
+    than the true one (a mean called moved less readily, not more)."""
+    runs = [exp, *earlier[:window - 1]]
+    if len(runs) < MIN_RUNS:
+        return None
+    per_run = [{c["name"]: point((c.get("stats") or {}).get("ratio")) for c in e.get("cases", [])} for e in runs]
+    names = sorted(set.intersection(*({n for n, p in found.items() if p is not None} for found in per_run)))
+    if len(names) < 2:
+        return None
+    points = []
+    for found in per_run:
+        x = sum(found[n][0] for n in names) / len(names)
+        se = math.sqrt(sum(found[n][1] ** 2 for n in names)) / len(names)
+        points.append((x, se, math.exp(x)))
+    return {"cases": len(names), **_beside(points)}
 
 
 def warning(case: str, found: dict) -> str:
@@ -113,8 +147,8 @@ def found(exp: dict, name: str) -> dict:
 def marked(exp: dict, earlier: list[dict]) -> dict:
     """The experiment with each case's ratio set beside the same case's in earlier runs of it
     (experiments as saved, newest first): "between_runs" {"runs": how many earlier runs were
-    there to compare with, "cases": {name: compared(...)}}, and a warning on each case that
-    moved. A new result; the one given is left as it was."""
+    there to compare with, "cases": {name: compared(...)}, "mean": mean_compared(...) where there
+    is one}, and a warning on each case that moved. A new result; the one given is left as it was."""
     def ratio_of(e: dict, name: str) -> dict | None:
         case = next((c for c in e.get("cases", []) if c["name"] == name), None)
         return ((case or {}).get("stats") or {}).get("ratio")
@@ -128,4 +162,8 @@ def marked(exp: dict, earlier: list[dict]) -> dict:
         if result and result["moved"]:
             stats = {**stats, "warnings": [*stats.get("warnings", []), warning(case["name"], result)]}
         cases.append({**case, "stats": stats} if stats is not case.get("stats") else case)
-    return {**exp, "cases": cases, "between_runs": {"runs": len(earlier), "cases": found}}
+    record = {"runs": len(earlier), "cases": found}
+    mean = mean_compared(exp, earlier)
+    if mean is not None:
+        record["mean"] = mean
+    return {**exp, "cases": cases, "between_runs": record}

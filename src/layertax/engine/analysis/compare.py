@@ -67,6 +67,9 @@ class ExperimentComparison:
     geomean: Row | None
     not_compared: list[str]           # "case: why"
     geomean_method: str = ""          # how the geometric mean's interval was drawn
+    # How far the geometric mean moves between runs here (tau, logs; _mean_tau); None where neither
+    # run kept it (saved before it was kept): the cases' tau stand in.
+    mean_tau: float | None = None
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -175,7 +178,16 @@ def _compare_experiment(a: dict, b: dict, threshold: float) -> ExperimentCompari
         widen_between_runs(row, max(_tau(between_runs.found(exp, row.case)) for exp in (a, b)))
     names_a = {c["name"] for c in a["cases"]}
     skipped += [f"{c['name']}: not in A" for c in b["cases"] if c["name"] not in names_a]
-    return ExperimentComparison(a["name"], a.get("unit", ""), method, rows, None, skipped)
+    return ExperimentComparison(a["name"], a.get("unit", ""), method, rows, None, skipped, mean_tau=_mean_tau(a, b))
+
+
+def _mean_tau(a: dict, b: dict) -> float | None:
+    """How far the experiment's geometric mean moved between this machine's runs, as A's and B's
+    runs found it beside their earlier runs (between_runs.mean_compared), the larger where the
+    runs disagreed at TAU_P (else 0); None where neither run kept it."""
+    kept = [(e.get("between_runs") or {}).get("mean") for e in (a, b)]
+    kept = [m for m in kept if m]
+    return max(_tau(m) for m in kept) if kept else None
 
 
 def judge_rows(rows: list[Row]) -> None:
@@ -295,13 +307,16 @@ def geomean_row(comparison: ExperimentComparison, threshold: float) -> tuple[Row
                  dependence.variance_factor(_geomean_series([b for _, b in pairs])))
     ci = dependence.widen_ratio_interval(point, ci, factor)
     how += f", widened {math.sqrt(factor):.2f}x for drift" if factor > 1 else ""
-    # Each case's offset between runs moves the mean too; taken as moving together (loadtime's
-    # static programs do), the mean's offset spreads by the mean of the cases' tau.
-    tau = float(np.mean([r.between_runs for r in rows]))
+    # The mean moves between runs by its own offset: as the runs found it where they kept it
+    # (between_runs.mean_compared: cases can move together by less than each one's interval), else
+    # by the mean of the cases' tau, taken as moving together (loadtime's static programs do).
+    own = comparison.mean_tau is not None
+    tau = comparison.mean_tau if own else float(np.mean([r.between_runs for r in rows]))
     between = _between_runs_factor(point, ci, tau, stats.CONFIDENCE)
     if between:
         ci = dependence.widen_ratio_interval(point, ci, between)
-        how += f", widened for the spread between runs (tau {tau:.3f}, the cases' mean)"
+        source = "the mean's own, beside earlier runs" if own else "the cases' mean"
+        how += f", widened for the spread between runs (tau {tau:.3f}, {source})"
     if relative:
         how = f"over the {len(rows)} cases judged on their ratio to a baseline; {how}"
     # No single test covers a mean of ratios: the bootstrap interval decides alone.
