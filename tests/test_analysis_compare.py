@@ -363,6 +363,27 @@ def test_each_case_takes_one_line_where_its_figures_fit():
     assert not any(comparison._ratio(row) in at_80 for row in c.experiments[0].rows)
 
 
+def test_at_80_columns_a_verdict_is_never_cut_beside_an_interval_of_three_decimals():
+    """The widest interval line ("[0.93, 0.999]", its bracket kept with it when the ratio goes
+    above it) is counted whole when the case names are given their room, so the verdict column
+    keeps its longest word: it read "inconclusiv" at 80 columns."""
+    import io
+
+    from rich.console import Console
+
+    rows = [compare.Row("e", name, 1.0, 0.97, 0.97, (0.93, 0.999), "time", p_value=0.2, p_holm=1.0,
+                        verdict=verdict, to_baseline="base")
+            for name, verdict in (("c-raw-syscall", "inconclusive"), ("node-renamesync-buffer", "no difference"),
+                                  ("rust-fs-rename-long", "no difference"))]
+    e = compare.ExperimentComparison("e", "ns", "time", rows, None, [])
+    out = io.StringIO()
+    Console(file=out, width=80, no_color=True).print(comparison._table(e, 80))
+    text = out.getvalue()
+    assert max(map(len, text.splitlines())) <= 80
+    assert "inconclusive" in text.split() and text.split().count("difference") == 2
+    assert text.count("[0.93, 0.999]") == 3
+
+
 def test_unmatched_and_failed_cases_are_listed_not_compared():
     a = _doc({"x": _noisy(seed=1), "only-a": _noisy(seed=2)})
     b = _doc({"x": _noisy(seed=1), "only-b": _noisy(seed=2)})

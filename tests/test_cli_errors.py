@@ -91,6 +91,21 @@ def test_list_and_doctor_and_empty_history():
     assert p.returncode == 0 and "no runs yet" in p.stdout
 
 
+def test_the_listing_and_the_doctor_wrap_each_item_under_itself_at_80_columns():
+    """An item that wraps at 80 columns continues indented, so every line but an experiment's
+    name (and the doctor's answer and heading) starts with spaces: a line at column 0 in the
+    middle of an item would read as the next."""
+    from layertax import experiments
+
+    names = set(experiments.registry())
+    listing = run_cli("list", env={"COLUMNS": "80"}).stdout.splitlines()
+    assert listing and all(len(line) <= 80 for line in listing)
+    assert all(line.split(" - ")[0] in names for line in listing if line and not line.startswith(" "))
+    assert any(line.startswith("    ") for line in listing)     # some item did wrap
+    advice = run_cli("doctor", env={"COLUMNS": "80"}).stdout.split("for steadier measurements\n", 1)[1]
+    assert all(line.startswith("  ") for line in advice.splitlines())
+
+
 def test_a_closed_stdout_does_not_lose_the_exports(tmp_path):
     """`layertax run ... | head` closes the pipe early: the JSON export must still be written."""
     import os

@@ -109,6 +109,22 @@ def test_the_doctor_names_unseen_tasks_only_above_the_limit():
     assert level == "warn" and message.startswith("30% of the CPUs' time")
 
 
+def test_the_doctors_advice_wraps_under_its_words_with_its_level_coloured():
+    """At 80 columns a long piece of advice continues under its first word, not at column 0 nor
+    under its level; the levels are padded to one width and only the level is coloured."""
+    from layertax.commands.doctor import advice_line
+
+    message = ("ASLR is on (randomize_va_space=2): start-up timings vary with layout; it is the normal "
+               "setting, so layertax measures with it")
+    lines = advice_line("info", message, 80).plain.split("\n")
+    assert len(lines) == 2 and all(len(line) <= 80 for line in lines)
+    assert lines[0].startswith("  info ASLR is on") and lines[1].startswith(" " * 7) and lines[1][7] != " "
+    assert " ".join(line.strip() for line in lines) == "info " + message
+    short = advice_line("ok", "steal time 0.0% over the last second", 80)
+    assert short.plain == "  ok   steal time 0.0% over the last second"
+    assert [(span.start, span.end, str(span.style)) for span in short.spans] == [(2, 4, "green")]
+
+
 def test_visible_processes_include_this_one():
     own = os.times()
     own_ticks = int((own.user + own.system) * HZ)

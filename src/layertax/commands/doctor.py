@@ -5,21 +5,23 @@ from __future__ import annotations
 import subprocess
 import time
 
-from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from layertax import console as consoles
 from layertax.engine import machine
 from layertax.engine.builder import toolchain
 from layertax.engine.measure import budget, noise_probe
 from layertax.engine.measure.settings import Settings, default_cpu, design
-from layertax.report import format as fmt
+from layertax.report import breaking, format as fmt
 
 OPTIONAL_TOOLS = ("cc", "liburing", "clang", "lld", "mold", "musl-gcc", "valgrind", "strace")
 # Rounds a default run gives a case at its least and at its most (its stopping rule's checkpoints).
 DEFAULT_RULE = Settings().stopping_rule()
 # The advice's levels in the order they are printed: what to act on first.
 LEVELS = ("warn", "info", "ok")
+LEVEL_STYLES = {"warn": "yellow", "info": "blue", "ok": "green"}
+LEVEL_WIDTH = max(map(len, LEVELS))
 
 
 def run(verbose: bool = False) -> int:
@@ -45,17 +47,25 @@ def run(verbose: bool = False) -> int:
     out.print(f"machine: {fmt.machine_line(fp)}; {found} of the {known} tools layertax uses found",
               markup=False, highlight=False)
     out.print("\n[bold]for steadier measurements[/bold]", markup=True)
-    marks = {"ok": "[green]ok[/green]  ", "warn": "[yellow]warn[/yellow]", "info": "[blue]info[/blue]"}
     advice = machine.advice(fp, activity) + [("info", toolchain.hint(name)) for name in OPTIONAL_TOOLS
                                              if not toolchain.available(name)]
     for level, message in sorted(advice, key=lambda a: LEVELS.index(a[0])):
-        out.print(f"  {marks[level]} {escape(message)}", markup=True)
+        out.print(advice_line(level, message, out.width), soft_wrap=True)
     if verbose:
         _details(out, fp)
     else:
-        out.print("  the machine's fingerprint, the tools' versions and the CPU's mitigations: --verbose",
-                  style="dim", markup=False)
+        breaking.print_hanging(out, "the machine's fingerprint, the tools' versions and the CPU's mitigations: "
+                               "--verbose", "dim")
     return 0
+
+
+def advice_line(level: str, message: str, width: int) -> Text:
+    """One piece of advice, its level coloured, the lines it wraps onto under its words rather
+    than under the level (breaking.hanging): each reads as one item at 80 columns."""
+    label = level + "\u00a0" * (LEVEL_WIDTH - len(level))     # no-break spaces: hanging() keeps them
+    text = Text(breaking.hanging(f"{label} {message}", width, indent=2, more=LEVEL_WIDTH + 1))
+    text.stylize(LEVEL_STYLES[level], 2, 2 + len(level))
+    return text
 
 
 def noise_verdict(spread: float, seconds: float, usual: dict[str, float] | None = None) -> str:

@@ -9,6 +9,7 @@ from rich.text import Text
 
 from layertax import console as consoles
 from layertax import experiments
+from layertax.report import breaking
 
 
 def _groups(exp) -> str:
@@ -21,12 +22,15 @@ def _groups(exp) -> str:
 def _summary(exp, out) -> None:
     c = exp.classic
     out.print(Text.assemble((exp.name, "bold"), f" - {exp.title}"))
-    out.print(f"  asks: {exp.question}")
-    out.print(f"  cases: {len(exp.cases)} ({_groups(exp)}); baseline {exp.baseline}; "
-              f"`layertax list {exp.name}` names them")
-    out.print(f"  classic: {c.source}, {c.year}; {c.machine}")
     figures = ", ".join(f"{f.label} {f.value:g} ({r:.2f}x)" for f, r in zip(c.figures, c.ratios().values()))
-    out.print(f"  then ({c.unit}): {figures}" if figures else f"  then: {c.conclusion}")
+    # Each item wraps under its own words (hanging): at 80 columns a wrapped line at column 0
+    # reads as the next item. Printed as text, not markup: a title may hold brackets.
+    for line in (f"asks: {exp.question}",
+                 f"cases: {len(exp.cases)} ({_groups(exp)}); baseline {exp.baseline}; "
+                 f"`layertax list {exp.name}` names them",
+                 f"classic: {c.source}, {c.year}; {c.machine}",
+                 f"then ({c.unit}): {figures}" if figures else f"then: {c.conclusion}"):
+        breaking.print_hanging(out, line)
     out.print()
 
 

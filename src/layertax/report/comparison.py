@@ -67,7 +67,7 @@ def _table(e: ExperimentComparison, width: int) -> Table:
         # verdicts' longest word leave; a longer name breaks between its words and after its
         # hyphens, never inside a word (a folded one read "py-os-rename-byt" / "es").
         others = figures if not split else \
-            [widths.column(h, (line for _, cells in rows for line in cells[i].split(" [", 1)))
+            [widths.column(h, (line for _, cells in rows for line in _above(cells[i]).split("\n")))
              for i, h in enumerate(headers) if 0 < i < 5] + [max(verdict_word or 0, len("verdict"))]
         limit = max(CASE_MIN, width - widths.compact([0, *others]))
     t.add_column("case", no_wrap=True)
@@ -76,11 +76,16 @@ def _table(e: ExperimentComparison, width: int) -> Table:
     t.add_column("verdict", min_width=verdict_word)
     for row, cells in rows:
         style = "bold" if row is e.geomean else ""
-        ratio = cells[3].replace(" [", "\n[", 1) if split else cells[3]
+        ratio = _above(cells[3]) if split else cells[3]
         name = breaking.name(cells[0], limit) if limit and len(cells[0]) > limit else cells[0]
         t.add_row(Text(name, style=style), cells[1], cells[2], ratio, cells[4],
                   Text(cells[5], style=VERDICT_STYLE[row.verdict]))
     return t
+
+
+def _above(figure: str) -> str:
+    """A ratio above its interval: "0.97x" over "[0.93, 0.999]" (the bracket stays with it)."""
+    return figure.replace(" [", "\n[", 1)
 
 
 def _name(row, e: ExperimentComparison) -> str:
@@ -117,8 +122,8 @@ def render(c: Comparison, console: Console, verbose: bool = False) -> None:
     """The runs, the answer (how many cases came out each way), what to know before reading it
     (the machines differ; something else ran), then a table per experiment with its warnings.
     How a verdict is reached, and how each mean's interval was drawn, with --verbose."""
-    console.print(f"A: {c.a_label}", markup=False, highlight=False)
-    console.print(f"B: {c.b_label}", markup=False, highlight=False)
+    for side, label in (("A", c.a_label), ("B", c.b_label)):
+        breaking.print_hanging(console, f"{side}: {label}", indent=0, more=3)
     console.print(_verdicts(c), style="bold")
     if c.machine_differences:
         console.print("warning: the machines differ, so part of any difference may be the machine's:",

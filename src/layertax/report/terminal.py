@@ -460,15 +460,17 @@ def render(doc: dict, console: Console, verbose: bool = True) -> None:
     """Prints a result's tables. What it prints is the result with every control character in
     its text escaped (text.py): a case or a program named with an escape sequence shows as text."""
     doc = printable_data(doc)
-    console.print(f"machine: {fmt.machine_line(doc['machine'])}", style="dim")
+    # The header lines wrap under their own words; text, not markup: a result file's machine
+    # names are whatever its machine said.
+    breaking.print_hanging(console, f"machine: {fmt.machine_line(doc['machine'])}", "dim", indent=0)
     timed = (doc["settings"] or {}).get("metric", "time") == "time"
     brief = not verbose and (doc["settings"] or {}).get("method_brief")
     if fmt.run_method_applies(doc) and brief:
-        console.print(f"method: {brief} (--verbose: the whole method)", style="dim", markup=False, highlight=False)
+        breaking.print_hanging(console, f"method: {brief} (--verbose: the whole method)", "dim", indent=0)
     elif fmt.run_method_applies(doc):
-        console.print(f"method: {fmt.settings_line(doc['settings'], doc['experiments'])}"
-                      + ("; ratios paired per round, 95% CI from interpolated order statistics" if timed else ""),
-                      style="dim", markup=False, highlight=False)
+        breaking.print_hanging(console, f"method: {fmt.settings_line(doc['settings'], doc['experiments'])}"
+                               + ("; ratios paired per round, 95% CI from interpolated order statistics"
+                                  if timed else ""), "dim", indent=0)
     concurrent = fmt.concurrent_line(doc)
     if concurrent:
         console.print(concurrent, style="bold yellow")
