@@ -317,6 +317,34 @@ def test_a_prose_cell_wraps_between_its_words_never_inside_one(width):
                 assert word in printed, (word, text)
 
 
+@pytest.mark.parametrize("width", [80, 160])
+def test_a_trailing_prose_column_squeezed_narrow_goes_under_its_table(width):
+    """At 80 columns inspect's "what else it changes" would get about 14 columns beside the
+    figures, five lines a fix: it goes under the table, one "fix — what it changes" a row, each
+    wrapping under its own words. Where it has room (160 columns) it stays in the table."""
+    table = {"title": "fixes tried", "columns": ["fix", "saving", "spawn->exit ratio [95% CI]", "what else it changes"],
+             "align": ["left", "right", "right", "left"],
+             "rows": [["python -S (no site module)", "4.26 ms [4.04, 4.59]", "0.71x [0.70, 0.72]",
+                       "site-packages are not on sys.path: a program that imports from them fails"],
+                      ["python -X frozen_modules=on", "4.11 ms [3.90, 4.30]", "0.72x [0.70, 0.73]", ""]]}
+    exp = json.loads((Path(__file__).parent / "data" / "recorded" / "scan.json").read_text())["experiments"][0]
+    exp["tables"] = [table]
+    out = io.StringIO()
+    terminal.render_experiment(exp, Console(file=out, width=width, no_color=True), verbose=False)
+    lines = out.getvalue().splitlines()
+    assert max(map(len, lines)) <= width
+    beside = any("what else it changes" in line and "fix" in line for line in lines)
+    below = [i for i, line in enumerate(lines) if line.strip() == "what else it changes:"]
+    if width == 80:
+        assert not beside and len(below) == 1
+        item = lines[below[0] + 1:]
+        assert item[0].startswith("  python -S (no site module) — site-packages")
+        assert item[1].startswith("      ") and "python -X" not in "\n".join(item)   # no text: no line
+        assert " ".join(line.strip() for line in item[:2]).endswith("imports from them fails")
+    else:
+        assert beside and not below
+
+
 def test_a_line_under_a_table_wraps_with_a_hanging_indent_and_keeps_a_figure_with_its_unit():
     from layertax.report import breaking
 

@@ -256,6 +256,35 @@ def _extra_table(table: dict, console: Console) -> Table | Group:
     return _stacked(table, styles, console.width)
 
 
+# A trailing prose column that would get fewer columns than this beside the others goes under its
+# table, a line a row: at 80 columns inspect's "what else it changes" got 14, five lines a fix,
+# where scan's findings (22) read well beside their figures in two lines or three.
+PROSE_BESIDE = 20
+
+
+def _prose_below(table: dict, width: int) -> tuple[dict, list[str]]:
+    """The table without its trailing prose column where that column would get fewer than
+    PROSE_BESIDE columns at this width beside the others, and its cells as lines to print under
+    it ("{the row's name} — {the cell}", each row that has one, the column's header first if it
+    has one); else
+    the table as it was and no lines. A written table (fmt.written): its cells are text."""
+    columns, nowrap = table["columns"], table.get("nowrap", 1)
+    last = len(columns) - 1
+    cells = [str(row[last]) for row in table["rows"] if last < len(row)]
+    if last <= nowrap or _whole(cells) or not any(c.strip() for c in cells):
+        return table, []
+    rest = {**table, "columns": columns[:last], "rows": [list(row[:last]) for row in table["rows"]]}
+    for key in ("align", "units"):
+        if table.get(key):
+            rest[key] = table[key][:last]
+    needs = [*_needs(rest, nowrap, None), 0]
+    # ruled all round from WIDE columns; narrower, no edges and a space at either end (_titled_table)
+    if width - (widths.boxed(needs) if width >= WIDE else widths.compact(needs) + 2) >= PROSE_BESIDE:
+        return table, []
+    lines = [f"{row[0]} — {row[last]}" for row in table["rows"] if last < len(row) and str(row[last]).strip()]
+    return rest, ([f"{columns[last]}:"] if str(columns[last]).strip() else []) + lines
+
+
 TOKEN_MAX = 12  # a column of single words no longer than this (ok, DROP, tr) is kept whole, like figures
 
 
@@ -411,7 +440,10 @@ def render_experiment(exp: dict, console: Console, verbose: bool = True,
         shown = not table.get("detail") and not table.get("brief") or (verbose and table.get("detail")) or \
             (not verbose and table.get("brief"))
         if table["rows"] and shown:
+            table, below = _prose_below(fmt.written(table), console.width)
             _print_table(console, _extra_table(table, console))
+            for line in below:
+                breaking.print_hanging(console, line, indent=2, more=4)
             for note in table.get("notes", []):
                 breaking.print_hanging(console, note, "dim")
     classic = _classic_table(exp, console.width)
