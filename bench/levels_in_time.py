@@ -19,10 +19,17 @@ that long, each pass timed beside what the kernel says of it (the share of its w
 process ran, /proc/self/schedstat; its page faults; the CPU's steal time). Passes at both levels
 that ran all their wall time with no faults and no steal are slowed inside the CPU itself; two
 CPUs whose levels do not go together (the correlation of passes that started nearest each other)
-are not switched by anything they share in this guest. Not a test: it measures.
+are not switched by anything they share in this guest.
+
+--beside-probe SECONDS asks whether the noise probe's process (a Python busy loop,
+engine/measure/noise_probe.py) feels the same levels at the same moments: for that long, on one
+CPU, a Perl process of one pass over a quarter of the file, then one probe process, in turn; it
+prints each one's range, the correlation of their log times, and how often the two of a turn sit
+at the same level. Not a test: it measures.
 
     .venv/bin/python bench/levels_in_time.py [--processes 12] [--passes 6]
     .venv/bin/python bench/levels_in_time.py --watch 20
+    .venv/bin/python bench/levels_in_time.py --beside-probe 60
 """
 from __future__ import annotations
 
@@ -34,16 +41,20 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
 
+from layertax.engine.measure import noise_probe
 from layertax.engine.measure.noise_probe import spread as robust_spread
 from layertax.experiments.scan.inputfile import generate
 
 # A pass this many times the kernel's fastest is at the upper level: Perl's two levels are about
 # 1.9x apart; getc's passes spread less than 1.4x.
 UPPER = 1.5
+# The same for --beside-probe, where the probe's loop's two levels are about 1.7x apart.
+UPPER_PROBE = 1.4
 
 PERL = r"""
 use strict; use warnings; use Time::HiRes qw(time);
@@ -115,6 +126,9 @@ def main() -> int:
     parser.add_argument("--watch", type=float, metavar="SECONDS",
                         help="one Perl process on each CPU at once for SECONDS, each pass beside its run time, "
                              "faults and steal")
+    parser.add_argument("--beside-probe", type=float, metavar="SECONDS",
+                        help="a Perl pass and a noise-probe process in turn on one CPU for SECONDS: do their "
+                             "levels go together?")
     args = parser.parse_args()
     missing = [tool for tool in ("perl", "cc", "taskset", "setarch") if not shutil.which(tool)]
     if missing:
@@ -126,6 +140,9 @@ def main() -> int:
         expect = generate(data, args.mib << 20)     # scan's own input: the same bytes for the same size
         if args.watch:
             return watch(work, data, expect, args.watch)
+        if args.beside_probe:
+            quarter = work / "quarter.txt"
+            return beside_probe(work, quarter, generate(quarter, (args.mib << 20) // 4), args.cpu, args.beside_probe)
         (work / "scan.pl").write_text(PERL)
         (work / "getc.c").write_text(GETC)
         subprocess.run(["cc", "-O2", "-o", str(work / "getc"), str(work / "getc.c")], check=True)
@@ -192,6 +209,26 @@ def watch(work: Path, data: Path, expect: int, seconds: float) -> int:
         print(f"cpu {a} and cpu {b}: correlation of passes that started nearest each other {r:+.2f}")
     print(f"(upper: passes at least {UPPER}x the fastest; ran: the median share of a pass's wall time the "
           "process was running, at each level; faults: minor and major; steal: the CPU's, in ticks)")
+    return 0
+
+
+def beside_probe(work: Path, data: Path, expect: int, cpu: int, seconds: float) -> int:
+    """A Perl pass and a noise-probe process in turn on one CPU (--beside-probe): whether the
+    probe's Python loop sits at its upper level when Perl's line loop does."""
+    (work / "scan.pl").write_text(PERL)
+    perl, probe = [], []
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        out = subprocess.run(["taskset", "-c", str(cpu), "perl", str(work / "scan.pl"), str(data), "1", str(expect)],
+                             check=True, capture_output=True, text=True, timeout=600).stdout
+        perl.append(float(out.split()[0]))
+        probe.append(noise_probe.process_ns(cpu) / 1e6)
+    p, q = np.array(perl), np.array(probe)
+    upper_p, upper_q = p >= UPPER_PROBE * p.min(), q >= UPPER_PROBE * q.min()
+    print(f"{len(p)} turns on cpu {cpu}: Perl {p.min():.1f}-{p.max():.1f} ms a pass, at its upper level in "
+          f"{upper_p.mean():.0%}; the probe's process {q.min():.2f}-{q.max():.2f} ms, upper in {upper_q.mean():.0%}")
+    print(f"correlation of their log times {float(np.corrcoef(np.log(p), np.log(q))[0, 1]):+.2f}; the same level in "
+          f"{int((upper_p == upper_q).sum())} of {len(p)} turns (upper: at least {UPPER_PROBE}x the fastest)")
     return 0
 
 
