@@ -339,10 +339,28 @@ def test_a_trailing_prose_column_squeezed_narrow_goes_under_its_table(width):
         assert not beside and len(below) == 1
         item = lines[below[0] + 1:]
         assert item[0].startswith("  python -S (no site module) — site-packages")
-        assert item[1].startswith("      ") and "python -X" not in "\n".join(item)   # no text: no line
+        assert item[1].startswith("      ") and "python -X" not in "\n".join(item[:3])   # no text: no line
         assert " ".join(line.strip() for line in item[:2]).endswith("imports from them fails")
     else:
         assert beside and not below
+
+
+def test_a_prose_cell_never_parts_a_figure_from_its_unit_at_any_width():
+    """The one prose column of a table (inspect's saving, where a fix saved nothing measurable) is
+    wrapped beforehand at the room the other columns leave it: rich's own wrapping put "(±550" at
+    the end of one line and "µs)" on the next at 60, 64-68, 80 and 82 columns."""
+    table = {"title": "fixes tried", "columns": ["fix", "saving", "spawn->exit ratio [95% CI]"],
+             "align": ["left", "right", "right"],
+             "rows": [["python -S (no site module)", "4.26 ms [4.04, 4.59]", "0.71x [0.70, 0.72]"],
+                      ["python -X frozen_modules=on", "no measurable saving (±760 µs)", "1.01x [0.99, 1.05]"],
+                      ["python -I (isolated)", "no measurable saving (±550 µs)", "1.00x [0.97, 1.03]"]]}
+    for width in range(60, 90, 2):
+        out = io.StringIO()
+        console = Console(file=out, width=width, no_color=True)
+        console.print(terminal._extra_table(table, console))
+        text = out.getvalue()
+        assert max(map(len, text.splitlines())) <= width
+        assert "(±550 µs)" in text and "(±760 µs)" in text, (width, text)
 
 
 def test_a_line_under_a_table_wraps_with_a_hanging_indent_and_keeps_a_figure_with_its_unit():

@@ -248,12 +248,29 @@ def _extra_table(table: dict, console: Console) -> Table | Group:
                      overflow="ellipsis" if whole else "fold",
                      min_width=None if whole or i < nowrap else _prose_min([str(col), *cells]))
     styles = table.get("styles") or {}
+    prose, prose_room = _prose_room(table, nowrap, console.width, limit)
     for row in table["rows"]:
-        t.add_row(*(_cell(breaking.name(str(c), limit) if i < nowrap and limit else c, styles)
+        t.add_row(*(_cell(breaking.name(str(c), limit) if i < nowrap and limit else
+                          breaking.hanging(str(c), prose_room, 0, 0) if i == prose else c, styles)
                     for i, c in enumerate(row)))
     if _fits(table, nowrap, console.width, limit):
         return t
     return _stacked(table, styles, console.width)
+
+
+def _prose_room(table: dict, nowrap: int, width: int, limit: int | None) -> tuple[int | None, int]:
+    """The one prose column of a table that has one, and the columns the others leave it, its
+    cells to be wrapped there beforehand (breaking.hanging): rich would break "(±390 µs)" between
+    the figure and its unit. (None, 0) where there are several, or too little room: rich wraps them."""
+    needs = _needs(table, nowrap, limit)
+    prose = [i for i in range(nowrap, len(table["columns"]))
+             if not _whole([str(row[i]) for row in table["rows"] if i < len(row)])]
+    if len(prose) != 1:
+        return None, 0
+    needs[prose[0]] = 0
+    room = width - (widths.boxed(needs) if width >= WIDE else widths.compact(needs) + 2)
+    cells = [str(table["columns"][prose[0]]), *(str(row[prose[0]]) for row in table["rows"] if prose[0] < len(row))]
+    return (prose[0], room) if room >= _prose_min(cells) else (None, 0)
 
 
 # A trailing prose column that would get fewer columns than this beside the others goes under its
