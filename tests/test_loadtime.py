@@ -187,9 +187,15 @@ def test_launch_command_and_vs(tmp_path):
     exp = json.loads(out.read_text())["experiments"][0]
     assert exp["metric"] == "main_ns" and len(exp["cases"][0]["samples"]) == 5
     assert exp["preload_cost"] is not None
-    p = run_cli("launch", "--runs", "5", "--no-save", "/bin/true", "--vs", "/bin/echo", "hi")
+    p = run_cli("launch", "--runs", "5", "--export-json", str(out), "/bin/true", "--vs", "/bin/echo", "hi")
     assert p.returncode == 0, p.stderr
     assert "ratios to true" in p.stdout and "echo hi" in p.stdout
+    # The verdict is on spawn->main; B/A to exit, paired per round, is kept and said beside it.
+    echo = json.loads(out.read_text())["experiments"][0]["cases"][1]
+    assert echo["exit_ratio"]["rounds"] == 5 and len(echo["exit_ratio"]["ci95"]) == 2
+    answer = " ".join(p.stdout.split())
+    assert " than true in spawn->main (" in answer or "no difference from true in spawn->main (" in answer
+    assert "), spawn->exit " in answer
     bad = run_cli("launch", "--", "no-such-command-xyz")
     assert bad.returncode == 2 and bad.stderr.strip() == "layertax: error: command not found: no-such-command-xyz"
 

@@ -118,6 +118,20 @@ def test_launchs_hyperfine_line_is_on_spawn_to_exit_and_says_so():
     assert rows[0]["mean_sd"] == "615 µs ± 191 µs" and rows[0]["median"] == "415 µs"
 
 
+def test_launchs_answer_says_its_verdict_is_on_the_start_and_sets_the_exit_beside_it():
+    """`launch A --vs B` judges spawn->main; what hyperfine times, spawn->exit, can differ far more
+    (echo against true: 1.02x to main, 1.58x to exit), so the answer names the interval its verdict
+    is on and gives B/A to exit, paired, beside it. A result without the exit ratio reads as before."""
+    ratio = {"median": 1.02, "ci95": [1.01, 1.05], "ci_coverage": 0.95}
+    echo = {"name": "echo", "verdict": "slower", "stats": {"ratio": ratio},
+            "exit_ratio": {"median": 1.58, "ci95": [1.55, 1.60], "ci_coverage": 0.95}}
+    exp = {"name": "launch", "unit": "spawn->main", "baseline": "true", "cases": [{"name": "true"}, echo]}
+    assert fmt.answer(exp) == "echo is slower than true in spawn->main (1.02x [1.01, 1.05]), spawn->exit 1.58x [1.55, 1.60]"
+    del echo["exit_ratio"]
+    echo["verdict"] = "no difference"
+    assert fmt.answer(exp) == "echo: no difference from true (1.02x [1.01, 1.05])"
+
+
 def test_a_bare_run_leaves_the_extended_families_out_and_says_so():
     from layertax import experiments
     from layertax.commands.run import default_scope

@@ -106,6 +106,12 @@ def measure(commands: list[list[str]], settings: launch_settings.LaunchSettings,
         exits = case.values("exit_ns")
         if exits:
             case.extra["spawn_to_exit"] = hyperfine_summary(exits)
+    if metric == "main_ns" and len(cases) > 1:
+        # The answer compares the commands' start (spawn->main); what hyperfine times, to exit, can
+        # differ far more (echo writes and flushes before it exits): each ratio on that too, paired.
+        for case, summary in zip(cases, analyze.summaries(cases, names[0], "exit_ns").values()):
+            if summary and summary.get("ratio"):
+                case.extra["exit_ratio"] = summary["ratio"]
     said = verdicts(cases, names[0])
     for name, (word, _) in said.items():
         cases[names.index(name)].extra["verdict"] = word

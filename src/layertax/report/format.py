@@ -472,11 +472,17 @@ def answer(exp: dict) -> str | None:
     verdicts = [c for c in exp.get("cases", []) if c.get("verdict")]
     if verdicts:
         parts = []
+        # launch's verdicts are on the start (spawn->main): said, with the ratio to exit beside it
+        # where it was taken (what hyperfine times)
+        on = f" in {exp['unit']}" if exp.get("unit") and any(c.get("exit_ratio") for c in verdicts) else ""
         for c in verdicts:
             ratio = c["stats"]["ratio"]
-            parts.append(f"{c['name']} is {c['verdict']} than {exp['baseline']} ({units.ratio_with_ci(ratio)})"
-                         if c["verdict"] != "no difference" else
-                         f"{c['name']}: no difference from {exp['baseline']} ({units.ratio_with_ci(ratio)})")
+            said = (f"{c['name']} is {c['verdict']} than {exp['baseline']}{on} ({units.ratio_with_ci(ratio)})"
+                    if c["verdict"] != "no difference" else
+                    f"{c['name']}: no difference from {exp['baseline']}{on} ({units.ratio_with_ci(ratio)})")
+            if c.get("exit_ratio"):
+                said += f", spawn->exit {units.ratio_with_ci(c['exit_ratio'])}"
+            parts.append(said)
         return "; ".join(parts)
     return None
 
