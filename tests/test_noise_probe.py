@@ -139,3 +139,32 @@ def test_the_session_keeps_what_each_experiment_showed_with_the_probe_and_says_t
     session._beside_the_probe(probe, _experiment(0.05) | {"name": "calm"}, 0.02, said.append)
     assert probe["seen"] == {"exp": pytest.approx(0.08, abs=1e-5), "calm": pytest.approx(0.05, abs=1e-5)}
     assert len(said) == 1 and said[0].startswith("exp: its ratios spread 8.0%")
+
+
+def test_a_probe_whose_processes_ran_at_two_speeds_says_so(monkeypatch):
+    """On the 2-vCPU VM the probe's Python loop switches between two levels about 1.7x apart, with
+    Perl's (bench/levels_in_time.py --beside-probe): its pairs then differ by the gap, and the probe
+    reads far above the moment's usual spread. The probe keeps the two levels and the forecast and
+    doctor say them; processes at one level with a few slow ones are not two speeds."""
+    from layertax.commands.doctor import noise_verdict
+
+    rng = np.random.default_rng(2)
+    two = [3.5e6 * math.exp(rng.normal(0, 0.02)) for _ in range(15)] + \
+          [2.05e6 * math.exp(rng.normal(0, 0.02)) for _ in range(9)]
+    rng.shuffle(two)
+    values = iter(two)
+    monkeypatch.setattr(noise_probe, "process_ns", lambda cpu: next(values))
+    probe = noise_probe.measure(pairs=12, pause_s=0)
+    levels = probe["levels"]
+    assert 1.9 < levels["lower_ms"] < 2.2 and 3.3 < levels["upper_ms"] < 3.7 and levels["upper_share"] == 0.625
+    said = noise_probe.two_speeds(probe)
+    assert said.startswith("its processes ran at two speeds, 2.") and said.endswith("(62% at the slower)")
+    assert f"({said})" in noise_probe.forecast(probe, 20, 0.02)
+    assert noise_probe.forecast(probe, 20, 0.02, {"scan": 0.08}).split(" now", 1)[1].startswith(f", {said}")
+    verdict = noise_verdict(probe["spread"], 2.4, None, said)
+    assert ". The noise probe's processes ran at two speeds" in verdict and "scan's perl-tr against getc" in verdict
+    one = [3.5e6 * math.exp(rng.normal(0, 0.02)) for _ in range(21)] + [5.0e6, 5.2e6, 6.0e6]
+    values = iter(one)
+    steady = noise_probe.measure(pairs=12, pause_s=0)
+    assert steady["levels"] is None and noise_probe.two_speeds(steady) is None
+    assert "two speeds" not in noise_probe.forecast(steady, 20, 0.02)

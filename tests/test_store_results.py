@@ -111,16 +111,22 @@ def test_the_newest_run_that_kept_its_experiments_spreads_is_what_the_forecast_r
     from layertax.engine.store import runs
 
     default = design(Settings().to_dict())
-    assert budget.newest_seen("m", default) == {}
+    assert budget.newest_seen("m", default, {"e"}) == {}
     older = sample_doc()
     older["settings"] = Settings().to_dict() | {"noise_probe": {"spread": 0.03, "seen": {"e": 0.05}}}
     older["experiments"][0]["stopping"] = {"rule": None, "cases": {}, "round_s_full": 2.5}
     runs.save_run(older)
-    assert budget.newest_seen("m", default) == {"e": 0.05}
+    assert budget.newest_seen("m", default, {"e"}) == {"e": 0.05}
     runs.save_run(sample_doc())                                     # no probe: a --runs run
-    assert budget.newest_seen("m", default) == {"e": 0.05}
-    assert budget.newest_seen("m", default, tries=1) == {}
-    assert budget.newest_seen("another machine", default) == {}
+    assert budget.newest_seen("m", default, {"e"}) == {"e": 0.05}
+    assert budget.newest_seen("m", default, {"e"}, tries=1) == {}
+    assert budget.newest_seen("m", default, {"another experiment"}) == {}     # passed on the index, not read
+    for _ in range(3):                  # launches since: not runs of these experiments, not a try each
+        launch = sample_doc()
+        launch["experiments"][0]["name"] = "launch"
+        runs.save_run(launch)
+    assert budget.newest_seen("m", default, {"e"}, tries=2) == {"e": 0.05}
+    assert budget.newest_seen("another machine", default, {"e"}) == {}
     # The stopping record a run's budget reads carries it too (the newer run has no stopping record).
     stops = budget.newest_stopping("m", {"e": design(Settings().to_dict(), "e")})
     assert stops["e"]["round_s_full"] == 2.5 and budget.seen_spreads(stops) == {"e": 0.05}
@@ -152,6 +158,6 @@ def test_the_budget_and_the_forecast_pass_over_runs_measured_another_way(tmp_pat
     own_burst = {"e": design(default.to_dict(), "e", {"burst": 1})}
     assert budget.newest_stopping("m", own_burst)["e"]["round_s_full"] == 9.0
     assert budget.newest_stopping("m", {"e": design(quick.to_dict(), "e")})["e"]["round_s_full"] == 0.4
-    assert budget.newest_seen("m", design(default.to_dict())) == {"e": 0.07}
-    assert budget.newest_seen("m", design(quick.to_dict())) == {"e": 0.20}
+    assert budget.newest_seen("m", design(default.to_dict()), {"e"}) == {"e": 0.07}
+    assert budget.newest_seen("m", design(quick.to_dict()), {"e"}) == {"e": 0.20}
     assert budget.newest_stopping("m", {"e": design(Settings(burst=5).to_dict(), "e")}) == {}

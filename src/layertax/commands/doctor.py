@@ -9,6 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from layertax import console as consoles
+from layertax import experiments
 from layertax.engine import machine
 from layertax.engine.builder import toolchain
 from layertax.engine.measure import budget, noise_probe
@@ -37,9 +38,12 @@ def run(verbose: bool = False) -> int:
             probe = noise_probe.measure(default_cpu())
         except (OSError, RuntimeError, ValueError, subprocess.SubprocessError) as e:
             probe, failed = None, str(e)
-        usual = budget.newest_seen(fp.get("machine_id"), design(Settings().to_dict()))   # a default run's
+        # a default run's, of the experiments a budget shares (not launches, nor inspect's)
+        usual = budget.newest_seen(fp.get("machine_id"), design(Settings().to_dict()),
+                                   {e.name for e in experiments.registry().values() if e.measure is None})
     if probe:
-        out.print(noise_verdict(probe["spread"], probe["seconds"], usual), markup=False, highlight=False)
+        out.print(noise_verdict(probe["spread"], probe["seconds"], usual, noise_probe.two_speeds(probe)),
+                  markup=False, highlight=False)
     else:
         out.print(f"noise probe not run: {failed}", markup=False, highlight=False)
     found = sum(1 for version in fp["tools"].values() if version != "missing")
@@ -68,14 +72,24 @@ def advice_line(level: str, message: str, width: int) -> Text:
     return text
 
 
-def noise_verdict(spread: float, seconds: float, usual: dict[str, float] | None = None) -> str:
+def noise_verdict(spread: float, seconds: float, usual: dict[str, float] | None = None,
+                  speeds: str | None = None) -> str:
     """The answer: how far a ratio spreads from round to round here, and what that gives it in a
     default run's rounds (noise_probe's forecast, said as one): steady enough where a ratio as
     noisy reaches the default target within a default run's most rounds. usual: how far each
     experiment's median case spread in its newest run here (budget.seen_spreads); where there is
     one, the verdict starts from their median (the probe forecast them within a factor of 1.7-1.9
     on the 2-vCPU VM, the previous run within 1.2-1.35: bench/noise_probe.py --history), the
-    probe said beside it."""
+    probe said beside it. speeds: the probe's processes at two levels (noise_probe.two_speeds),
+    said after the verdict with what it does to a ratio."""
+    return _verdict(spread, seconds, usual) + (
+        f". The noise probe's {speeds.removeprefix('its ')}: the machine switched speed while it measured, and "
+        "a case it slows more than its baseline moves with the time spent at each (on the VM of "
+        "docs/method/statistics.md, Perl's and Python's loops switch together and C's do not: scan's perl-tr "
+        "against getc)" if speeds else "")
+
+
+def _verdict(spread: float, seconds: float, usual: dict[str, float] | None) -> str:
     rule = DEFAULT_RULE
     typical = noise_probe.starting_spread(spread, usual)
     if usual:

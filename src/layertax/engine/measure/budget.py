@@ -156,14 +156,16 @@ def round_costs(stops: dict[str, dict]) -> dict[str, float]:
     return found
 
 
-def newest_seen(machine_id: str | None, design: dict, tries: int = 3) -> dict[str, float]:
+def newest_seen(machine_id: str | None, design: dict, names: set[str], tries: int = 3) -> dict[str, float]:
     """How far each experiment's median case spread in the newest saved run on this machine that
     kept it (settings.noise_probe.seen: a budgeted run) and was measured by `design` (settings.design
-    of a run's settings), looking at its newest `tries` runs at most (each is a whole result to read)."""
+    of a run's settings), looking at its newest `tries` runs of any of the experiments `names` at
+    most (each is a whole result to read; a run of none of them, a launch, is passed on the index)."""
     from layertax.engine.store import history
 
     try:
-        rows = [r for r in history.runs(machine_id=machine_id) if not machine_id or r["machine_id"] == machine_id]
+        rows = [r for r in history.runs(machine_id=machine_id) if (not machine_id or r["machine_id"] == machine_id)
+                and names & set(r["experiments"].split(","))]
     except Exception:   # noqa: BLE001 - no usable history: nothing kept
         return {}
     for row in rows[:tries]:

@@ -26,7 +26,7 @@ import subprocess
 import sys
 import time
 
-from layertax.engine.analysis import analyze, dependence, stats
+from layertax.engine.analysis import analyze, dependence, stats, two_levels
 
 PAIRS = 12
 SAMPLES = 7
@@ -46,6 +46,10 @@ WARN_AT = 2.0
 SURPRISE_AT = 2.0
 # Fewer cases than this say little of an experiment's median case.
 SURPRISE_CASES = 3
+# The least gap between two levels of the probe's processes that counts as two speeds: at one
+# level they spread a few percent; on the 2-vCPU VM their loop and Perl's switch together between
+# two levels about 1.7x apart (bench/levels_in_time.py --beside-probe).
+LEVEL_GAP = 0.25
 # The probe's own process: a busy loop of about 2 ms, timed SAMPLES times; its median is printed.
 WORKER = (
     "import time\n"
@@ -113,8 +117,22 @@ def measure(cpu: int | None = None, pairs: int = PAIRS, pause_s: float = PAUSE_S
             time.sleep(pause_s)
         times.append(process_ns(cpu))
     logs = [math.log(times[i + pairs] / times[i]) for i in range(pairs)]
+    levels = two_levels.two_levels(times, LEVEL_GAP)
     return {"spread": spread(logs), "pairs": pairs, "seconds": round(time.monotonic() - started, 2),
-            "log_ratios": [round(x, 5) for x in logs]}
+            "log_ratios": [round(x, 5) for x in logs],
+            "levels": levels and {"lower_ms": round(levels["lower"] / 1e6, 4), "upper_ms": round(levels["upper"] / 1e6, 4),
+                                  "upper_share": round(levels["upper_share"], 3), "p": round(levels["p"], 5)}}
+
+
+def two_speeds(probe: dict) -> str | None:
+    """The probe's processes at two levels (two_levels.two_levels over their times, a gap of
+    LEVEL_GAP or more) in words; None where they sat at one. A pair of processes at different
+    levels differs by the gap, so such a probe reads far above the moment's usual spread."""
+    levels = probe.get("levels")
+    if not levels:
+        return None
+    return (f"its processes ran at two speeds, {levels['lower_ms']:.3g} and {levels['upper_ms']:.3g} ms a loop "
+            f"({levels['upper_share']:.0%} at the slower)")
 
 
 def forecast(probe: dict, rounds: int, target: float, usual: dict[str, float] | None = None) -> str:
@@ -129,14 +147,17 @@ def forecast(probe: dict, rounds: int, target: float, usual: dict[str, float] | 
     if usual:
         low, high = min(usual.values()), max(usual.values())
         seen = f"{low:.1%}" if round(low, 3) == round(high, 3) else f"{low:.1%} to {high:.1%}"
+        speeds = two_speeds(probe)
         text = (f"noise: in their last runs here these experiments' ratios spread {seen} from round to round (the "
                 f"median case of each); a case as noisy reaches about ±{reach:.1%} in the ~{rounds} rounds the budget "
-                f"allows (target ±{target:.0%}; a forecast); the noise probe reads {probe['spread']:.1%} now")
+                f"allows (target ±{target:.0%}; a forecast); the noise probe reads {probe['spread']:.1%} now"
+                + (f", {speeds}" if speeds else ""))
         warning = ": expect '~' on many ratios here (a longer --budget, or a looser --precision)"
     else:
-        text = (f"noise probe ({probe['seconds']:.1f} s): pairs of processes differ by {probe['spread']:.1%} here; "
-                f"a case as noisy reaches about ±{reach:.1%} in the ~{rounds} rounds the budget allows (target "
-                f"±{target:.0%}; a forecast)")
+        speeds = two_speeds(probe)
+        text = (f"noise probe ({probe['seconds']:.1f} s): pairs of processes differ by {probe['spread']:.1%} here"
+                + (f" ({speeds})" if speeds else "") + f"; a case as noisy reaches about ±{reach:.1%} in the "
+                f"~{rounds} rounds the budget allows (target ±{target:.0%}; a forecast)")
         warning = ": noisy now, expect '~' on many ratios (a longer --budget, or a looser --precision)"
     return text + (warning if reach > WARN_AT * target else "")
 
