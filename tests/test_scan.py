@@ -167,6 +167,13 @@ def test_experiment_defaults_yield_to_given_settings_and_quick():
     assert Settings(runs=3, given=("runs",)).for_experiment(defaults).runs == 3
     assert Settings(runs=3, given=("runs",)).for_experiment(defaults).burst == defaults["burst"]
     assert Settings(runs=6, quick=True).for_experiment(defaults).runs == 6
+    # --quick keeps its values but for an experiment's own burst or rounds where fewer: scan's one
+    # pass a round (--quick's burst of two doubled a round of scan); a burst given still stands.
+    quick = Settings.from_options(quick=True, pin=False)
+    assert (quick.for_experiment(defaults).burst, quick.for_experiment(defaults).runs) == (1, defaults["runs"])
+    assert quick.for_experiment(defaults).min_sample_ns == quick.min_sample_ns
+    assert quick.for_experiment({"burst": 15, "min_sample_ns": 1_000_000}) == quick     # callchain's: more
+    assert Settings.from_options(quick=True, burst=3, pin=False).for_experiment(defaults).burst == 3
 
 
 # --- shares on synthetic samples ---
