@@ -115,7 +115,7 @@ def mean_compared(exp: dict, earlier: list[dict], window: int = WINDOW) -> dict 
     (scan's memory-bound kernels against getc), which only the mean's own runs show. A run's mean
     is taken with the standard error of a mean of independent cases: the cases share a baseline
     and rounds, so it is smaller than the mean's true error and the tau is, if anything, larger
-    than the true one (a mean called moved less readily, not more)."""
+    than the true one: compare then calls a change of the mean less readily, not more."""
     runs = [exp, *earlier[:window - 1]]
     if len(runs) < MIN_RUNS:
         return None
