@@ -70,19 +70,20 @@ def runtime_rows(split: dict | None, whole_parts: dict | None) -> list[dict]:
 
     A traced run its logging slowed (-X importtime makes python3 2-3x slower) names stages larger
     than the timed run's: each stage is then taken as its share of the traced run, applied to
-    the timed spawn->exit, and its source says so; the residual is never below zero."""
+    the timed spawn->exit (the table's note says so); the residual is never below zero. Each row's
+    "share" is of spawn->exit, as the measured parts' are, where the start-up ends at exit (None
+    where it ends at the first output: the stages are after it)."""
     if not split or not split.get("stages") or not whole_parts:
         return []
     measured = whole_parts.get("main->exit") or whole_parts["spawn->exit"]
     traced, total = split.get("traced_ns"), whole_parts["spawn->exit"]["ns"]
     scale = 1.0 if trace_matches(split, whole_parts) or not traced else total / traced
-    rows = [{"stage": s["name"], "ns": s["ns"] * scale,
-             "source": s["source"] if scale == 1.0 else f"{s['source']}: {s['ns'] / traced:.0%} of the traced run"}
-            for s in split["stages"]]
+    rows = [{"stage": s["name"], "ns": s["ns"] * scale, "source": s["source"]} for s in split["stages"]]
     named = sum(r["ns"] for r in rows)
     rows.append({"stage": "not named by the trace (residual)", "ns": max(0.0, measured["ns"] - named),
                  "source": "measured - named"})
-    return rows
+    exit_shares = end_of(whole_parts) == "exit" and total
+    return [{**r, "share": r["ns"] / total if exit_shares else None} for r in rows]
 
 
 def trace_matches(split: dict | None, whole_parts: dict | None) -> bool:

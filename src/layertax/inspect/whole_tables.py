@@ -31,12 +31,12 @@ def whole_table(result: dict) -> dict:
             p = parts[name]
             rows.append([name, p["ns"], _interval(p), p["share"]])
             if name == "main->exit":
-                rows += [[f"  {r['stage']}", r["ns"], r["source"], None] for r in stages]
+                rows += [[f"  {r['stage']}", r["ns"], r["source"], r["share"]] for r in stages]
     if "spawn->exit" in parts:
         p = parts["spawn->exit"]
         rows.append(["spawn->exit", p["ns"], _interval(p), p["share"]])
         if "main->exit" not in parts:     # a program that does not stamp main: the stages split the whole
-            rows += [[f"  {r['stage']}", r["ns"], r["source"], None] for r in stages]
+            rows += [[f"  {r['stage']}", r["ns"], r["source"], r["share"]] for r in stages]
     notes = list(split.get("details") or [])
     if split.get("problem"):
         notes.append(f"{split['runtime']}: {split['problem']}")
