@@ -363,6 +363,16 @@ def test_a_prose_cell_never_parts_a_figure_from_its_unit_at_any_width():
         assert "(±550 µs)" in text and "(±760 µs)" in text, (width, text)
 
 
+def test_a_name_indented_under_its_part_keeps_its_indent_on_every_line():
+    """inspect's runtime stages sit two spaces in under main->exit; broken at 80 columns they lost
+    it and read as parts of their own."""
+    from layertax.report import breaking
+
+    lines = breaking.name("  the interpreter's own imports (15 modules)", 33).split("\n")
+    assert lines == ["  the interpreter's own imports", "  (15 modules)"]
+    assert breaking.name("node-renamesync-buffer", 17) == "node-renamesync-\nbuffer"
+
+
 def test_a_line_under_a_table_wraps_with_a_hanging_indent_and_keeps_a_figure_with_its_unit():
     from layertax.report import breaking
 

@@ -36,14 +36,17 @@ def words(text: str, width: int) -> str:
 
 def name(text: str, limit: int) -> str:
     """A name in lines of at most limit where its words and hyphens allow: its words packed onto
-    lines, a word longer than limit broken after its hyphens (hyphens())."""
+    lines, a word longer than limit broken after its hyphens (hyphens()). A name indented (a
+    stage under the part it splits, "  site's imports") keeps its indent on every line."""
+    indent = text[:len(text) - len(text.lstrip(" "))]
+    room = max(1, limit - len(indent))
     lines = [""]
     for word in text.split():
-        for piece in hyphens(word, limit).split("\n"):
-            if lines[-1] and len(lines[-1]) + 1 + len(piece) > limit:
+        for piece in hyphens(word, room).split("\n"):
+            if lines[-1] and len(lines[-1]) + 1 + len(piece) > room:
                 lines.append("")
             lines[-1] += (" " if lines[-1] and not lines[-1].endswith("-") else "") + piece
-    return "\n".join(lines)
+    return "\n".join(indent + line for line in lines)
 
 
 def hanging(text: str, width: int, indent: int = 2, more: int = 2) -> str:
