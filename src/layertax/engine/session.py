@@ -130,8 +130,8 @@ def _measure(chosen, settings, case_globs, prepared, doc, keeper, progress, note
     interrupted = False
     scheduled = [e for e in chosen if e.measure is None]
     seconds = settings.budget_s if settings.metric == "time" else None
-    designs = {e.name: design(settings.to_dict(), e.name, asdict(settings.for_experiment(e.defaults)))
-               for e in scheduled}
+    run_settings = settings.to_dict()
+    designs = {e.name: design(run_settings, e.name, asdict(settings.for_experiment(e.defaults))) for e in scheduled}
     stops = budgets.newest_stopping(fingerprint.get("machine_id"), designs) if seconds else {}
     costs = budgets.round_costs(stops)
     rule = settings.stopping_rule()

@@ -164,6 +164,12 @@ def _titled_table(title: str, width: int) -> Table:
     return Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False)
 
 
+def _drawn_width(column_widths: list[int], width: int) -> int:
+    """How wide _titled_table draws columns this wide at a terminal this wide: ruled all round
+    from WIDE columns; narrower, no edges and a space at either end (two more than compact)."""
+    return widths.boxed(column_widths) if width >= WIDE else widths.compact(column_widths) + 2
+
+
 CLASSIC_COLUMNS = ("classic layer", "then", "then ratio", "nearest case today", "now ratio [95% CI]")
 
 
@@ -197,8 +203,7 @@ def _classic_table(exp: dict, width: int) -> Table | Group | None:
     cells = [[r["label"], f"{r['then_value']:g}", units.ratio(r["then_ratio"]), r["counterpart"] or "-",
               fmt.classic_now_text(exp, r)] for r in rows]
     figures = [widths.column(CLASSIC_COLUMNS[i], (row[i] for row in cells)) for i in (1, 2, 4)]
-    # the narrow table (_titled_table) pads its outer columns by a space: two more than compact
-    room = width - (widths.boxed([*figures, 0, 0]) if width >= WIDE else widths.compact([*figures, 0, 0]) + 2)
+    room = width - _drawn_width([*figures, 0, 0], width)
     names = [[CLASSIC_COLUMNS[i], *(row[i] for row in cells)] for i in (0, 3)]   # a header wraps too
     limits = _name_limits(names, room)
     if limits is None:
@@ -226,8 +231,9 @@ def _cell(text: str, styles: dict[str, str]) -> Text:
 def _extra_table(table: dict, console: Console) -> Table | Group:
     """An experiment's own table: columns of figures never wrap (a number is whole or absent),
     prose wraps; a table whose figures alone are wider than the terminal is printed row by
-    row instead, one "column: value" a line, so no figure is ever cut."""
-    table = _without_bars(fmt.written(table), console.width)
+    row instead, one "column: value" a line, so no figure is ever cut. A written table
+    (fmt.written: render_experiment writes it once, for _prose_below and this)."""
+    table = _without_bars(table, console.width)
     t = _titled_table(table["title"], console.width)
     align = table.get("align") or ["left"] + ["right"] * (len(table["columns"]) - 1)
     nowrap = table.get("nowrap", 1)   # leading columns (names) kept whole: the prose beside them wraps
@@ -268,7 +274,7 @@ def _prose_room(table: dict, nowrap: int, width: int, limit: int | None) -> tupl
     if len(prose) != 1:
         return None, 0
     needs[prose[0]] = 0
-    room = width - (widths.boxed(needs) if width >= WIDE else widths.compact(needs) + 2)
+    room = width - _drawn_width(needs, width)
     cells = [str(table["columns"][prose[0]]), *(str(row[prose[0]]) for row in table["rows"] if prose[0] < len(row))]
     return (prose[0], room) if room >= _prose_min(cells) else (None, 0)
 
@@ -283,8 +289,8 @@ def _prose_below(table: dict, width: int) -> tuple[dict, list[str]]:
     """The table without its trailing prose column where that column would get fewer than
     PROSE_BESIDE columns at this width beside the others, and its cells as lines to print under
     it ("{the row's name} — {the cell}", each row that has one, the column's header first if it
-    has one); else
-    the table as it was and no lines. A written table (fmt.written): its cells are text."""
+    has one); else the table as it was and no lines. A written table (fmt.written): its cells
+    are text."""
     columns, nowrap = table["columns"], table.get("nowrap", 1)
     last = len(columns) - 1
     cells = [str(row[last]) for row in table["rows"] if last < len(row)]
@@ -294,9 +300,7 @@ def _prose_below(table: dict, width: int) -> tuple[dict, list[str]]:
     for key in ("align", "units"):
         if table.get(key):
             rest[key] = table[key][:last]
-    needs = [*_needs(rest, nowrap, None), 0]
-    # ruled all round from WIDE columns; narrower, no edges and a space at either end (_titled_table)
-    if width - (widths.boxed(needs) if width >= WIDE else widths.compact(needs) + 2) >= PROSE_BESIDE:
+    if width - _drawn_width([*_needs(rest, nowrap, None), 0], width) >= PROSE_BESIDE:
         return table, []
     lines = [f"{row[0]} — {row[last]}" for row in table["rows"] if last < len(row) and str(row[last]).strip()]
     return rest, ([f"{columns[last]}:"] if str(columns[last]).strip() else []) + lines

@@ -164,8 +164,7 @@ def newest_seen(machine_id: str | None, design: dict, names: set[str], tries: in
     from layertax.engine.store import history
 
     try:
-        rows = [r for r in history.runs(machine_id=machine_id) if (not machine_id or r["machine_id"] == machine_id)
-                and names & set(r["experiments"].split(","))]
+        rows = [r for r in history.runs(machine_id=machine_id) if names & set(r["experiments"].split(","))]
     except Exception:   # noqa: BLE001 - no usable history: nothing kept
         return {}
     for row in rows[:tries]:
@@ -224,7 +223,7 @@ def newest_stopping(machine_id: str | None, designs: dict[str, dict]) -> dict[st
         return found
     for row in rows:
         wanted = [n for n in row["experiments"].split(",") if n in names and n not in found]
-        if not wanted or (machine_id and row["machine_id"] != machine_id):
+        if not wanted:            # history.runs gave this machine's rows only
             continue
         try:
             doc = history.load(row)

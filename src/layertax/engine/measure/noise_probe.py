@@ -144,17 +144,16 @@ def forecast(probe: dict, rounds: int, target: float, usual: dict[str, float] | 
     2-vCPU VM within a median factor of 1.7-1.9, each experiment's previous run within 1.2-1.35
     (bench/noise_probe.py --history)."""
     reach = reachable(starting_spread(probe["spread"], usual), rounds)
+    speeds = two_speeds(probe)
     if usual:
         low, high = min(usual.values()), max(usual.values())
         seen = f"{low:.1%}" if round(low, 3) == round(high, 3) else f"{low:.1%} to {high:.1%}"
-        speeds = two_speeds(probe)
         text = (f"noise: in their last runs here these experiments' ratios spread {seen} from round to round (the "
                 f"median case of each); a case as noisy reaches about ±{reach:.1%} in the ~{rounds} rounds the budget "
                 f"allows (target ±{target:.0%}; a forecast); the noise probe reads {probe['spread']:.1%} now"
                 + (f", {speeds}" if speeds else ""))
         warning = ": expect '~' on many ratios here (a longer --budget, or a looser --precision)"
     else:
-        speeds = two_speeds(probe)
         text = (f"noise probe ({probe['seconds']:.1f} s): pairs of processes differ by {probe['spread']:.1%} here"
                 + (f" ({speeds})" if speeds else "") + f"; a case as noisy reaches about ±{reach:.1%} in the "
                 f"~{rounds} rounds the budget allows (target ±{target:.0%}; a forecast)")
