@@ -156,6 +156,7 @@ def test_a_probe_whose_processes_ran_at_two_speeds_says_so(monkeypatch):
     monkeypatch.setattr(noise_probe, "process_ns", lambda cpu: next(values))
     probe = noise_probe.measure(pairs=12, pause_s=0)
     levels = probe["levels"]
+    assert probe["process_ns"] == [int(t) for t in two]     # the raw times its figures come from
     assert 1.9 < levels["lower_ms"] < 2.2 and 3.3 < levels["upper_ms"] < 3.7 and levels["upper_share"] == 0.625
     said = noise_probe.two_speeds(probe)
     assert said.startswith("its processes ran at two speeds, 2.") and said.endswith("(62% at the slower)")

@@ -108,8 +108,10 @@ def starting_spread(spread: float, usual: dict[str, float] | None) -> float:
 
 
 def measure(cpu: int | None = None, pairs: int = PAIRS, pause_s: float = PAUSE_S) -> dict:
-    """The probe: {"spread", "pairs", "seconds"}; the pairs' log ratios kept for the record. Each
-    process is paired with the one `pairs` processes later."""
+    """The probe: {"spread", "pairs", "seconds", "levels"}; each process's median loop time
+    ("process_ns", in the order they ran) and the pairs' log ratios kept for the record, so that
+    every figure it prints can be taken again from the result. Each process is paired with the
+    one `pairs` processes later."""
     started = time.monotonic()
     times = []
     for i in range(2 * pairs):
@@ -119,7 +121,7 @@ def measure(cpu: int | None = None, pairs: int = PAIRS, pause_s: float = PAUSE_S
     logs = [math.log(times[i + pairs] / times[i]) for i in range(pairs)]
     levels = two_levels.two_levels(times, LEVEL_GAP)
     return {"spread": spread(logs), "pairs": pairs, "seconds": round(time.monotonic() - started, 2),
-            "log_ratios": [round(x, 5) for x in logs],
+            "process_ns": [int(t) for t in times], "log_ratios": [round(x, 5) for x in logs],
             "levels": levels and {"lower_ms": round(levels["lower"] / 1e6, 4), "upper_ms": round(levels["upper"] / 1e6, 4),
                                   "upper_share": round(levels["upper_share"], 3), "p": round(levels["p"], 5)}}
 
