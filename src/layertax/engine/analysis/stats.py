@@ -58,10 +58,13 @@ def _spread(iqr: float, median: float) -> float | None:
 
 def _at_rank(x: np.ndarray, rank: float) -> float:
     """The sorted values at a fractional rank (1-based), by linear interpolation between the two
-    order statistics around it: rank 2.3 is 70% of X(2) and 30% of X(3)."""
+    order statistics around it: rank 2.3 is 70% of X(2) and 30% of X(3). Kept between those two:
+    X(2) + 0.9999... x (X(3) - X(2)) can round a unit past X(3), and an interval widened by a
+    hair (rank 2.9999... against 3) then came out narrower than the plain one."""
     below = min(max(int(math.floor(rank)), 1), x.size)
     above = min(below + 1, x.size)
-    return float(x[below - 1] + (rank - below) * (x[above - 1] - x[below - 1]))
+    low, high = x[below - 1], x[above - 1]
+    return float(min(max(low + (rank - below) * (high - low), low), high))
 
 
 def _rank_coverage(j: int, n: int) -> float:
@@ -117,7 +120,9 @@ def median_ci(values, confidence: float = CONFIDENCE, factor: float = 1.0) -> tu
     rank, coverage = _interpolated_rank(n, float(confidence))
     if factor > 1.0:
         centre = (n + 1) / 2
-        rank = centre - (centre - rank) * math.sqrt(factor)
+        # never inward of the plain rank: centre - (centre - rank) can round a unit above rank
+        # where the factor is 1 but for its last bit
+        rank = min(rank, centre - (centre - rank) * math.sqrt(factor))
         if rank < 1.0:        # even [min, max] is short of it: say how short (normal approximation)
             from scipy import stats as sps
 
