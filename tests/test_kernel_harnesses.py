@@ -50,6 +50,29 @@ def test_c_skip_and_unknown_case(probe_binary):
     assert p.returncode == 1 and "no such case" in parse(p.stdout).error
 
 
+def test_c_with_alternates_two_cases_in_one_process(probe_binary, tmp_path):
+    """--with: the second case's samples alternate with the first's (A B, B A, ...), each at its
+    own iteration count, each verified; the second works in DIR/with."""
+    p = run(probe_binary, "--case", "count", "--with", "asm102", "--with-iters", "300", "--samples", "3",
+            "--iters", "1000", "--dir", str(tmp_path))
+    assert p.returncode == 0, p.stderr
+    lines = [json.loads(line) for line in p.stdout.splitlines()]
+    assert lines[0]["case"] == "count" and lines[0]["with"] == "asm102"
+    assert [(s["case"], s["iters"]) for s in lines[1:]] == [
+        ("count", 1000), ("asm102", 300), ("asm102", 300), ("count", 1000), ("count", 1000), ("asm102", 300)]
+    assert (tmp_path / "with").is_dir()
+    assert [s["iters"] for s in parse("\n".join(line for line in p.stdout.splitlines()
+                                                if '"case":"asm102"' not in line)).samples] == [1000] * 3
+
+
+def test_c_with_a_case_that_fails_or_is_itself_is_an_error(probe_binary, tmp_path):
+    p = run(probe_binary, "--case", "count", "--with", "wrong", "--samples", "2", "--iters", "10", "--with-iters", "10")
+    assert p.returncode == 1 and parse(p.stdout.splitlines()[-1]).error == "wrong result: expected 42, got 41"
+    for other in ("count", "nope"):
+        p = run(probe_binary, "--case", "count", "--with", other)
+        assert p.returncode == 1 and "--with" in parse(p.stdout).error
+
+
 def test_c_bad_options_are_usage_errors(probe_binary):
     assert run(probe_binary, "--case", "count", "--samples", "abc").returncode == 2
     assert run(probe_binary, "--case", "count", "--samples").returncode == 2

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #ifdef __GLIBC__
@@ -96,10 +97,12 @@ static uint64_t clock_overhead_ns(void)
 
 typedef struct options {
     const char *case_name;
+    const char *with_name;  /* --with: a second case whose samples alternate with the first's */
     const char *dir;
     long samples;
     uint64_t min_sample_ns;
     uint64_t iters; /* 0: calibrate */
+    uint64_t with_iters; /* the second case's; 0: calibrate */
     int cpu;        /* -1: do not pin */
     int raise_priority;
     int list;
@@ -118,7 +121,7 @@ static int parse_u64(const char *s, uint64_t *out)
 
 static int parse_options(int argc, char **argv, options *o)
 {
-    *o = (options){NULL, NULL, 5, 10000000u, 0, -1, 0, 0};
+    *o = (options){NULL, NULL, NULL, 5, 10000000u, 0, 0, -1, 0, 0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -128,6 +131,8 @@ static int parse_options(int argc, char **argv, options *o)
         if (!v) { fprintf(stderr, "missing value for %s\n", a); return -1; }
         i++;
         if (strcmp(a, "--case") == 0) o->case_name = v;
+        else if (strcmp(a, "--with") == 0) o->with_name = v;
+        else if (strcmp(a, "--with-iters") == 0 && parse_u64(v, &n) == 0) o->with_iters = n;
         else if (strcmp(a, "--dir") == 0) o->dir = v;
         else if (strcmp(a, "--samples") == 0 && parse_u64(v, &n) == 0 && n > 0) o->samples = (long)n;
         else if (strcmp(a, "--min-sample-ns") == 0 && parse_u64(v, &n) == 0) o->min_sample_ns = n;
@@ -186,44 +191,67 @@ static int calibrate(const lt_case *c, lt_ctx *ctx, uint64_t min_ns, uint64_t *i
     return LT_OK;
 }
 
-int lt_main(int argc, char **argv, const char *kernel, const lt_case *cases, size_t ncases)
+/* --- one case of the process, and a second one alternating with it (--with) --- */
+
+/* A case as this process runs it: its context and iteration count, and the working directory
+   its setup left (a case may chdir into its own directory; with two cases in one process each
+   gets its own back before its samples). */
+typedef struct arm {
+    const lt_case *c;
+    lt_ctx ctx;
+    uint64_t iters;
+    char cwd[4096];
+} arm;
+
+static const lt_case *find_case(const char *name, const lt_case *cases, size_t ncases)
 {
-    options o;
-    if (parse_options(argc, argv, &o) != 0)
-        return 2;
-    if (o.list) {
-        printf("{\"case\":\"empty\",\"ops_per_iter\":1}\n");
-        for (size_t i = 0; i < ncases; i++)
-            printf("{\"case\":\"%s\",\"ops_per_iter\":%u}\n", cases[i].name, cases[i].ops_per_iter);
-        return 0;
-    }
-    if (!o.case_name) {
-        fprintf(stderr, "usage: %s --case NAME [--samples S] [--min-sample-ns T] [--iters N] "
-                        "[--dir DIR] [--cpu N] [--raise-priority] | --list\n", argv[0]);
-        return 2;
-    }
-    const lt_case *c = strcmp(o.case_name, "empty") == 0 ? &empty_case : NULL;
-    for (size_t i = 0; !c && i < ncases; i++)
-        if (strcmp(cases[i].name, o.case_name) == 0)
-            c = &cases[i];
-    if (!c) {
-        report_problem("error", o.case_name, "no such case in this kernel");
-        return LT_FAIL;
-    }
+    if (strcmp(name, "empty") == 0)
+        return &empty_case;
+    for (size_t i = 0; i < ncases; i++)
+        if (strcmp(cases[i].name, name) == 0)
+            return &cases[i];
+    return NULL;
+}
 
-    char pin_why[128], prio[128];
-    const char *pinned = lt_pin(o.cpu, pin_why, sizeof pin_why);
-    lt_priority(o.raise_priority, prio, sizeof prio);
+static int set_up(arm *a, const char *dir)
+{
+    a->ctx.dir = dir;
+    a->ctx.case_name = a->c->name;
+    int rc = a->c->setup ? a->c->setup(&a->ctx) : LT_OK;
+    if (rc == LT_OK && !getcwd(a->cwd, sizeof a->cwd))
+        rc = lt_fail(&a->ctx, LT_FAIL, "getcwd after setup: %s", strerror(errno));
+    return rc;
+}
 
-    lt_ctx ctx = {0};
-    ctx.dir = o.dir;
-    ctx.case_name = c->name;
-    int rc = c->setup ? c->setup(&ctx) : LT_OK;
-    if (rc != LT_OK) {
-        report_problem(rc == LT_SKIP ? "skip" : "error", c->name, ctx.message);
+/* Before a sample of a: its own working directory, outside the timed region. */
+static int enter(arm *a)
+{
+    if (chdir(a->cwd) != 0)
+        return lt_fail(&a->ctx, LT_FAIL, "chdir %s: %s", a->cwd, strerror(errno));
+    return LT_OK;
+}
+
+static int one_sample(arm *a, int alternating)
+{
+    sample s;
+    int rc = alternating ? enter(a) : LT_OK;
+    if (rc == LT_OK)
+        rc = timed(a->c, &a->ctx, a->iters, &s);
+    if (rc != LT_OK)
         return rc;
-    }
+    printf("{\"case\":");
+    lt_json_string(stdout, a->c->name);
+    printf(",\"iters\":%llu,\"ops\":%llu,\"ns\":%llu,\"csw_vol\":%ld,\"csw_invol\":%ld,\"minflt\":%ld}\n",
+           (unsigned long long)a->iters, (unsigned long long)a->iters * a->c->ops_per_iter,
+           (unsigned long long)s.ns, s.csw_vol, s.csw_invol, s.minflt);
+    fflush(stdout);
+    return LT_OK;
+}
 
+static void describe(const char *kernel, const arm *a, const arm *with, const char *pinned,
+                     const char *pin_why, const char *prio)
+{
+    const lt_case *c = a->c;
     printf("{\"kernel\":");
     lt_json_string(stdout, kernel);
     printf(",\"case\":");
@@ -239,33 +267,110 @@ int lt_main(int argc, char **argv, const char *kernel, const lt_case *cases, siz
 #endif
     printf(",\"clock\":\"CLOCK_MONOTONIC\",\"clock_res_ns\":%llu,\"clock_overhead_ns\":%llu",
            (unsigned long long)clock_resolution_ns(), (unsigned long long)clock_overhead_ns());
-    if (ctx.bytes_per_op)
-        printf(",\"bytes_per_op\":%llu", (unsigned long long)ctx.bytes_per_op);
+    if (a->ctx.bytes_per_op)
+        printf(",\"bytes_per_op\":%llu", (unsigned long long)a->ctx.bytes_per_op);
     printf(",\"ops_per_iter\":%u,\"pinned\":%s,\"pin\":", c->ops_per_iter, pinned);
     lt_json_string(stdout, pin_why);
     printf(",\"priority\":");
     lt_json_string(stdout, prio);
+    if (with) {
+        printf(",\"with\":");
+        lt_json_string(stdout, with->c->name);
+    }
     printf("}\n");
     fflush(stdout);
+}
 
-    uint64_t iters = o.iters;
-    if (iters == 0)
-        rc = calibrate(c, &ctx, o.min_sample_ns, &iters);
+/* The second case's private directory: a fresh one inside the first's, so that the two never
+   meet in one directory (both may create the same names). */
+static int with_dir(const char *dir, char *out, size_t n, lt_ctx *ctx)
+{
+    if (!dir)
+        return LT_OK;
+    if (snprintf(out, n, "%s/with", dir) >= (int)n)
+        return lt_fail(ctx, LT_FAIL, "--dir is too long");
+    if (mkdir(out, 0700) != 0)
+        return lt_fail(ctx, LT_FAIL, "mkdir %s: %s", out, strerror(errno));
+    return LT_OK;
+}
+
+int lt_main(int argc, char **argv, const char *kernel, const lt_case *cases, size_t ncases)
+{
+    options o;
+    if (parse_options(argc, argv, &o) != 0)
+        return 2;
+    if (o.list) {
+        printf("{\"case\":\"empty\",\"ops_per_iter\":1}\n");
+        for (size_t i = 0; i < ncases; i++)
+            printf("{\"case\":\"%s\",\"ops_per_iter\":%u}\n", cases[i].name, cases[i].ops_per_iter);
+        return 0;
+    }
+    if (!o.case_name) {
+        fprintf(stderr, "usage: %s --case NAME [--with NAME [--with-iters N]] [--samples S] [--min-sample-ns T] "
+                        "[--iters N] [--dir DIR] [--cpu N] [--raise-priority] | --list\n", argv[0]);
+        return 2;
+    }
+    static arm a, w;
+    a.c = find_case(o.case_name, cases, ncases);
+    if (!a.c) {
+        report_problem("error", o.case_name, "no such case in this kernel");
+        return LT_FAIL;
+    }
+    w.c = o.with_name ? find_case(o.with_name, cases, ncases) : NULL;
+    if (o.with_name && (!w.c || w.c == a.c)) {
+        report_problem("error", o.case_name, w.c ? "--with names the case itself" : "--with: no such case in this kernel");
+        return LT_FAIL;
+    }
+    arm *with = w.c ? &w : NULL;
+
+    char pin_why[128], prio[128];
+    const char *pinned = lt_pin(o.cpu, pin_why, sizeof pin_why);
+    lt_priority(o.raise_priority, prio, sizeof prio);
+
+    char start_cwd[4096], wdir[4096];
+    int rc = getcwd(start_cwd, sizeof start_cwd) ? LT_OK : lt_fail(&a.ctx, LT_FAIL, "getcwd: %s", strerror(errno));
+    if (rc == LT_OK)
+        rc = set_up(&a, o.dir);
+    arm *failed = &a;
+    if (rc == LT_OK && with) {
+        failed = with;
+        rc = with_dir(o.dir, wdir, sizeof wdir, &w.ctx);
+        if (rc == LT_OK && chdir(start_cwd) != 0)
+            rc = lt_fail(&w.ctx, LT_FAIL, "chdir %s: %s", start_cwd, strerror(errno));
+        if (rc == LT_OK)
+            rc = set_up(&w, o.dir ? wdir : NULL);
+    }
+    if (rc != LT_OK) {
+        report_problem(rc == LT_SKIP ? "skip" : "error", a.c->name, failed->ctx.message);
+        return rc;
+    }
+
+    describe(kernel, &a, with, pinned, pin_why, prio);
+
+    a.iters = o.iters;
+    if (a.iters == 0)
+        rc = (with ? enter(&a) : LT_OK) == LT_OK ? calibrate(a.c, &a.ctx, o.min_sample_ns, &a.iters) : LT_FAIL;
+    if (rc == LT_OK && with) {
+        failed = with;
+        w.iters = o.with_iters;
+        if (w.iters == 0)
+            rc = enter(&w) == LT_OK ? calibrate(w.c, &w.ctx, o.min_sample_ns, &w.iters) : LT_FAIL;
+    }
+    /* Alternating, the pairs run A B, B A, A B, ...: a drift inside the process falls on both alike. */
     for (long i = 0; rc == LT_OK && i < o.samples; i++) {
-        sample s;
-        rc = timed(c, &ctx, iters, &s);
-        if (rc != LT_OK)
-            break;
-        printf("{\"case\":");
-        lt_json_string(stdout, c->name);
-        printf(",\"iters\":%llu,\"ops\":%llu,\"ns\":%llu,\"csw_vol\":%ld,\"csw_invol\":%ld,\"minflt\":%ld}\n",
-               (unsigned long long)iters, (unsigned long long)iters * c->ops_per_iter,
-               (unsigned long long)s.ns, s.csw_vol, s.csw_invol, s.minflt);
-        fflush(stdout);
+        arm *first = with && i % 2 ? with : &a, *second = first == &a ? with : &a;
+        failed = first;
+        rc = one_sample(first, with != NULL);
+        if (rc == LT_OK && second) {
+            failed = second;
+            rc = one_sample(second, 1);
+        }
     }
     if (rc != LT_OK)
-        report_problem(rc == LT_SKIP ? "skip" : "error", c->name, ctx.message);
-    if (c->teardown)
-        c->teardown(&ctx);
+        report_problem(rc == LT_SKIP ? "skip" : "error", a.c->name, failed->ctx.message);
+    if (with && w.c->teardown)
+        w.c->teardown(&w.ctx);
+    if (a.c->teardown)
+        a.c->teardown(&a.ctx);
     return rc;
 }
