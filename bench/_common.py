@@ -223,7 +223,7 @@ def ratios_to_baseline(exp: dict, case: dict) -> list[float]:
     if base is None or base is case or not case.get("samples") or not base.get("samples"):
         return []
     metric = analyze.sample_metric(exp)
-    return stats.paired_ratios(analyze.round_values(case, metric), analyze.round_values(base, metric))
+    return stats.paired_ratios(analyze.round_values(case, metric), analyze.beside_values(case, base, metric))
 
 
 def layertax_experiment(experiment: str, case: str, cpu: int, out: Path, options: list[str]) -> dict:

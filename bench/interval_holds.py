@@ -32,7 +32,7 @@ def figures(exp: dict, case_name: str) -> dict:
     rounds = analyze.round_values(case)
     return {"samples": [analyze.ns_per_op(s) for s in case["samples"]],
             "round_medians": [rounds[r] for r in sorted(rounds)],
-            "ratios": stats.paired_ratios(rounds, analyze.round_values(base)),
+            "ratios": stats.paired_ratios(rounds, analyze.beside_values(case, base)),
             "stats": case["stats"]}
 
 

@@ -174,6 +174,20 @@ def test_experiment_defaults_yield_to_given_settings_and_quick():
     assert quick.for_experiment(defaults).min_sample_ns == quick.min_sample_ns
     assert quick.for_experiment({"burst": 15, "min_sample_ns": 1_000_000}) == quick     # callchain's: more
     assert Settings.from_options(quick=True, burst=3, pin=False).for_experiment(defaults).burst == 3
+    # scan pairs its cases with getc per round (a getc burst beside every two cases doubled a
+    # round), under --quick too; a pairing given stands.
+    assert Settings().pairing == "beside" and Settings().for_experiment(defaults).pairing == "round"
+    assert quick.for_experiment(defaults).pairing == "round"
+    assert Settings.from_options(pairing="beside", pin=False).for_experiment(defaults).pairing == "beside"
+    assert Settings.from_options(quick=True, pairing="beside", pin=False).for_experiment(defaults).pairing == "beside"
+
+
+def test_a_pairing_not_known_is_one_clear_line():
+    from layertax.engine.measure.settings import Settings
+    from layertax.errors import UsageError
+
+    with pytest.raises(UsageError, match="--pairing must be one of beside, round"):
+        Settings.from_options(pairing="apart", pin=False)
 
 
 # --- shares on synthetic samples ---

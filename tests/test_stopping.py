@@ -416,7 +416,7 @@ def test_a_case_widened_after_its_stop_goes_on_again_with_its_baseline(monkeypat
               16: {"count": 0.01, "wrong": 0.01, "skip": 0.01, "hang": 0.01, "crash": 0.01},
               24: {"count": 0.03, "wrong": 0.01, "skip": 0.01, "hang": 0.01, "crash": 0.01}}
     exp, runs, plan = _plan({}, StoppingRule(0.02, min_rounds=8, max_rounds=40))
-    monkeypatch.setattr(rounds_module, "half_widths", lambda values, baselines: widths[plan.rounds_done])
+    monkeypatch.setattr(rounds_module, "half_widths", lambda values, baselines, bases=None: widths[plan.rounds_done])
     for r in range(8):
         _add_round(runs, r, {c.name: 100.0 for c in exp.cases})
         plan.finished(r + 1, 0.1)

@@ -8,7 +8,7 @@ import click
 
 from layertax.cli.options import CONTEXT, Duration, Finite, exit_with, keeping_options, launch_timer_options
 from layertax.cli.options import export_values, timer_values, with_version
-from layertax.engine.measure.settings import QUICK, THOROUGH, Settings
+from layertax.engine.measure.settings import PAIRINGS, QUICK, THOROUGH, Settings
 
 _D = Settings()   # defaults, shown in --help
 
@@ -43,9 +43,12 @@ def list_cmd(experiment: str | None) -> None:
               f"[default: {_D.min_rounds} to {_D.runs}, driven by --precision]")
 @click.option("--warmup", type=click.IntRange(min=0), help=f"Rounds run first and discarded. [default: {_D.warmup}]")
 @click.option("--burst", type=click.IntRange(min=1), help=f"Samples per case per round. [default: {_D.burst}]")
-@click.option("--baseline-bursts", type=click.IntRange(min=1, max=10), metavar="K", help="Bursts of each baseline "
-              "per round, each in its own process; every ratio divides by the baseline's round median, so more "
-              f"of them take its noise out of the ratios. [default: {_D.baseline_bursts}]")
+@click.option("--pairing", type=click.Choice(PAIRINGS), help="beside: each case's burst runs next to a burst of "
+              "its baseline, and its ratio divides by that one; round: cases and baselines shuffled through the "
+              f"round, every ratio divided by the baseline's round median. [default: {_D.pairing}]")
+@click.option("--baseline-bursts", type=click.IntRange(min=1, max=10), metavar="K", help="With --pairing round: "
+              "bursts of each baseline per round, each in its own process; every ratio divides by the baseline's "
+              f"round median, so more of them take its noise out of the ratios. [default: {_D.baseline_bursts}]")
 @click.option("--min-time", type=Finite(min=0.0001, max=60), help="Minimum seconds per sample; kernels calibrate "
               f"their iterations to it. [default: {_D.min_sample_ns / 1e9:g}]")
 @click.option("--case", "case_globs", multiple=True, metavar="GLOB", help="Run only cases matching GLOB (repeatable); the baseline always runs.")
@@ -63,7 +66,7 @@ def list_cmd(experiment: str | None) -> None:
 @click.option("--no-syscalls", is_flag=True, help="Skip the separate strace run that counts each case's system "
               "calls per operation (the timed runs are never traced).")
 @keeping_options
-def run(experiment_names, quick, thorough, precision, budget, runs, warmup, burst, baseline_bursts, min_time,
+def run(experiment_names, quick, thorough, precision, budget, runs, warmup, burst, pairing, baseline_bursts, min_time,
         case_globs, timeout, seed, cpu, no_pin, no_priority, no_save, allow_concurrent, metric, no_syscalls,
         everything, **options) -> None:
     """Run experiments (all of them if none is named) and print a table per experiment.
@@ -80,7 +83,7 @@ def run(experiment_names, quick, thorough, precision, budget, runs, warmup, burs
     exports = export_values(options)
     own = {key: value for key, value in options.items() if "__" in key}
     settings = {"quick": quick, "thorough": thorough, "precision": precision, "budget": budget, "runs": runs, "warmup": warmup, "burst": burst,
-                "baseline_bursts": baseline_bursts, "min_time": min_time,
+                "baseline_bursts": baseline_bursts, "pairing": pairing, "min_time": min_time,
                 "timeout": timeout, "seed": seed, "cpu": cpu, "pin": not no_pin, "raise_priority": not no_priority,
                 "count_syscalls": not no_syscalls, "metric": metric}
     exit_with(running.run(experiment_names, case_globs, settings, own, exports, not no_save, allow_concurrent,

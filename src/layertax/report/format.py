@@ -195,7 +195,10 @@ def _settings_text(settings: dict) -> str:
     min_ns = settings.get("min_sample_ns")
     cpu = settings.get("cpu", "?")
     bursts = settings.get("baseline_bursts") or 1    # a baseline's bursts a round, where it serves 3 cases
-    baselines = f", baselines {bursts} bursts a round" if bursts > 1 else ""
+    if settings.get("pairing") == "beside":
+        baselines = ", each case beside a burst of its baseline"
+    else:   # "round", or a run saved before the pairing was a setting
+        baselines = f", baselines {bursts} bursts a round" if bursts > 1 else ""
     return (f"{rounds} x {settings.get('burst', '?')} samples after {settings.get('warmup', '?')} warm-up"
             f"{baselines}, samples >= {duration(min_ns) if min_ns is not None else '?'}, interleaved (seed "
             f"{settings.get('seed', '?')}), cpu {cpu if cpu is not None else 'not pinned'}{budget}")
@@ -208,7 +211,8 @@ def own_settings_line(exp: dict) -> str | None:
     if not own:
         return None
     names = {"runs": "rounds", "burst": "samples per round", "warmup": "warm-up rounds",
-             "min_sample_ns": "min sample ns", "baseline_bursts": "baseline bursts per round"}
+             "min_sample_ns": "min sample ns", "baseline_bursts": "baseline bursts per round",
+             "pairing": "pairing"}
     return "this experiment ran with " + ", ".join(f"{names.get(k, k)} = {v}" for k, v in own.items())
 
 

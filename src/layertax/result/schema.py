@@ -90,7 +90,7 @@ STATS = nullable(obj({
 # every number finite and within MAX_NUMBER, and at least one whole operation wherever ns is given.
 SAMPLE = {"type": "object", "required": ["round"]}
 SAMPLE_ROUND = (-1, 10_000_000)
-SAMPLE_COUNTS = ("csw_vol", "csw_invol", "minflt", "majflt", "maxrss_kb", "iters", "ops")
+SAMPLE_COUNTS = ("csw_vol", "csw_invol", "minflt", "majflt", "maxrss_kb", "iters", "ops", "slot", "beside")
 
 # A node of a case's layer chain under callgrind (engine/measure/instructions.py), as the reports walk
 # it: a function, its object, its instructions and its children, each a node. Recursive, so a

@@ -55,6 +55,30 @@ def round_values(case: dict, metric: str | None = None) -> dict[int, float]:
     return _medians(round_samples(case, metric))
 
 
+def beside_values(case: dict | Case, base: dict | Case, metric: str | None = None) -> dict[int, float]:
+    """The baseline's value the case's ratio divides by in each round: the median of the baseline
+    burst that ran beside the case's (engine/measure/layout.py: the case's samples name its
+    slot, "beside"), where the round was laid out so; else the baseline's round median."""
+    medians = round_values(base, metric)
+    beside = {s["round"]: s["beside"] for s in samples_of(case) if "beside" in s}
+    if not beside:
+        return medians
+    bursts: dict[tuple[int, int], list[float]] = defaultdict(list)
+    for s in samples_of(base):
+        if "slot" in s and (v := value(s, metric)) is not None:
+            bursts[(s["round"], s["slot"])].append(v)
+    return {r: float(np.median(bursts[(r, beside[r])])) if (r, beside.get(r)) in bursts else m
+            for r, m in medians.items()}
+
+
+def paired_bases(cases: dict[str, dict | Case], baselines: dict[str, str | None],
+                 metric: str | None = None) -> dict[str, dict[int, float] | None]:
+    """Each case's baseline values, round by round, as its ratio pairs with them (beside_values);
+    None for a baseline, or where its baseline is not among the cases."""
+    return {name: beside_values(case, cases[base], metric) if (base := baselines.get(name)) and base != name
+            and base in cases else None for name, case in cases.items()}
+
+
 def _medians(rounds: dict[int, list[float]]) -> dict[int, float]:
     return {r: float(np.median(v)) for r, v in rounds.items()}
 
@@ -107,14 +131,16 @@ def case_stats(case: dict, base_values: dict[int, float] | None, metric: str | N
 
 
 def classic_now(exp: dict, values: dict[str, dict[int, float]], factors: dict[str, float] | None = None,
-                precise: Collection[str] = ()) -> list[dict]:
+                precise: Collection[str] = (), bases: dict[str, dict[int, float] | None] | None = None) -> list[dict]:
     """Each classic figure beside today's ratio of its counterpart, paired per round.
 
     values: each case's round medians, by case name (empty for a case without samples);
     factors: the ratios' drift factors (stats.ratio_factors), used where the classic's baseline
     is the counterpart's own; precise: the cases that stopped because their ratio met the
     precision target, whose interval is taken at the stricter level that decided it, as in
-    their own row (case_stats), so that one figure has one interval in every table.
+    their own row (case_stats), so that one figure has one interval in every table; bases: the
+    baseline values each case pairs with (paired_bases), used where the classic's baseline is
+    the counterpart's own.
     """
     classic = exp.get("classic")
     if not classic:
@@ -127,9 +153,11 @@ def classic_now(exp: dict, values: dict[str, dict[int, float]], factors: dict[st
         now = None
         if case_values and base_values:
             case = next((c for c in exp["cases"] if c["name"] == fig["counterpart"]), {})
-            factor = (factors or {}).get(fig["counterpart"]) if baseline_of(exp, case) == base_name else None
+            own_base = baseline_of(exp, case) == base_name
+            factor = (factors or {}).get(fig["counterpart"]) if own_base else None
+            pairs_with = (bases or {}).get(fig["counterpart"]) if own_base else None
             level = stats.SEQUENTIAL_CONFIDENCE if fig["counterpart"] in precise else stats.CONFIDENCE
-            now = stats.ratio_summary(stats.paired_ratios(case_values, base_values), level, factor)
+            now = stats.ratio_summary(stats.paired_ratios(case_values, pairs_with or base_values), level, factor)
         rows.append({"label": fig["label"], "then_value": fig["value"], "then_ratio": classic["ratios"][fig["label"]],
                      "counterpart": fig["counterpart"], "why": fig["why"], "now_ratio": now})
     return rows
@@ -160,8 +188,11 @@ def baseline_of(exp: dict, case: dict) -> str:
 def summaries(cases: list[Case], baseline: str, metric: str | None) -> dict[str, dict | None]:
     """Each case's statistics, its ratio paired per round to the baseline's (None: no samples)."""
     values = {c.name: round_values(c, metric) for c in cases}
-    factors = stats.ratio_factors(values, {c.name: baseline for c in cases})
-    return {c.name: case_stats(c, values.get(baseline), metric, ratio_factor=factors.get(c.name)) for c in cases}
+    baselines = {c.name: baseline for c in cases}
+    bases = paired_bases({c.name: c for c in cases}, baselines, metric)
+    factors = stats.ratio_factors(values, baselines, bases)
+    return {c.name: case_stats(c, values.get(baseline) if c.name == baseline else bases.get(c.name), metric,
+                               ratio_factor=factors.get(c.name)) for c in cases}
 
 
 def analyzed(exp: dict) -> dict:
@@ -171,12 +202,22 @@ def analyzed(exp: dict) -> dict:
     values = {c["name"]: round_values(c, metric) for c in exp["cases"]}
     stopped = ((exp.get("stopping") or {}).get("cases") or {})
     precise = {name for name, stop in stopped.items() if (stop or {}).get("stopped") == "precise"}
-    factors = stats.ratio_factors(values, {c["name"]: baseline_of(exp, c) for c in exp["cases"]})
-    cases = [{**case, "stats": case_stats(case, values.get(baseline_of(exp, case)), metric, case["name"] in precise,
-                                          factors.get(case["name"]), stats.precision_target(exp))}
+    baselines = {c["name"]: baseline_of(exp, c) for c in exp["cases"]}
+    bases = paired_bases({c["name"]: c for c in exp["cases"]}, baselines, metric)
+    factors = stats.ratio_factors(values, baselines, bases)
+    cases = [{**case, "stats": case_stats(case, _base_values(case["name"], baselines, values, bases), metric,
+                                          case["name"] in precise, factors.get(case["name"]),
+                                          stats.precision_target(exp))}
              for case in exp["cases"]]
-    return {**exp, "cases": cases, "classic_now": classic_now(exp, values, factors, precise),
+    return {**exp, "cases": cases, "classic_now": classic_now(exp, values, factors, precise, bases),
             "warnings": stats.experiment_warnings(exp.get("cpu_activity"))}
+
+
+def _base_values(name: str, baselines: dict[str, str | None], values: dict[str, dict[int, float]],
+                 bases: dict[str, dict[int, float] | None]) -> dict[int, float] | None:
+    """What case_stats divides a case by: the baseline values it pairs with; a baseline's own
+    round medians (its ratio to itself)."""
+    return values.get(name) if baselines.get(name) == name else bases.get(name)
 
 
 def complete(doc: dict) -> dict:

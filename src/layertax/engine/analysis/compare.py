@@ -112,6 +112,12 @@ def _why_not(case_a: dict, case_b: dict) -> str | None:
     return None
 
 
+def _pairs_with(exp: dict, name: str, base: str) -> dict[int, float]:
+    """The baseline's values a case's ratio divides by in each round of a run (analyze.beside_values)."""
+    by_name = {c["name"]: c for c in exp["cases"]}
+    return analyze.beside_values(by_name[name], by_name[base], analyze.sample_metric(exp))
+
+
 def _to_baseline(a: dict, b: dict, case: dict, values_a: dict[str, dict[int, float]],
                  values_b: dict[str, dict[int, float]]) -> tuple[str, dict[int, float], dict[int, float]] | None:
     """(baseline, A's ratios, B's ratios) for case (as in A): its ratio to its baseline round by round in
@@ -124,8 +130,8 @@ def _to_baseline(a: dict, b: dict, case: dict, values_a: dict[str, dict[int, flo
     name = analyze.baseline_of(a, case)
     if name == case["name"] or not values_a.get(name) or not values_b.get(name):
         return None
-    ratios_a = stats.paired_ratio_rounds(values_a[case["name"]], values_a[name])
-    ratios_b = stats.paired_ratio_rounds(values_b[case["name"]], values_b[name])
+    ratios_a = stats.paired_ratio_rounds(values_a[case["name"]], _pairs_with(a, case["name"], name))
+    ratios_b = stats.paired_ratio_rounds(values_b[case["name"]], _pairs_with(b, case["name"], name))
     return (name, ratios_a, ratios_b) if len(ratios_a) >= 2 and len(ratios_b) >= 2 else None
 
 

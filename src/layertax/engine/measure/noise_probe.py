@@ -167,13 +167,13 @@ def case_spreads(exp: dict) -> list[float]:
     """Each case's spread (spread()) of log(case / its baseline) over the rounds both ran, 6 rounds
     or more, for an experiment's result as saved (its kernels' samples; a case's baseline is its
     group's, analyze.baseline_of); sorted."""
-    values = {c["name"]: analyze.round_values(c) for c in exp["cases"] if c.get("samples") and "ns" in c["samples"][0]}
+    timed = {c["name"]: c for c in exp["cases"] if c.get("samples") and "ns" in c["samples"][0]}
+    bases = analyze.paired_bases(timed, {name: analyze.baseline_of(exp, c) for name, c in timed.items()})
     out = []
-    for case in exp["cases"]:
-        base = analyze.baseline_of(exp, case)
-        if case["name"] not in values or base == case["name"] or base not in values:
+    for name, case in timed.items():
+        if not bases.get(name):
             continue
-        logs = [math.log(r) for r in stats.paired_ratios(values[case["name"]], values[base]) if r > 0]
+        logs = [math.log(r) for r in stats.paired_ratios(analyze.round_values(case), bases[name]) if r > 0]
         if len(logs) >= 6:
             out.append(spread(logs))
     return sorted(out)

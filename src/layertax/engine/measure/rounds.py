@@ -62,6 +62,11 @@ class RoundPlan:
         return {name: analyze.round_values({"samples": r.samples}, self.metric)
                 for name, r in self.runs.items() if r.active}
 
+    def _paired_bases(self) -> dict[str, dict[int, float] | None]:
+        """The baseline values each active case's ratio pairs with (analyze.paired_bases)."""
+        return analyze.paired_bases({name: {"samples": r.samples} for name, r in self.runs.items() if r.active},
+                                    self.baselines, self.metric)
+
     def finished(self, rounds_done: int, seconds: float) -> None:
         """A measured round ended (rounds_done of them so far), taking `seconds`."""
         self.rounds_done = rounds_done
@@ -72,7 +77,7 @@ class RoundPlan:
         if self.checked:
             values = self._round_values()
             ran = [name for name in values if name not in self.stopped]
-            widths = half_widths(values, self.baselines)
+            widths = half_widths(values, self.baselines, self._paired_bases())
             self.stopped, going = at_checkpoint(values, self.baselines, self.rule, self.stopped, widths)
             for name in self._out_of_reach(values, going, widths, seconds / max(len(ran), 1)):
                 self.stopped[name] = "out of reach"
@@ -159,7 +164,8 @@ class RoundPlan:
     def record(self, interrupted: bool) -> dict:
         """Per case: rounds used, precision reached, and why it stopped; and the rule itself."""
         values = self._round_values()
-        factors = stats.ratio_factors(values, self.baselines)
+        bases = self._paired_bases()
+        factors = stats.ratio_factors(values, self.baselines, bases)
         cases = {}
         for name, rounds in values.items():
             base = self.baselines.get(name)
@@ -168,7 +174,7 @@ class RoundPlan:
             # The half-width of the interval the case reports: the stricter one where it stopped
             # because of it (stats.SEQUENTIAL_CONFIDENCE), else the plain 95% one.
             level = stats.SEQUENTIAL_CONFIDENCE if why == "precise" else stats.CONFIDENCE
-            reached = precision_reached(rounds, values.get(base) if base else None, level, factors.get(name))
+            reached = precision_reached(rounds, bases.get(name) if base else None, level, factors.get(name))
             cases[name] = {"rounds": len(rounds), "precision": None if reached is None else round(reached, 5),
                            "met": None if self.rule is None or reached is None else reached <= self.rule.precision,
                            "stopped": why}

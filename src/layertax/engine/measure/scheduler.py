@@ -18,7 +18,6 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -35,6 +34,7 @@ from layertax.experiment import Case, Experiment, ProgressSink, SharedInput
 from layertax.progress import NoProgress
 from layertax.engine.measure import count_cache
 from layertax.engine.measure.calibration import settled_iters
+from layertax.engine.measure import layout
 from layertax.engine.measure.rounds import RoundPlan
 from layertax.engine.measure.settings import Settings
 from layertax.scratch import make_private_dir
@@ -81,22 +81,6 @@ def _drop_unfinished_round(runs: list[CaseRun], round_no: int, rounds: RoundPlan
     for run in runs:
         run.samples = [s for s in run.samples if s.get("round") != round_no]
     return round_no
-
-
-# A baseline runs its extra bursts only in a round where it serves at least this many cases:
-# n cases and their baseline cost n + 1 bursts, and one more buys the baseline's half of each
-# ratio's variance halved; with case and baseline equally noisy that is (n + 2) / (n + 1) x 3/4
-# of the variance per unit of time, a gain from 3 cases on (a `--case` run of one or two pays
-# more than it gets).
-REPEAT_FROM = 3
-
-
-def _baseline_repeats(order: list[CaseRun], rounds: RoundPlan, bursts: int) -> list[CaseRun]:
-    """The baselines' extra bursts of a round (bursts - 1 each, for the baselines that serve at
-    least REPEAT_FROM of its cases): each runs in a process of its own, and its samples join
-    the round's median of that baseline."""
-    served = Counter(b for b in (rounds.baselines.get(r.case.name) for r in order) if b)
-    return [r for r in order if served[r.case.name] >= REPEAT_FROM for _ in range(bursts - 1)]
 
 
 def experiment_result(exp: Experiment, kernels: dict[str, PreparedKernel], runs: list[CaseRun],
@@ -177,8 +161,11 @@ class Scheduler:
             argv += ["--iters", str(run.iters)]
         return argv
 
-    def invoke(self, run: CaseRun, workroot: Path, samples: int, round_no: int | None) -> None:
-        """Runs one burst; appends its samples (unless warm-up) or marks the case skipped/failed."""
+    def invoke(self, run: CaseRun, workroot: Path, samples: int, round_no: int | None,
+               burst: layout.Burst | None = None) -> None:
+        """Runs one burst; appends its samples (unless warm-up) or marks the case skipped/failed.
+        burst: its place in a measured round, kept with each sample (its slot, and the slot of
+        the baseline burst its ratio divides by)."""
         workdir = Path(tempfile.mkdtemp(prefix=f"{run.case.name}-", dir=workroot))
         env = self._env(run)
         if self.shared and self.shared.before_each:
@@ -204,12 +191,13 @@ class Scheduler:
             self.interrupts.check()        # a kernel ended by the interrupt is not a failed case
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
-        self._absorb(run, proc.returncode, out, err, round_no)
+        self._absorb(run, proc.returncode, out, err, round_no, burst)
 
     def _env(self, run: CaseRun) -> dict[str, str]:
         return {**os.environ, **(self.shared.env if self.shared else {}), **run.kernel.env}
 
-    def _absorb(self, run: CaseRun, code: int, out: str, err: str, round_no: int | None) -> None:
+    def _absorb(self, run: CaseRun, code: int, out: str, err: str, round_no: int | None,
+                burst: layout.Burst | None = None) -> None:
         try:
             parsed = protocol.parse(out, expected_case=run.case.name)
         except protocol.ProtocolError as e:
@@ -231,7 +219,9 @@ class Scheduler:
         if run.iters is None:
             run.iters = settled_iters(parsed.samples, self.settings.min_sample_ns)
         if round_no is not None:
-            run.samples.extend({"round": round_no, **s} for s in parsed.samples)
+            place = {} if burst is None else {"slot": burst.slot, **({} if burst.beside is None
+                                                                      else {"beside": burst.beside})}
+            run.samples.extend({"round": round_no, **place, **s} for s in parsed.samples)
 
     # -- a whole experiment --
 
@@ -276,12 +266,12 @@ class Scheduler:
     def _steps_done(self, s: Settings, runs: list[CaseRun], rounds: RoundPlan, round_no: int, counting: bool) -> int:
         """The progress total once a checkpoint has stopped some cases: what was done plus what is left."""
         active = [r for r in runs if r.active]
-        extra = len(_baseline_repeats(active, rounds, s.baseline_bursts))
-        done = 1 + (s.warmup + round_no + 1) * len(active) + (round_no + 1) * extra   # an upper bound of done
+        per_round = layout.bursts_per_round(active, rounds.baselines, s.pairing, s.baseline_bursts)
+        done = 1 + s.warmup * len(active) + (round_no + 1) * per_round   # an upper bound of done
         # Rounds left: up to the maximum, or as many as the budget leaves time for.
         left_rounds = min(s.runs - round_no - 1, rounds.rounds_that_fit())
         going = [r for r in runs if r.active and rounds.going(r)]
-        left = left_rounds * (len(going) + len(_baseline_repeats(going, rounds, s.baseline_bursts)))
+        left = left_rounds * layout.bursts_per_round(going, rounds.baselines, s.pairing, s.baseline_bursts)
         return done + left + (len(runs) if counting else 0)
 
     def run_experiment(self, exp: Experiment, kernels: dict[str, PreparedKernel],
@@ -318,7 +308,7 @@ class Scheduler:
         # A budgeted run's length is not known until a round has been timed (the warm-up's,
         # or the first measured one's): until then the total is left open, not guessed.
         rounds = RoundPlan(exp, runs, s.stopping_rule(), self.deadline)
-        per_round = len(active) + len(_baseline_repeats(active, rounds, s.baseline_bursts))
+        per_round = layout.bursts_per_round(active, rounds.baselines, s.pairing, s.baseline_bursts)
         steps = s.warmup * len(active) + s.runs * per_round + 1 + (len(active) if counting else 0)
         self.progress.start(exp.name, None if self.deadline is not None else steps)
         parent = ParentAwayFrom(s.cpu)
@@ -327,18 +317,25 @@ class Scheduler:
                 harness = self._harness_floor(runs, workroot)
                 self.progress.step("harness floor")
                 for round_no in range(-s.warmup, s.runs):
-                    order = [r for r in runs if r.active and (round_no < 0 or rounds.going(r))]
-                    if not order or (round_no >= 1 and rounds.out_of_time()):
+                    going = [r for r in runs if r.active and (round_no < 0 or rounds.going(r))]
+                    if not going or (round_no >= 1 and rounds.out_of_time()):
                         break
-                    if round_no >= 0:
-                        order += _baseline_repeats(order, rounds, s.baseline_bursts)
-                    self.rng.shuffle(order)
+                    if round_no < 0:
+                        self.rng.shuffle(going)
+                        bursts = [layout.Burst(r, slot) for slot, r in enumerate(going)]
+                    else:
+                        bursts = layout.round_order(going, rounds.baselines, s.pairing, s.baseline_bursts, self.rng)
                     started = time.monotonic()
-                    for run in order:
+                    for burst in bursts:
+                        run = burst.run
+                        if not run.active:   # it failed earlier in this round
+                            continue
                         label = "warm-up" if round_no < 0 else f"round {round_no + 1}/{s.runs}"
                         self.progress.step(f"{label} {run.case.name}")
-                        self.invoke(run, workroot, 1 if round_no < 0 else s.burst,
-                                    None if round_no < 0 else round_no)
+                        if round_no < 0:
+                            self.invoke(run, workroot, 1, None)
+                        else:
+                            self.invoke(run, workroot, s.burst, round_no, burst)
                     if round_no == -1 and self.deadline is not None:
                         rounds.warmed_up(time.monotonic() - started, s.burst)
                         self.progress.retotal(self._steps_done(s, runs, rounds, round_no, counting))

@@ -21,6 +21,8 @@ from layertax.text import printable
 # leaves say so.
 DEFAULT_BUDGET_S = 240.0
 
+PAIRINGS = ("beside", "round")
+
 
 @dataclass
 class Settings:
@@ -35,6 +37,13 @@ class Settings:
     # about 0.6x in callchain and tls for 0-12% more time a round (bench/run_designs.py,
     # docs/method/statistics.md).
     baseline_bursts: int = 2
+    # How a case's ratio pairs with its baseline in a round. "beside": each burst of a case runs
+    # right next to a burst of its baseline (one baseline burst between two cases), and its ratio
+    # divides by that burst; "round": the cases and baseline_bursts of each baseline shuffled
+    # through the round, every ratio divided by the baseline's round median. Processes far apart
+    # in a round differ far more than neighbours do (bench/abab_kernels.py --gap,
+    # docs/method/statistics.md).
+    pairing: str = "beside"
     min_sample_ns: int = 5_000_000
     timeout: float = 60.0          # seconds, per invocation of a kernel
     seed: int | None = None        # of the shuffles; drawn and recorded if not given
@@ -60,7 +69,8 @@ class Settings:
                      precision: float | None = None, budget: float | None = None, timeout: float = 60.0,
                      seed: int | None = None, cpu: int | None = None, pin: bool = True,
                      raise_priority: bool = True, count_syscalls: bool = True, metric: str = "time",
-                     baseline_bursts: int | None = None, options: dict | None = None) -> Settings:
+                     baseline_bursts: int | None = None, pairing: str | None = None,
+                     options: dict | None = None) -> Settings:
         """The settings of one `layertax run`: --quick's or --thorough's values, then every flag
         given explicitly over them (and recorded as given, so they also beat an experiment's own
         defaults). --runs N fixes the number of rounds, as --thorough does (40, no budget)."""
@@ -79,6 +89,7 @@ class Settings:
         if budget is not None:
             settings.budget_s = budget or None   # --budget 0: no limit
         explicit = {"runs": runs, "warmup": warmup, "burst": burst, "baseline_bursts": baseline_bursts,
+                    "pairing": pairing,
                     "min_sample_ns": None if min_time is None else int(min_time * 1e9)}
         for name, value in explicit.items():
             if value is not None:
@@ -99,10 +110,12 @@ class Settings:
         """These settings with an experiment's defaults for what the user did not give. Under
         --quick its values stand, but for an experiment's own burst or rounds where those are
         fewer: scan takes one pass over its file a round, where --quick's burst of two doubled
-        what a round of scan cost against a default run's."""
+        what a round of scan cost against a default run's. Its pairing stands under --quick too."""
         if self.quick:
             fewer = {k: v for k, v in defaults.items()
                      if k in ("burst", "runs") and k not in self.given and v < getattr(self, k)}
+            if "pairing" in defaults and "pairing" not in self.given:   # how it pairs, whatever the length
+                fewer["pairing"] = defaults["pairing"]
             return replace(self, **fewer) if fewer else self
         return replace(self, **{k: v for k, v in defaults.items() if k not in self.given})
 
@@ -113,6 +126,8 @@ class Settings:
             raise UsageError("--warmup cannot be negative")
         if not 1 <= self.baseline_bursts <= 10:
             raise UsageError("--baseline-bursts must be between 1 and 10")
+        if self.pairing not in PAIRINGS:
+            raise UsageError(f"--pairing must be one of {', '.join(PAIRINGS)}")
         if self.burst < 1 or self.min_sample_ns < 1 or self.timeout <= 0:
             raise UsageError("burst, minimum sample time and timeout must be positive")
         if self.precision is not None and not 0 < self.precision < 1:
@@ -132,7 +147,7 @@ class Settings:
 # What sets a round's cost and how far its ratios spread. A run measured another way (--quick's
 # shorter samples, a --burst given, callgrind's counts, a --thorough file) says nothing of what
 # this one will cost or reach, so the budget and the forecast read only runs of the same design.
-DESIGN_KEYS = ("quick", "thorough", "metric", "burst", "baseline_bursts", "min_sample_ns", "warmup")
+DESIGN_KEYS = ("quick", "thorough", "metric", "burst", "baseline_bursts", "pairing", "min_sample_ns", "warmup")
 
 
 def design(settings: dict, experiment: str | None = None, overrides: dict | None = None) -> dict:

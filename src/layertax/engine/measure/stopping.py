@@ -72,13 +72,19 @@ def precision_reached(case_rounds: dict[int, float], base_rounds: dict[int, floa
     return relative_half_width(stats.ratio_summary(ratios, confidence, factor))
 
 
-def half_widths(cases: dict[str, dict[int, float]], baselines: dict[str, str | None]) -> dict[str, float | None]:
+def half_widths(cases: dict[str, dict[int, float]], baselines: dict[str, str | None],
+                base_rounds: dict[str, dict[int, float] | None] | None = None) -> dict[str, float | None]:
     """precision_reached of every case at the level that decides a stop, the ratios' drift factors
-    estimated once for the whole experiment (stats.ratio_factors)."""
-    factors = stats.ratio_factors(cases, baselines)
-    return {name: precision_reached(rounds, cases.get(base) if (base := baselines.get(name)) else None,
-                                    factor=factors.get(name))
-            for name, rounds in cases.items()}
+    estimated once for the whole experiment (stats.ratio_factors). base_rounds: the baseline's
+    values each case pairs with (analyze.paired_bases); None: its baseline's round medians."""
+    factors = stats.ratio_factors(cases, baselines, base_rounds)
+
+    def bases(name: str) -> dict[int, float] | None:
+        base = baselines.get(name)
+        if not base:
+            return None
+        return base_rounds.get(name) if base_rounds is not None else cases.get(base)
+    return {name: precision_reached(rounds, bases(name), factor=factors.get(name)) for name, rounds in cases.items()}
 
 
 def still_going(cases: dict[str, dict[int, float]], baselines: dict[str, str | None], rule: StoppingRule,

@@ -103,6 +103,8 @@ EXPERIMENT = Experiment(
     run_options="layertax.experiments.scan.options:run_options",
     shared_input="layertax.experiments.scan.shared:scan_input",
     # One pass reads the whole file (64 MiB; 256 with --thorough): fewer, single-sample rounds keep a run to minutes.
-    defaults={"runs": 20, "burst": 1},
+    # Its baseline, getc, takes half a second a pass: a burst of it beside every two cases doubled
+    # what a round cost and tightened nothing (bench/run_designs.py, docs/method/statistics.md).
+    defaults={"runs": 20, "burst": 1, "pairing": "round"},
     difference_iters=(1, 2),
 )
