@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-from layertax.engine.measure.budget import MOST_MARGIN, Budget, needs, round_cases
+from layertax.engine.measure.budget import MOST_MARGIN, RAISE_AT_MOST, Budget, needs, round_cases
 from layertax.engine.measure.rounds import RoundPlan
 from layertax.engine.measure.settings import Settings
 from layertax.engine.measure.stopping import StoppingRule, at_checkpoint, precision_reached, still_going
@@ -219,6 +219,20 @@ def test_an_experiment_that_needed_less_last_time_gets_that_and_the_rest_goes_to
     # cases) are not used.
     assert Budget(120.0, [a, b], needs={"other": 100.0}).shares(120.0) == pytest.approx({"probe": 60.0, "other": 60.0})
     assert Budget(120.0, [a, b], ("count",), needs={"other": 8.0}).needs == {}
+
+
+def test_a_cheap_experiment_is_given_its_limit_above_its_share():
+    """Its cases are the cheapest to finish: by rounds' cost encoding got 5-7 s where it had
+    finished in 11. Its limit (here what its maximum of 10 rounds can use, 1 s x 11 x 1.15) is
+    given while that is at most RAISE_AT_MOST of what is left; a larger one changes nothing."""
+    a = probe_experiment()
+    b = dataclasses.replace(a, name="other")
+    budget = Budget(200.0, [a, b], round_costs={"probe": 30.0, "other": 1.0}, max_rounds={"other": 10})
+    most = 11 * MOST_MARGIN
+    assert 200.0 / 31 < most <= RAISE_AT_MOST * 200.0
+    assert budget.shares(200.0) == pytest.approx({"probe": 200.0 - most, "other": most})
+    # Not where the limit is more than that part of what is left.
+    assert budget.shares(100.0) == pytest.approx({"probe": 3000 / 31, "other": 100 / 31})
 
 
 def test_a_need_is_never_below_the_minimum_of_rounds_and_an_interrupted_run_has_none():
