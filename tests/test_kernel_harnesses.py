@@ -67,7 +67,8 @@ def test_c_with_alternates_two_cases_in_one_process(probe_binary, tmp_path):
 
 def test_c_with_a_case_that_fails_or_is_itself_is_an_error(probe_binary, tmp_path):
     p = run(probe_binary, "--case", "count", "--with", "wrong", "--samples", "2", "--iters", "10", "--with-iters", "10")
-    assert p.returncode == 1 and parse(p.stdout.splitlines()[-1]).error == "wrong result: expected 42, got 41"
+    error = parse(p.stdout).error
+    assert p.returncode == 1 and error == "--with wrong: wrong result: expected 42, got 41"
     for other in ("count", "nope"):
         p = run(probe_binary, "--case", "count", "--with", other)
         assert p.returncode == 1 and "--with" in parse(p.stdout).error

@@ -294,6 +294,18 @@ static int with_dir(const char *dir, char *out, size_t n, lt_ctx *ctx)
     return LT_OK;
 }
 
+/* What went wrong, for the first case's error or skip line: the second case's message says
+   which case it is ("--with NAME: ..."). */
+static void report_arm(int rc, const arm *a, const arm *failed)
+{
+    char message[sizeof failed->ctx.message + 160];
+    if (failed == a)
+        snprintf(message, sizeof message, "%s", a->ctx.message);
+    else
+        snprintf(message, sizeof message, "--with %.128s: %s", failed->c->name, failed->ctx.message);
+    report_problem(rc == LT_SKIP ? "skip" : "error", a->c->name, message);
+}
+
 int lt_main(int argc, char **argv, const char *kernel, const lt_case *cases, size_t ncases)
 {
     options o;
@@ -333,15 +345,17 @@ int lt_main(int argc, char **argv, const char *kernel, const lt_case *cases, siz
         rc = set_up(&a, o.dir);
     arm *failed = &a;
     if (rc == LT_OK && with) {
+        /* Back where the process started first: a relative --dir names the same place for both. */
         failed = with;
-        rc = with_dir(o.dir, wdir, sizeof wdir, &w.ctx);
-        if (rc == LT_OK && chdir(start_cwd) != 0)
+        if (chdir(start_cwd) != 0)
             rc = lt_fail(&w.ctx, LT_FAIL, "chdir %s: %s", start_cwd, strerror(errno));
+        if (rc == LT_OK)
+            rc = with_dir(o.dir, wdir, sizeof wdir, &w.ctx);
         if (rc == LT_OK)
             rc = set_up(&w, o.dir ? wdir : NULL);
     }
     if (rc != LT_OK) {
-        report_problem(rc == LT_SKIP ? "skip" : "error", a.c->name, failed->ctx.message);
+        report_arm(rc, &a, failed);
         return rc;
     }
 
@@ -367,7 +381,7 @@ int lt_main(int argc, char **argv, const char *kernel, const lt_case *cases, siz
         }
     }
     if (rc != LT_OK)
-        report_problem(rc == LT_SKIP ? "skip" : "error", a.c->name, failed->ctx.message);
+        report_arm(rc, &a, failed);
     if (with && w.c->teardown)
         w.c->teardown(&w.ctx);
     if (a.c->teardown)
