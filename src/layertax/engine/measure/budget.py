@@ -30,8 +30,8 @@ NEED_FLOOR = 0.05              # and at least this share of the budget more (a n
 # given only to the experiments after it.
 MOST_MARGIN = 1.15
 # An experiment whose limit (its need with its margin, or what its maximum of rounds can use) is
-# at most this part of what is left is given its limit even where that is more than its share by
-# rounds' cost: its cases are the cheapest to finish. encoding's rounds cost a tenth of the
+# at most this part of the budget, and at most half of what is left, is given its limit even where
+# that is more than its share by rounds' cost: its cases are the cheapest to finish. encoding's rounds cost a tenth of the
 # others', so by rounds' cost it got 5-7 s where it had finished in 11 (bare runs of the 2-vCPU
 # VM), and the cases it stopped "out of reach" then left it no need to be given; what the others
 # give up for it is a round or two each.
@@ -99,7 +99,7 @@ class Budget:
     def shares(self, left: float, first: str | None = None) -> dict[str, float]:
         """The seconds left shared by the experiments still to run: in proportion to their rounds'
         cost, except that one known to need less than that is given its limit (_limit), and so is
-        one whose limit is more, up to RAISE_AT_MOST of what is left (the cheapest to finish);
+        one whose limit is more, up to RAISE_AT_MOST of the budget (the cheapest to finish);
         what they leave is shared by the others the same way. Where every one is given its limit and time
         is still left, that surplus goes to `first`, the experiment about to start, up to what its
         maximum of rounds can use, and what it cannot use is shared by the others in proportion to
@@ -114,7 +114,7 @@ class Budget:
             total = sum(open_.values())
             capped = {n: limits[n] for n in open_ if limits[n] is not None and limits[n] < rest * open_[n] / total}
             capped |= {n: limits[n] for n in open_ if limits[n] is not None and n not in capped
-                       and limits[n] <= RAISE_AT_MOST * left and len(open_) > 1}
+                       and limits[n] <= min(RAISE_AT_MOST * (self.seconds or left), rest / 2) and len(open_) > 1}
             if not capped:
                 out.update({n: rest * w / total for n, w in open_.items()})
                 return out
