@@ -59,14 +59,22 @@ def beside_values(case: dict | Case, base: dict | Case, metric: str | None = Non
     """The baseline's value the case's ratio divides by in each round: the median of the baseline
     burst that ran beside the case's (engine/measure/layout.py: the case's samples name its
     slot, "beside"), where the round was laid out so; else the baseline's round median."""
-    medians = round_values(base, metric)
-    beside = {s["round"]: s["beside"] for s in samples_of(case) if "beside" in s}
-    if not beside:
-        return medians
+    return _beside(case, round_values(base, metric), _bursts(base, metric))
+
+
+def _bursts(base: dict | Case, metric: str | None) -> dict[tuple[int, int], list[float]]:
+    """A baseline's values by (round, slot): one list a burst."""
     bursts: dict[tuple[int, int], list[float]] = defaultdict(list)
     for s in samples_of(base):
         if "slot" in s and (v := value(s, metric)) is not None:
             bursts[(s["round"], s["slot"])].append(v)
+    return bursts
+
+
+def _beside(case: dict | Case, medians: dict[int, float], bursts: dict[tuple[int, int], list[float]]) -> dict[int, float]:
+    beside = {s["round"]: s["beside"] for s in samples_of(case) if "beside" in s}
+    if not beside:
+        return medians
     return {r: float(np.median(bursts[(r, beside[r])])) if (r, beside.get(r)) in bursts else m
             for r, m in medians.items()}
 
@@ -74,9 +82,12 @@ def beside_values(case: dict | Case, base: dict | Case, metric: str | None = Non
 def paired_bases(cases: dict[str, dict | Case], baselines: dict[str, str | None],
                  metric: str | None = None) -> dict[str, dict[int, float] | None]:
     """Each case's baseline values, round by round, as its ratio pairs with them (beside_values);
-    None for a baseline, or where its baseline is not among the cases."""
-    return {name: beside_values(case, cases[base], metric) if (base := baselines.get(name)) and base != name
-            and base in cases else None for name, case in cases.items()}
+    None for a baseline, or where its baseline is not among the cases. Each baseline's medians
+    and bursts are read once, however many cases it serves."""
+    used = {base for name, base in baselines.items() if base and base != name and base in cases and name in cases}
+    read = {base: (round_values(cases[base], metric), _bursts(cases[base], metric)) for base in used}
+    return {name: _beside(case, *read[base]) if (base := baselines.get(name)) in read and base != name else None
+            for name, case in cases.items()}
 
 
 def _medians(rounds: dict[int, list[float]]) -> dict[int, float]:
@@ -191,7 +202,7 @@ def summaries(cases: list[Case], baseline: str, metric: str | None) -> dict[str,
     baselines = {c.name: baseline for c in cases}
     bases = paired_bases({c.name: c for c in cases}, baselines, metric)
     factors = stats.ratio_factors(values, baselines, bases)
-    return {c.name: case_stats(c, values.get(baseline) if c.name == baseline else bases.get(c.name), metric,
+    return {c.name: case_stats(c, _base_values(c.name, baselines, values, bases), metric,
                                ratio_factor=factors.get(c.name)) for c in cases}
 
 

@@ -101,6 +101,12 @@ def _timed_rounds(exp: dict) -> dict[str, dict[int, float]]:
     return {c["name"]: _rounds(exp, c) if c["status"] == "ok" else {} for c in exp["cases"]}
 
 
+def _paired_bases(exp: dict) -> dict[str, dict[int, float] | None]:
+    """The baseline's values each case's ratio divides by in each round of a run (analyze.paired_bases)."""
+    return analyze.paired_bases({c["name"]: c for c in exp["cases"]},
+                                {c["name"]: analyze.baseline_of(exp, c) for c in exp["cases"]}, analyze.sample_metric(exp))
+
+
 def _per_op_instructions(case: dict) -> float | None:
     return (case.get("instructions") or {}).get("per_op")
 
@@ -112,26 +118,22 @@ def _why_not(case_a: dict, case_b: dict) -> str | None:
     return None
 
 
-def _pairs_with(exp: dict, name: str, base: str) -> dict[int, float]:
-    """The baseline's values a case's ratio divides by in each round of a run (analyze.beside_values)."""
-    by_name = {c["name"]: c for c in exp["cases"]}
-    return analyze.beside_values(by_name[name], by_name[base], analyze.sample_metric(exp))
-
-
-def _to_baseline(a: dict, b: dict, case: dict, values_a: dict[str, dict[int, float]],
-                 values_b: dict[str, dict[int, float]]) -> tuple[str, dict[int, float], dict[int, float]] | None:
+def _to_baseline(a: dict, b: dict, case: dict, values: tuple[dict, dict],
+                 bases: tuple[dict, dict]) -> tuple[str, dict[int, float], dict[int, float]] | None:
     """(baseline, A's ratios, B's ratios) for case (as in A): its ratio to its baseline round by round in
-    each run, from every case's round values in each. None when that cannot be taken in both:
+    each run, from every case's round values in each (values: A's and B's) and the baseline values
+    each case pairs with (bases: A's and B's, _paired_bases). None when that cannot be taken in both:
     the case is its own baseline, the baseline was not timed in both, or the experiment's rounds
     are not paired (round r of every case ran in one kernel pass, moments apart; an import of
     separate runs of each command, like hyperfine's, says they are not)."""
     if not (a.get("rounds_paired", True) and b.get("rounds_paired", True)):
         return None
+    (values_a, values_b), (bases_a, bases_b) = values, bases
     name = analyze.baseline_of(a, case)
     if name == case["name"] or not values_a.get(name) or not values_b.get(name):
         return None
-    ratios_a = stats.paired_ratio_rounds(values_a[case["name"]], _pairs_with(a, case["name"], name))
-    ratios_b = stats.paired_ratio_rounds(values_b[case["name"]], _pairs_with(b, case["name"], name))
+    ratios_a = stats.paired_ratio_rounds(values_a[case["name"]], bases_a.get(case["name"]) or {})
+    ratios_b = stats.paired_ratio_rounds(values_b[case["name"]], bases_b.get(case["name"]) or {})
     return (name, ratios_a, ratios_b) if len(ratios_a) >= 2 and len(ratios_b) >= 2 else None
 
 
@@ -145,6 +147,7 @@ def _compare_experiment(a: dict, b: dict, threshold: float) -> ExperimentCompari
     if method == "time" and not any(c["samples"] for c in a["cases"] + b["cases"]):
         return ExperimentComparison(a["name"], a.get("unit", ""), "untimed", [], None, [_untimed(a, b)])
     values_a, values_b = (_timed_rounds(a), _timed_rounds(b)) if method == "time" else ({}, {})
+    bases = (_paired_bases(a), _paired_bases(b)) if method == "time" else ({}, {})
     for case_a in a["cases"]:
         case_b = by_name_b.get(case_a["name"])
         if case_b is None:
@@ -172,7 +175,7 @@ def _compare_experiment(a: dict, b: dict, threshold: float) -> ExperimentCompari
             # A time of 0 is one below its tool's resolution (hyperfine's 0.0): no ratio to take.
             skipped.append(f"{case_a['name']}: a round timed at 0 (below the timer's resolution): no ratio")
             continue
-        to_baseline = _to_baseline(a, b, case_a, values_a, values_b)
+        to_baseline = _to_baseline(a, b, case_a, (values_a, values_b), bases)
         if to_baseline:
             _, ra, rb = to_baseline
         # B/A, its interval and p are taken over the experiment's rows together (judge_rows).

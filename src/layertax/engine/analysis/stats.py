@@ -192,19 +192,26 @@ def paired_ratios(case_rounds: dict[int, float], base_rounds: dict[int, float]) 
     return list(paired_ratio_rounds(case_rounds, base_rounds).values())
 
 
+def bases_for(case_rounds: dict[str, dict[int, float]], baselines: dict[str, str | None],
+              base_rounds: dict[str, dict[int, float] | None] | None = None) -> dict[str, dict[int, float] | None]:
+    """Each case's baseline values, round by round: base_rounds' (analyze.paired_bases) where
+    given, else its baseline's round medians in case_rounds; None for a baseline itself."""
+    def of(name: str) -> dict[int, float] | None:
+        base = baselines.get(name)
+        if not base or base == name:
+            return None
+        return base_rounds.get(name) if base_rounds is not None else case_rounds.get(base)
+    return {name: of(name) for name in case_rounds}
+
+
 def ratio_factors(case_rounds: dict[str, dict[int, float]], baselines: dict[str, str | None],
                   base_rounds: dict[str, dict[int, float] | None] | None = None) -> dict[str, float]:
     """Each case's drift factor for its per-round ratios (dependence.factors), estimated with every
     other case of the experiment: case_rounds holds each case's round medians, baselines each
     case's baseline (None for a baseline), base_rounds (where given) the baseline's values each
-    case pairs with (analyze.paired_bases), else its baseline's round medians. Cases without a
-    baseline's rounds are left out."""
-    def base_of(name: str) -> dict[int, float] | None:
-        base = baselines.get(name)
-        if not base or base == name:
-            return None
-        return base_rounds.get(name) if base_rounds is not None else case_rounds.get(base)
-    series = {name: paired_ratios(rounds, bases) for name, rounds in case_rounds.items() if (bases := base_of(name))}
+    case pairs with (bases_for). Cases without a baseline's rounds are left out."""
+    bases = bases_for(case_rounds, baselines, base_rounds)
+    series = {name: paired_ratios(rounds, bases[name]) for name, rounds in case_rounds.items() if bases[name]}
     series = {name: ratios for name, ratios in series.items() if ratios}
     return dict(zip(series, dependence.factors(list(series.values()))))
 

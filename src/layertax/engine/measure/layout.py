@@ -94,10 +94,8 @@ def round_order(going: list, baselines: dict[str, str | None], pairing: str, bas
 
 
 def bursts_per_round(going: list, baselines: dict[str, str | None], pairing: str, baseline_bursts: int) -> int:
-    """How many bursts a round of these cases runs (for the progress line's total)."""
+    """How many bursts a round of these cases runs (for the progress line's total): a round laid
+    out as round_order lays it (the order does not change the count)."""
     if pairing == "round":
         return len(going) + len(baseline_repeats(going, baselines, baseline_bursts))
-    names = {r.case.name for r in going}
-    served = Counter(b for b in (baselines.get(n) for n in names) if b and b in names)
-    alone = [n for n in names if not (baselines.get(n) and baselines[n] in names) and n not in served]
-    return len(alone) + sum(n + (n + 1) // 2 for n in served.values())
+    return sum(len(unit) for unit in _beside_units(list(going), baselines, random.Random(0)))

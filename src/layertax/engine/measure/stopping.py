@@ -78,13 +78,8 @@ def half_widths(cases: dict[str, dict[int, float]], baselines: dict[str, str | N
     estimated once for the whole experiment (stats.ratio_factors). base_rounds: the baseline's
     values each case pairs with (analyze.paired_bases); None: its baseline's round medians."""
     factors = stats.ratio_factors(cases, baselines, base_rounds)
-
-    def bases(name: str) -> dict[int, float] | None:
-        base = baselines.get(name)
-        if not base:
-            return None
-        return base_rounds.get(name) if base_rounds is not None else cases.get(base)
-    return {name: precision_reached(rounds, bases(name), factor=factors.get(name)) for name, rounds in cases.items()}
+    bases = stats.bases_for(cases, baselines, base_rounds)
+    return {name: precision_reached(rounds, bases[name], factor=factors.get(name)) for name, rounds in cases.items()}
 
 
 def still_going(cases: dict[str, dict[int, float]], baselines: dict[str, str | None], rule: StoppingRule,
