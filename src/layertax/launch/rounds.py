@@ -3,7 +3,7 @@ each checkpoint of the stopping rule, with only the targets whose figure is not 
 (and their baselines), as the kernels' rounds go (engine/measure/rounds.py decides both).
 
 A launch costs about a millisecond, so a start-up experiment can afford the rounds a drifting
-machine needs (up to 160 where a kernel stops at 40); the timer is started again for each
+machine needs (up to 320 where a kernel stops at 40); the timer is started again for each
 stretch, with its warm-up, since it runs a number of rounds it is given.
 """
 from __future__ import annotations

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from layertax.engine.analysis import stats
 
-CHECKPOINTS = (6, 8, 12, 16, 24, 32, 40, 56, 80, 120, 160)
+CHECKPOINTS = (6, 8, 12, 16, 24, 32, 40, 56, 80, 120, 160, 240, 320)
 # A classic counterpart's ratio answers the experiment's question beside the classic's figure:
 # under a deadline (rounds.RoundPlan) it is not given up for cases cheaper to finish while its
 # interval is wider than this (relative half-width), the precision the comparison with the

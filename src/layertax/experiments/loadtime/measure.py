@@ -30,13 +30,14 @@ from layertax.launch.timer import launch_cases
 from layertax.progress import NoProgress
 
 LAUNCH_TIMEOUT_S = 10.0
-# A round of every variant takes about 60 ms, so the rounds the kernels stop at are cheap
-# here: the variants' ratios are checked first after 40 rounds (32 for --quick, about
+# A round of every variant takes about a tenth of a second, so the rounds the kernels stop at are
+# cheap here: the variants' ratios are checked first after 40 rounds (32 for --quick, about
 # Pietrek's 30; the kernels' six leave intervals of +-20% here), and a variant whose ratio is
 # not yet within the precision target goes on, with its baseline, to the next checkpoint, up to
-# 160 (56). On a drifting moment 40 rounds left the classic counterparts at +-5-6%; 160 rounds
-# on this 2-core VM give +-1-2% (`layertax run loadtime --runs 40` beside `--runs 160`).
-LAUNCH_ROUNDS = (40, 160)
+# 320 (56). The ratios narrow as the square root of the launches: on the 2-vCPU VM 160 rounds
+# left 3 of 14 within +-2% and 320 left 12 (`layertax run loadtime --runs 320`, each width
+# taken again on the first 160 and 240 rounds), for about 20 s more of launches.
+LAUNCH_ROUNDS = (40, 320)
 QUICK_LAUNCH_ROUNDS = (32, 56)
 # LD_DEBUG=statistics launches per variant. One launch's figure for what the loader adds over
 # the empty program can be far off the wall clock's, so the tables read the median of several,
