@@ -224,8 +224,8 @@ def test_an_experiment_that_needed_less_last_time_gets_that_and_the_rest_goes_to
 def test_a_cheap_experiment_is_given_its_limit_above_its_share():
     """Its cases are the cheapest to finish: by rounds' cost encoding got 5-7 s where it had
     finished in 11. Its limit (here what its maximum of 10 rounds can use, 1 s x 11 x 1.15) is
-    given while that is at most RAISE_AT_MOST of the budget and half of what is left; a larger
-    one changes nothing."""
+    given up to RAISE_AT_MOST of the budget and half of what is left; a larger one is given that
+    much."""
     a = probe_experiment()
     b = dataclasses.replace(a, name="other")
     costs, most = {"probe": 30.0, "other": 1.0}, 11 * MOST_MARGIN
@@ -233,10 +233,14 @@ def test_a_cheap_experiment_is_given_its_limit_above_its_share():
     assert 200.0 / 31 < most <= RAISE_AT_MOST * 200.0
     assert budget.shares(200.0) == pytest.approx({"probe": 200.0 - most, "other": most})
     assert budget.shares(150.0) == pytest.approx({"probe": 150.0 - most, "other": most})   # later in the run
-    # Not where the limit is more than that part of the budget, nor more than half what is left.
+    # A limit past that part of the budget, or past half of what is left, is given up to there.
     assert Budget(100.0, [a, b], round_costs=costs, max_rounds={"other": 10}).shares(100.0) == pytest.approx(
-        {"probe": 3000 / 31, "other": 100 / 31})
-    assert budget.shares(20.0) == pytest.approx({"probe": 600 / 31, "other": 20 / 31})
+        {"probe": 90.0, "other": 10.0})
+    assert budget.shares(20.0) == pytest.approx({"probe": 10.0, "other": 10.0})
+    # Where its share by rounds' cost is more than that, it keeps its share.
+    big = {"probe": 30.0, "other": 8.0}
+    assert Budget(200.0, [a, b], round_costs=big, max_rounds={"other": 10}).shares(200.0) == pytest.approx(
+        {"probe": 200 * 30 / 38, "other": 200 * 8 / 38})
 
 
 def test_a_need_is_never_below_the_minimum_of_rounds_and_an_interrupted_run_has_none():

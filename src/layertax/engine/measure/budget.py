@@ -29,12 +29,13 @@ NEED_FLOOR = 0.05              # and at least this share of the budget more (a n
 # above what its warm-up and that maximum cost, with this margin, would be left unused by it and
 # given only to the experiments after it.
 MOST_MARGIN = 1.15
-# An experiment whose limit (its need with its margin, or what its maximum of rounds can use) is
-# at most this part of the budget, and at most half of what is left, is given its limit even where
-# that is more than its share by rounds' cost: its cases are the cheapest to finish. encoding's rounds cost a tenth of the
+# An experiment whose share by rounds' cost is less than its limit (its need with its margin, or
+# what its maximum of rounds can use) is given its limit, up to this part of the budget and half
+# of what is left: its cases are the cheapest to finish. encoding's rounds cost a tenth of the
 # others', so by rounds' cost it got 5-7 s where it had finished in 11 (bare runs of the 2-vCPU
 # VM), and the cases it stopped "out of reach" then left it no need to be given; what the others
-# give up for it is a round or two each.
+# give up for it is a round or two each. A limit past this part is given this part, not nothing:
+# a need of 16.5 s (24.7 s with its margin) had left encoding its 8 s share by rounds' cost.
 RAISE_AT_MOST = 0.1
 
 
@@ -98,8 +99,9 @@ class Budget:
 
     def shares(self, left: float, first: str | None = None) -> dict[str, float]:
         """The seconds left shared by the experiments still to run: in proportion to their rounds'
-        cost, except that one known to need less than that is given its limit (_limit), and so is
-        one whose limit is more, up to RAISE_AT_MOST of the budget (the cheapest to finish);
+        cost, except that one known to need less than that is given its limit (_limit), and one
+        whose limit is more is given it up to RAISE_AT_MOST of the budget and half of what is left
+        (the cheapest to finish);
         what they leave is shared by the others the same way. Where every one is given its limit and time
         is still left, that surplus goes to `first`, the experiment about to start, up to what its
         maximum of rounds can use, and what it cannot use is shared by the others in proportion to
@@ -113,8 +115,9 @@ class Budget:
         while open_:
             total = sum(open_.values())
             capped = {n: limits[n] for n in open_ if limits[n] is not None and limits[n] < rest * open_[n] / total}
-            capped |= {n: limits[n] for n in open_ if limits[n] is not None and n not in capped
-                       and limits[n] <= min(RAISE_AT_MOST * (self.seconds or left), rest / 2) and len(open_) > 1}
+            raise_to = min(RAISE_AT_MOST * (self.seconds or left), rest / 2)
+            capped |= {n: min(limits[n], raise_to) for n in open_ if limits[n] is not None and n not in capped
+                       and rest * open_[n] / total < raise_to and len(open_) > 1}
             if not capped:
                 out.update({n: rest * w / total for n, w in open_.items()})
                 return out
