@@ -160,6 +160,27 @@ def test_where_no_case_can_finish_none_gives_way():
     assert "out of reach" not in plan.stopped.values()
 
 
+def test_cases_that_gave_way_go_on_again_where_they_are_all_that_is_left():
+    # After 8 rounds (40 s of a 100 s deadline): "wrong" and "crash" are precise, and what is
+    # left is "skip" and "hang", stopped out of reach for cases that are done now. They go on
+    # again, with their baseline, rather than end the experiment with 60 s unspent.
+    spread = {"count": 0.001, "wrong": 0.032, "skip": 0.3, "hang": 0.4, "crash": 0.001}
+    runs, plan = _eight_rounds_under_a_deadline(100.0, spread)
+    values = plan._round_values()
+    done = {"crash": "precise", "wrong": "precise"}
+    plan.stopped = {**done, "count": "precise", "skip": "out of reach", "hang": "out of reach"}
+    plan._resume_if_idle(values, 1.0)
+    assert plan.stopped == done
+    # Not while a case still goes on ("wrong"), nor where a round of them does not fit the time
+    # left (three processes at 30 s each, against 60 s).
+    plan.stopped = {"crash": "precise", "skip": "out of reach", "hang": "out of reach"}
+    plan._resume_if_idle(values, 1.0)
+    assert plan.stopped == {"crash": "precise", "skip": "out of reach", "hang": "out of reach"}
+    plan.stopped = {**done, "count": "precise", "skip": "out of reach", "hang": "out of reach"}
+    plan._resume_if_idle(values, 30.0)
+    assert plan.stopped["skip"] == plan.stopped["hang"] == "out of reach"
+
+
 def test_where_the_time_left_is_enough_for_all_none_gives_way():
     spread = {"count": 0.001, "wrong": 0.03, "skip": 0.3, "hang": 0.4, "crash": 0.001}
     runs, plan = _eight_rounds_under_a_deadline(1000.0, spread)
