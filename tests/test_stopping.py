@@ -179,6 +179,10 @@ def test_cases_that_gave_way_go_on_again_where_they_are_all_that_is_left():
     plan.stopped = {**done, "count": "precise", "skip": "out of reach", "hang": "out of reach"}
     plan._resume_if_idle(values, 30.0)
     assert plan.stopped["skip"] == plan.stopped["hang"] == "out of reach"
+    # Nor after the experiment's last round: none follows, and they keep why they stopped.
+    plan.rounds_done = plan.rule.max_rounds
+    plan._resume_if_idle(values, 1.0)
+    assert plan.stopped["skip"] == plan.stopped["hang"] == "out of reach"
 
 
 def test_where_the_time_left_is_enough_for_all_none_gives_way():
