@@ -80,12 +80,15 @@ def _beside(case: dict | Case, medians: dict[int, float], bursts: dict[tuple[int
 
 
 def paired_bases(cases: dict[str, dict | Case], baselines: dict[str, str | None],
-                 metric: str | None = None) -> dict[str, dict[int, float] | None]:
+                 metric: str | None = None, values: dict[str, dict[int, float]] | None = None
+                 ) -> dict[str, dict[int, float] | None]:
     """Each case's baseline values, round by round, as its ratio pairs with them (beside_values);
     None for a baseline, or where its baseline is not among the cases. Each baseline's medians
-    and bursts are read once, however many cases it serves."""
+    and bursts are read once, however many cases it serves; values: every case's round medians
+    (round_values), where the caller has them already."""
     used = {base for name, base in baselines.items() if base and base != name and base in cases and name in cases}
-    read = {base: (round_values(cases[base], metric), _bursts(cases[base], metric)) for base in used}
+    read = {base: ((values or {}).get(base) or round_values(cases[base], metric), _bursts(cases[base], metric))
+            for base in used}
     return {name: _beside(case, *read[base]) if (base := baselines.get(name)) in read and base != name else None
             for name, case in cases.items()}
 
@@ -200,7 +203,7 @@ def summaries(cases: list[Case], baseline: str, metric: str | None) -> dict[str,
     """Each case's statistics, its ratio paired per round to the baseline's (None: no samples)."""
     values = {c.name: round_values(c, metric) for c in cases}
     baselines = {c.name: baseline for c in cases}
-    bases = paired_bases({c.name: c for c in cases}, baselines, metric)
+    bases = paired_bases({c.name: c for c in cases}, baselines, metric, values)
     factors = stats.ratio_factors(values, baselines, bases)
     return {c.name: case_stats(c, _base_values(c.name, baselines, values, bases), metric,
                                ratio_factor=factors.get(c.name)) for c in cases}
@@ -214,7 +217,7 @@ def analyzed(exp: dict) -> dict:
     stopped = ((exp.get("stopping") or {}).get("cases") or {})
     precise = {name for name, stop in stopped.items() if (stop or {}).get("stopped") == "precise"}
     baselines = {c["name"]: baseline_of(exp, c) for c in exp["cases"]}
-    bases = paired_bases({c["name"]: c for c in exp["cases"]}, baselines, metric)
+    bases = paired_bases({c["name"]: c for c in exp["cases"]}, baselines, metric, values)
     factors = stats.ratio_factors(values, baselines, bases)
     cases = [{**case, "stats": case_stats(case, _base_values(case["name"], baselines, values, bases), metric,
                                           case["name"] in precise, factors.get(case["name"]),

@@ -101,9 +101,8 @@ class Budget:
         """The seconds left shared by the experiments still to run: in proportion to their rounds'
         cost, except that one known to need less than that is given its limit (_limit), and one
         whose limit is more is given it up to RAISE_AT_MOST of the budget and half of what is left
-        (the cheapest to finish);
-        what they leave is shared by the others the same way. Where every one is given its limit and time
-        is still left, that surplus goes to `first`, the experiment about to start, up to what its
+        (the cheapest to finish); what they leave is shared by the others the same way. Where
+        every one is given its limit and time is still left, that surplus goes to `first`, the experiment about to start, up to what its
         maximum of rounds can use, and what it cannot use is shared by the others in proportion to
         their rounds' cost: it may meet a noisier moment than last time, the others keep their
         limits (what they needed last time, with a margin), and whatever it leaves unused is theirs

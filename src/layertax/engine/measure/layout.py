@@ -37,6 +37,10 @@ class Burst:
     slot: int                   # its place in the round, from 0
     beside: int | None = None   # the slot of the baseline burst its ratio divides by
 
+    def place(self) -> dict[str, int]:
+        """What each of its samples keeps of it: its slot, and the slot it divides by where it has one."""
+        return {"slot": self.slot} if self.beside is None else {"slot": self.slot, "beside": self.beside}
+
 
 def baseline_repeats(order: list, baselines: dict[str, str | None], bursts: int) -> list:
     """"round" pairing: the baselines' extra bursts of a round (bursts - 1 each, for the

@@ -62,10 +62,11 @@ class RoundPlan:
         return {name: analyze.round_values({"samples": r.samples}, self.metric)
                 for name, r in self.runs.items() if r.active}
 
-    def _paired_bases(self) -> dict[str, dict[int, float] | None]:
-        """The baseline values each active case's ratio pairs with (analyze.paired_bases)."""
+    def _paired_bases(self, values: dict[str, dict[int, float]]) -> dict[str, dict[int, float] | None]:
+        """The baseline values each active case's ratio pairs with (analyze.paired_bases), from
+        every case's round values (_round_values)."""
         return analyze.paired_bases({name: {"samples": r.samples} for name, r in self.runs.items() if r.active},
-                                    self.baselines, self.metric)
+                                    self.baselines, self.metric, values)
 
     def finished(self, rounds_done: int, seconds: float) -> None:
         """A measured round ended (rounds_done of them so far), taking `seconds`."""
@@ -77,7 +78,7 @@ class RoundPlan:
         if self.checked:
             values = self._round_values()
             ran = [name for name in values if name not in self.stopped]
-            widths = half_widths(values, self.baselines, self._paired_bases())
+            widths = half_widths(values, self.baselines, self._paired_bases(values))
             self.stopped, going = at_checkpoint(values, self.baselines, self.rule, self.stopped, widths)
             per_case = seconds / max(len(ran), 1)
             for name in self._out_of_reach(values, going, widths, per_case):
@@ -187,7 +188,7 @@ class RoundPlan:
     def record(self, interrupted: bool) -> dict:
         """Per case: rounds used, precision reached, and why it stopped; and the rule itself."""
         values = self._round_values()
-        bases = self._paired_bases()
+        bases = self._paired_bases(values)
         factors = stats.ratio_factors(values, self.baselines, bases)
         cases = {}
         for name, rounds in values.items():

@@ -219,8 +219,7 @@ class Scheduler:
         if run.iters is None:
             run.iters = settled_iters(parsed.samples, self.settings.min_sample_ns)
         if round_no is not None:
-            place = {} if burst is None else {"slot": burst.slot, **({} if burst.beside is None
-                                                                      else {"beside": burst.beside})}
+            place = {} if burst is None else burst.place()
             run.samples.extend({"round": round_no, **place, **s} for s in parsed.samples)
 
     # -- a whole experiment --
