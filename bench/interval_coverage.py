@@ -20,11 +20,11 @@ machine's own drift kept); the truth is the median of all of a case's recorded r
 
 The sequential column applies the scheduler's own decision at each checkpoint
 (stopping.at_checkpoint: the experiment's factors from the rounds so far; a case stops when its
-interval at stats.SEQUENTIAL_CONFIDENCE is within +-precision, and goes on again where it widens
+interval at the rule's confidence is within +-precision, and goes on again where it widens
 past it) and checks the interval it stops with.
 
     .venv/bin/python bench/interval_coverage.py [--sims 2000] [--models M,...] [--sizes N,...]
-        [--rule LEAST:MOST] [RUN.json ...]
+        [--rule LEAST:MOST:LEVEL] [RUN.json ...]
 
 Takes about three minutes at 2,000 simulated cases a cell and about an hour at the 16,000 of
 the table in docs/method/statistics.md (one core; --models splits the models across runs).
@@ -38,6 +38,7 @@ import numpy as np
 
 from layertax.engine.analysis import dependence, stats
 from layertax.engine.measure.stopping import StoppingRule, at_checkpoint
+from layertax.experiments.loadtime.measure import LAUNCH_CONFIDENCE, LAUNCH_ROUNDS
 
 from _common import MODELS, block_rounds, recorded_ratios   # this folder's
 
@@ -71,17 +72,18 @@ def intervals(runs: list[np.ndarray]) -> dict[str, list[tuple[float, float, floa
     return out
 
 
-def sequential(runs: list[np.ndarray], precision: float, first: int = 8) -> list[tuple[float, float, bool]]:
+def sequential(runs: list[np.ndarray], precision: float, first: int = 8,
+               level: float = stats.SEQUENTIAL_CONFIDENCE) -> list[tuple[float, float, bool]]:
     """The interval each case of one experiment reports under the stopping rule, as layertax
     decides and analyses it: the scheduler's own decision at each checkpoint from `first` rounds
     (stopping.at_checkpoint, as engine/measure/rounds.py takes it; each case's ratios as its round
     values over a baseline of 1.0 in every round, so its paired ratios are exactly the drawn ones);
     a case stopped goes on again where the factors then leave its interval wider (its rounds then
     have a gap); then, with every case's rounds as they ended, the experiment's factors again, and
-    each case's interval at the level of its stop (analyze.analyzed). Each as (low, high, whether
-    it ended stopped precise)."""
+    each case's interval at the level of its stop (analyze.analyzed; level: the rule's
+    confidence). Each as (low, high, whether it ended stopped precise)."""
     last = min(r.size for r in runs)
-    rule = StoppingRule(precision, min_rounds=first, max_rounds=last)
+    rule = StoppingRule(precision, min_rounds=first, max_rounds=last, confidence=level)
     names = [f"case {i}" for i in range(len(runs))]
     baselines = {"baseline": None, **dict.fromkeys(names, "baseline")}
     ran: dict[str, list[int]] = {name: [] for name in names}      # the rounds each case ran, in order
@@ -100,8 +102,8 @@ def sequential(runs: list[np.ndarray], precision: float, first: int = 8) -> list
             ran[name] += range(done, last)
     ended = [r[ran[name]] for r, name in zip(runs, names)]
     factors = dependence.factors(ended)
-    return [(*stats.ratio_summary(list(values), stats.SEQUENTIAL_CONFIDENCE if name in stopped
-                                  else stats.CONFIDENCE, factors[i])["ci95"], name in stopped)
+    return [(*stats.ratio_summary(list(values), level if name in stopped else stats.CONFIDENCE,
+                                  factors[i])["ci95"], name in stopped)
             for i, (values, name) in enumerate(zip(ended, names))]
 
 
@@ -154,17 +156,18 @@ def coverage(draw, sizes, sims: int, seed: int) -> dict[int, Tally]:
 
 
 def sequential_coverage(draw, sims: int, seed: int, precision: float = 0.02,
-                        rounds: tuple[int, int] = (8, 40)) -> tuple[float, float]:
+                        rounds: tuple[int, int] = (8, 40), level: float = stats.SEQUENTIAL_CONFIDENCE
+                        ) -> tuple[float, float]:
     """How often the intervals reported under the stopping rule held the truth (all labelled 95%:
-    a stopped case's is computed at stats.SEQUENTIAL_CONFIDENCE so that it still covers 95%), and
-    the share of cases that stopped precise before the last checkpoint. rounds: the rule's least
-    and most rounds (the kernels' 8 to 40; loadtime's launches go from 40 to 320)."""
+    a stopped case's is computed at the rule's level so that it still covers 95%), and the share
+    of cases that stopped precise before the last checkpoint. rounds: the rule's least and most
+    rounds (the kernels' 8 to 40; loadtime's launches go from 40 to 320); level: its confidence."""
     rng = np.random.default_rng(seed)
     held, stopped = [], []
     for _ in range(max(1, sims // CASES)):
         drawn = [draw(rng, rounds[1]) for _ in range(CASES)]
-        for (lo, hi, stop), (_, truth) in zip(sequential([values for values, _ in drawn], precision, rounds[0]),
-                                              drawn):
+        for (lo, hi, stop), (_, truth) in zip(sequential([values for values, _ in drawn], precision, rounds[0],
+                                                         level), drawn):
             held.append(lo <= truth <= hi)
             stopped.append(stop)
     return float(np.mean(held)), float(np.mean(stopped))
@@ -185,10 +188,13 @@ def main() -> int:
     parser.add_argument("--models", default=",".join(MODELS), help="the simulated models to run (comma-separated)")
     parser.add_argument("--sizes", help="the round counts to simulate (comma-separated; given, the sequential "
                         "column and the recorded rounds are left out): to pin one cell with more cases")
-    parser.add_argument("--rule", default="8:40", help="the sequential column's least and most rounds, "
-                        "LEAST:MOST (the kernels' 8:40; loadtime's launches 40:320)")
+    parser.add_argument("--rule", default=f"8:40:{stats.SEQUENTIAL_CONFIDENCE}",
+                        help="the sequential column's least and most rounds and the rule's confidence, LEAST:MOST:LEVEL "
+                        f"(the kernels' 8:40:{stats.SEQUENTIAL_CONFIDENCE}; loadtime's launches "
+                        f"{LAUNCH_ROUNDS[0]}:{LAUNCH_ROUNDS[1]}:{LAUNCH_CONFIDENCE})")
     args = parser.parse_args()
-    rule = tuple(int(n) for n in args.rule.split(":"))
+    least, most, level = args.rule.split(":")
+    rule = (int(least), int(most))
     sizes = tuple(int(n) for n in args.sizes.split(",")) if args.sizes else SIZES
     print(f"coverage of the labelled 95% interval of a median ratio; {args.sims} simulated cases per cell,"
           f" experiments of {CASES} cases; each cell over the intervals labelled 95%; *: some were labelled"
@@ -199,7 +205,8 @@ def main() -> int:
         if name not in args.models.split(","):
             continue
         table = coverage(draw, sizes, args.sims, seed=100 + i)
-        seq = None if args.sizes else sequential_coverage(draw, args.sims, seed=200 + i, rounds=rule)
+        seq = None if args.sizes else sequential_coverage(draw, args.sims, seed=200 + i, rounds=rule,
+                                                               level=float(level))
         for kind in ("reported", "own", "plain"):
             cells = " ".join(f"{table[n].cell(kind):>8}" for n in sizes)
             print(f"{name:10} {kind:9} {cells}" + (f"  {100 * seq[0]:5.1f} ({100 * seq[1]:.0f}% stopped precise)"

@@ -236,6 +236,12 @@ def test_a_classic_counterpart_that_stopped_precise_has_its_own_rows_interval():
     row = next(c for c in exp["cases"] if c["name"] == "case")["stats"]["ratio"]
     quoted = exp["classic_now"][1]["now_ratio"]
     assert row["ci_level"] == stats.SEQUENTIAL_CONFIDENCE and quoted["ci95"] == row["ci95"]
+    # A rule that keeps its own level (loadtime's launches) is read back at that level, in both tables.
+    own = analyze.analyzed({**exp, "stopping": {**exp["stopping"], "rule": {**exp["stopping"]["rule"],
+                                                                             "confidence": 0.96}}})
+    own_row = next(c for c in own["cases"] if c["name"] == "case")["stats"]["ratio"]
+    assert own_row["ci_level"] == 0.96 and own["classic_now"][1]["now_ratio"]["ci95"] == own_row["ci95"]
+    assert own_row["ci95"][1] - own_row["ci95"][0] < row["ci95"][1] - row["ci95"][0]
     # Without the stop, both are the plain 95% interval, narrower.
     del exp["stopping"]
     plain = analyze.analyzed({k: v for k, v in exp.items() if k != "classic_now"})

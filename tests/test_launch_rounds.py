@@ -8,7 +8,7 @@ import numpy as np
 
 from layertax.engine.measure.stopping import StoppingRule
 from layertax.experiments.loadtime import EXPERIMENT as LOADTIME
-from layertax.experiments.loadtime.measure import LAUNCH_ROUNDS, QUICK_LAUNCH_ROUNDS, launch_rounds
+from layertax.experiments.loadtime.measure import LAUNCH_CONFIDENCE, LAUNCH_ROUNDS, QUICK_LAUNCH_ROUNDS, launch_rounds
 from layertax.engine.measure.settings import Settings
 from layertax.launch import settings as launch_settings
 from layertax.launch.rounds import FixedRounds, PreciseRounds
@@ -78,8 +78,9 @@ def test_fixed_rounds_are_one_timer_run():
 
 
 def test_loadtime_goes_on_until_precise_unless_its_rounds_are_fixed():
-    assert launch_rounds(Settings()) == StoppingRule(0.02, *LAUNCH_ROUNDS)
-    assert launch_rounds(Settings.from_options(quick=True, pin=False)) == StoppingRule(0.05, *QUICK_LAUNCH_ROUNDS)
+    assert launch_rounds(Settings()) == StoppingRule(0.02, *LAUNCH_ROUNDS, LAUNCH_CONFIDENCE)
+    assert launch_rounds(Settings.from_options(quick=True, pin=False)) == StoppingRule(0.05, *QUICK_LAUNCH_ROUNDS,
+                                                                                       LAUNCH_CONFIDENCE)
     assert launch_rounds(Settings.from_options(runs=12, pin=False)) is None
     assert launch_rounds(Settings.from_options(thorough=True, pin=False)) is None
 

@@ -261,7 +261,8 @@ def test_run_loadtime_goes_on_until_each_ratio_is_precise(tmp_path):
     assert p.returncode == 0, p.stderr
     exp = json.loads(out.read_text())["experiments"][0]
     stopping = exp["stopping"]
-    assert stopping["rule"] == {"precision": 0.05, "min_rounds": 32, "max_rounds": 56, "checkpoints": [32, 40, 56]}
+    assert stopping["rule"] == {"precision": 0.05, "min_rounds": 32, "max_rounds": 56, "checkpoints": [32, 40, 56],
+                                "confidence": measure.LAUNCH_CONFIDENCE}
     rounds = {c["name"]: sorted(s["round"] for s in c["samples"]) for c in exp["cases"]}
     longest = max(c["rounds"] for c in stopping["cases"].values())
     for name, case in stopping["cases"].items():

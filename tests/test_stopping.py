@@ -61,6 +61,27 @@ def test_a_checkpoint_resumes_a_precise_stop_that_widened_and_keeps_other_stops(
     assert stopped == {"base": "precise", "tight": "precise"} and going == set()
 
 
+def test_the_rule_s_confidence_decides_the_stop():
+    """A case stops when its interval at the rule's own level is within the target: a case whose
+    interval at 97% is just wider than it and at 95% within it goes on under the kernels' rule and
+    stops under a rule at 95%."""
+    rng = np.random.default_rng(5)
+    base = _rounds(rng, 40, 100, 0.001)
+    for seed in range(50):
+        noise = np.random.default_rng(seed).normal(0, 0.05, 40)
+        case = {r: 150 * v / 100 * np.exp(e) for (r, v), e in zip(base.items(), noise)}
+        strict, plain = precision_reached(case, base), precision_reached(case, base, 0.95)
+        if plain < 0.02 < strict:
+            break
+    else:
+        pytest.fail("no case between the two levels")
+    values, baselines = {"base": base, "x": case}, {"base": None, "x": "base"}
+    kernels, launches = StoppingRule(0.02, 8, 40), StoppingRule(0.02, 8, 40, confidence=0.95)
+    assert at_checkpoint(values, baselines, kernels, {})[1] == {"base", "x"}
+    assert at_checkpoint(values, baselines, launches, {}) == ({"base": "precise", "x": "precise"}, set())
+    assert launches.to_dict()["confidence"] == 0.95
+
+
 def test_every_case_precise_stops_everything():
     rng = np.random.default_rng(2)
     cases = {"base": _rounds(rng, 8, 100, 0.001), "x": _rounds(rng, 8, 130, 0.001)}
@@ -463,7 +484,7 @@ def test_a_case_widened_after_its_stop_goes_on_again_with_its_baseline(monkeypat
               16: {"count": 0.01, "wrong": 0.01, "skip": 0.01, "hang": 0.01, "crash": 0.01},
               24: {"count": 0.03, "wrong": 0.01, "skip": 0.01, "hang": 0.01, "crash": 0.01}}
     exp, runs, plan = _plan({}, StoppingRule(0.02, min_rounds=8, max_rounds=40))
-    monkeypatch.setattr(rounds_module, "half_widths", lambda values, baselines, bases=None: widths[plan.rounds_done])
+    monkeypatch.setattr(rounds_module, "half_widths", lambda values, baselines, bases=None, confidence=None: widths[plan.rounds_done])
     for r in range(8):
         _add_round(runs, r, {c.name: 100.0 for c in exp.cases})
         plan.finished(r + 1, 0.1)

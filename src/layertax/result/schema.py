@@ -140,7 +140,7 @@ GROUP = obj({"name": TEXT, "title": TEXT, "baseline": TEXT, "show_cases": {"type
 # How the rounds were spent: the rule and, per case, whether it met the precision target.
 STOPPING = obj({
     "rule": nullable(obj({"precision": POSITIVE, "checkpoints": array(COUNT, 1000), "min_rounds": COUNT,
-                          "max_rounds": COUNT}, required=("precision", "checkpoints"))),
+                          "max_rounds": COUNT, "confidence": POSITIVE}, required=("precision", "checkpoints"))),
     "cases": {"type": "object", "maxProperties": MAX_CASES,
               "additionalProperties": {
                   **obj({"met": {"type": ["boolean", "null"]}, "rounds": COUNT, "precision": nullable(NONNEGATIVE),

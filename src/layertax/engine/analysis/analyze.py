@@ -107,11 +107,12 @@ def preempted(sample: dict) -> bool | None:
 
 
 def case_stats(case: dict, base_values: dict[int, float] | None, metric: str | None = None,
-               stopped_precise: bool = False, ratio_factor: float | None = None,
+               ratio_level: float = stats.CONFIDENCE, ratio_factor: float | None = None,
                target: float = stats.DEFAULT_THRESHOLD) -> dict | None:
     """base_values: the baseline's round medians (None if the baseline has no samples).
-    stopped_precise: the case stopped adding rounds because its ratio met the precision target,
-    so its interval is taken at the stricter level that decided it (stats.SEQUENTIAL_CONFIDENCE).
+    ratio_level: the level the ratio's interval is computed at (labelled 95% whatever it is): the
+    stopping rule's stricter confidence where the case stopped adding rounds because its ratio
+    met the precision target (precise_level), else 95%.
     ratio_factor: the ratio's drift factor, estimated with the experiment's other cases
     (stats.ratio_factors); None: from the case's own rounds. target: the precision target, the
     least gap between two levels of the ratio that counts (two_levels)."""
@@ -128,9 +129,8 @@ def case_stats(case: dict, base_values: dict[int, float] | None, metric: str | N
     summary["disturbed_slowdown"] = slowdown
     summary["ratio"] = None
     if base_values:
-        level = stats.SEQUENTIAL_CONFIDENCE if stopped_precise else stats.CONFIDENCE
         ratios = stats.paired_ratios(medians, base_values)
-        summary["ratio"] = stats.ratio_summary(ratios, level, ratio_factor)
+        summary["ratio"] = stats.ratio_summary(ratios, ratio_level, ratio_factor)
         if summary["ratio"]:
             summary["ratio"]["two_levels"] = two_levels.two_levels(ratios, target)
     summary["warnings"] = stats.noise_warnings(summary, share, slowdown)
@@ -145,14 +145,15 @@ def case_stats(case: dict, base_values: dict[int, float] | None, metric: str | N
 
 
 def classic_now(exp: dict, values: dict[str, dict[int, float]], factors: dict[str, float] | None = None,
-                precise: Collection[str] = (), bases: dict[str, dict[int, float] | None] | None = None) -> list[dict]:
+                precise: Collection[str] = (), bases: dict[str, dict[int, float] | None] | None = None,
+                precise_at: float = stats.SEQUENTIAL_CONFIDENCE) -> list[dict]:
     """Each classic figure beside today's ratio of its counterpart, paired per round.
 
     values: each case's round medians, by case name (empty for a case without samples);
     factors: the ratios' drift factors (stats.ratio_factors), used where the classic's baseline
     is the counterpart's own; precise: the cases that stopped because their ratio met the
-    precision target, whose interval is taken at the stricter level that decided it, as in
-    their own row (case_stats), so that one figure has one interval in every table; bases: the
+    precision target, whose interval is taken at the stricter level that decided it (precise_at),
+    as in their own row (case_stats), so that one figure has one interval in every table; bases: the
     baseline values each case pairs with (paired_bases), used where the classic's baseline is
     the counterpart's own.
     """
@@ -170,7 +171,7 @@ def classic_now(exp: dict, values: dict[str, dict[int, float]], factors: dict[st
             own_base = baseline_of(exp, case) == base_name
             factor = (factors or {}).get(fig["counterpart"]) if own_base else None
             pairs_with = (bases or {}).get(fig["counterpart"]) if own_base else None
-            level = stats.SEQUENTIAL_CONFIDENCE if fig["counterpart"] in precise else stats.CONFIDENCE
+            level = precise_at if fig["counterpart"] in precise else stats.CONFIDENCE
             now = stats.ratio_summary(stats.paired_ratios(case_values, pairs_with or base_values), level, factor)
         rows.append({"label": fig["label"], "then_value": fig["value"], "then_ratio": classic["ratios"][fig["label"]],
                      "counterpart": fig["counterpart"], "why": fig["why"], "now_ratio": now})
@@ -216,15 +217,25 @@ def analyzed(exp: dict) -> dict:
     values = {c["name"]: round_values(c, metric) for c in exp["cases"]}
     stopped = ((exp.get("stopping") or {}).get("cases") or {})
     precise = {name for name, stop in stopped.items() if (stop or {}).get("stopped") == "precise"}
+    level = precise_level(exp)
     baselines = {c["name"]: baseline_of(exp, c) for c in exp["cases"]}
     bases = paired_bases({c["name"]: c for c in exp["cases"]}, baselines, metric, values)
     factors = stats.ratio_factors(values, baselines, bases)
     cases = [{**case, "stats": case_stats(case, _base_values(case["name"], baselines, values, bases), metric,
-                                          case["name"] in precise, factors.get(case["name"]),
+                                          level if case["name"] in precise else stats.CONFIDENCE,
+                                          factors.get(case["name"]),
                                           stats.precision_target(exp))}
              for case in exp["cases"]]
-    return {**exp, "cases": cases, "classic_now": classic_now(exp, values, factors, precise, bases),
+    return {**exp, "cases": cases, "classic_now": classic_now(exp, values, factors, precise, bases, level),
             "warnings": stats.experiment_warnings(exp.get("cpu_activity"))}
+
+
+def precise_level(exp: dict) -> float:
+    """The level of the interval a case stopped by its precision reports: its stopping rule's
+    (stopping.StoppingRule.confidence); a result saved before rules kept one, the level all
+    rules had then."""
+    rule = (exp.get("stopping") or {}).get("rule") or {}
+    return float(rule.get("confidence") or stats.SEQUENTIAL_CONFIDENCE)
 
 
 def _base_values(name: str, baselines: dict[str, str | None], values: dict[str, dict[int, float]],

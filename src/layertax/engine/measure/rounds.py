@@ -78,7 +78,7 @@ class RoundPlan:
         if self.checked:
             values = self._round_values()
             ran = [name for name in values if name not in self.stopped]
-            widths = half_widths(values, self.baselines, self._paired_bases(values))
+            widths = half_widths(values, self.baselines, self._paired_bases(values), self.rule.confidence)
             self.stopped, going = at_checkpoint(values, self.baselines, self.rule, self.stopped, widths)
             per_case = seconds / max(len(ran), 1)
             for name in self._out_of_reach(values, going, widths, per_case):
@@ -196,8 +196,8 @@ class RoundPlan:
             why = self.stopped.get(name) or ("interrupted" if interrupted else
                                              "rounds fixed" if self.rule is None else "max rounds")
             # The half-width of the interval the case reports: the stricter one where it stopped
-            # because of it (stats.SEQUENTIAL_CONFIDENCE), else the plain 95% one.
-            level = stats.SEQUENTIAL_CONFIDENCE if why == "precise" else stats.CONFIDENCE
+            # because of it (the rule's confidence), else the plain 95% one.
+            level = self.rule.confidence if why == "precise" else stats.CONFIDENCE
             reached = precision_reached(rounds, bases.get(name) if base else None, level, factors.get(name))
             cases[name] = {"rounds": len(rounds), "precision": None if reached is None else round(reached, 5),
                            "met": None if self.rule is None or reached is None else reached <= self.rule.precision,

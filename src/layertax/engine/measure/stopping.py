@@ -2,7 +2,7 @@
 
 A case stops when its figure is precise enough: the interval of its ratio to its baseline
 (paired per round), or of its own median for a baseline, lies within +-precision of the
-estimate (relative half-width). The interval is taken at stats.SEQUENTIAL_CONFIDENCE, not 95%:
+estimate (relative half-width). The interval is taken at the rule's confidence, not 95%:
 stopping when an interval is narrow selects the lucky ones, and the stricter level is what
 keeps the interval a stopped case reports at 95% coverage. Precision is looked at only at fixed checkpoints (after 8,
 12, 16, 24, 32 and 40 rounds by default), never after every round, and only the interval's
@@ -37,6 +37,10 @@ class StoppingRule:
     precision: float             # target relative half-width of the 95% interval (0.02: +-2%)
     min_rounds: int = 8          # no case stops before this many rounds
     max_rounds: int = 40         # no case runs more rounds than this
+    # The level of the interval that decides a stop and that a case stopped by it reports
+    # (labelled 95%). Which level keeps 95% depends on how much selection the checkpoints
+    # leave: bench/interval_coverage.py --rule simulates each rule the scheduler uses.
+    confidence: float = stats.SEQUENTIAL_CONFIDENCE
 
     def checkpoint(self, rounds_done: int) -> bool:
         """Whether precision is looked at after this many measured rounds."""
@@ -44,6 +48,7 @@ class StoppingRule:
 
     def to_dict(self) -> dict:
         return {"precision": self.precision, "min_rounds": self.min_rounds, "max_rounds": self.max_rounds,
+                "confidence": self.confidence,
                 "checkpoints": sorted({c for c in (self.min_rounds, *CHECKPOINTS) if self.min_rounds <= c <= self.max_rounds})}
 
 
@@ -73,13 +78,16 @@ def precision_reached(case_rounds: dict[int, float], base_rounds: dict[int, floa
 
 
 def half_widths(cases: dict[str, dict[int, float]], baselines: dict[str, str | None],
-                base_rounds: dict[str, dict[int, float] | None] | None = None) -> dict[str, float | None]:
-    """precision_reached of every case at the level that decides a stop, the ratios' drift factors
-    estimated once for the whole experiment (stats.ratio_factors). base_rounds: the baseline's
-    values each case pairs with (analyze.paired_bases); None: its baseline's round medians."""
+                base_rounds: dict[str, dict[int, float] | None] | None = None,
+                confidence: float = stats.SEQUENTIAL_CONFIDENCE) -> dict[str, float | None]:
+    """precision_reached of every case at the level that decides a stop (the rule's confidence),
+    the ratios' drift factors estimated once for the whole experiment (stats.ratio_factors).
+    base_rounds: the baseline's values each case pairs with (analyze.paired_bases); None: its
+    baseline's round medians."""
     factors = stats.ratio_factors(cases, baselines, base_rounds)
     bases = stats.bases_for(cases, baselines, base_rounds)
-    return {name: precision_reached(rounds, bases[name], factor=factors.get(name)) for name, rounds in cases.items()}
+    return {name: precision_reached(rounds, bases[name], confidence, factors.get(name))
+            for name, rounds in cases.items()}
 
 
 def still_going(cases: dict[str, dict[int, float]], baselines: dict[str, str | None], rule: StoppingRule,
@@ -91,7 +99,7 @@ def still_going(cases: dict[str, dict[int, float]], baselines: dict[str, str | N
     the cases, where the caller has them already. A case goes on while it is not precise; a
     baseline goes on while it, or any case compared with it, does."""
     going = set()
-    widths = half_widths(cases, baselines) if widths is None else widths
+    widths = half_widths(cases, baselines, confidence=rule.confidence) if widths is None else widths
     for name in cases:
         if name in stopped:
             continue
@@ -116,7 +124,7 @@ def at_checkpoint(values: dict[str, dict[int, float]], baselines: dict[str, str 
     not resume it; its cases do. Only widths decide, never where a ratio lies. widths: half_widths
     of the cases, where the caller has them. Returns (the cases stopped after it, case -> why;
     the cases that go on)."""
-    widths = half_widths(values, baselines) if widths is None else widths
+    widths = half_widths(values, baselines, confidence=rule.confidence) if widths is None else widths
     after = dict(stopped)
     for name, why in stopped.items():
         width = widths.get(name)
