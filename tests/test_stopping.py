@@ -173,6 +173,22 @@ def test_under_a_deadline_the_cases_cheapest_to_finish_go_on_and_the_dearest_giv
     assert record["cases"]["skip"]["stopped"] == "out of reach" and record["cases"]["skip"]["met"] is False
 
 
+def test_the_case_dearest_in_seconds_gives_way_not_the_one_needing_most_rounds():
+    """What a round of a case costs is what its bursts took: "hang" needs the most rounds, but
+    its bursts cost a hundredth of the others', so "skip", whose rounds to go cost the most
+    seconds, gives way instead (60 s left; "wrong" needs about 26 more rounds)."""
+    exp, runs, plan = _plan({}, StoppingRule(0.02, min_rounds=8, max_rounds=40), deadline=100.0,
+                            clock=lambda: 40.0)
+    widths = {"count": 0.001, "wrong": 0.041, "skip": 0.3, "hang": 0.4}
+    values = {name: {r: 1.0 for r in range(8)} for name in widths}
+    assert plan._out_of_reach(values, set(widths), widths, 1.0) == {"hang"}     # every burst alike
+    for name in widths:
+        for _ in range(8):
+            plan.spent(name, 0.01 if name == "hang" else 1.0)
+    assert plan._round_seconds({"wrong", "hang"}, 1.0) == pytest.approx(2.01)   # wrong, count, hang
+    assert plan._out_of_reach(values, set(widths), widths, 1.0) == {"skip"}
+
+
 def test_where_no_case_can_finish_none_gives_way():
     # Every ratio far from +-2%: stopping some would help none of the others, so all go on and
     # the rounds left narrow every interval.

@@ -144,7 +144,8 @@ STOPPING = obj({
     "cases": {"type": "object", "maxProperties": MAX_CASES,
               "additionalProperties": {
                   **obj({"met": {"type": ["boolean", "null"]}, "rounds": COUNT, "precision": nullable(NONNEGATIVE),
-                         "stopped": TEXT}, required=("met", "rounds", "precision", "stopped")),
+                         "stopped": TEXT, "burst_s": nullable(NONNEGATIVE)},
+                        required=("met", "rounds", "precision", "stopped")),
                   # a case that missed its target says by how much
                   "if": {"properties": {"met": {"const": False}}}, "then": {"properties": {"precision": NONNEGATIVE}}}},
 })

@@ -97,9 +97,16 @@ def round_order(going: list, baselines: dict[str, str | None], pairing: str, bas
     return bursts
 
 
-def bursts_per_round(going: list, baselines: dict[str, str | None], pairing: str, baseline_bursts: int) -> int:
-    """How many bursts a round of these cases runs (for the progress line's total): a round laid
-    out as round_order lays it (the order does not change the count)."""
+def burst_counts(going: list, baselines: dict[str, str | None], pairing: str, baseline_bursts: int) -> Counter:
+    """How many bursts each case runs in a round of these cases, by case name: a round laid out
+    as round_order lays it (the order does not change the counts)."""
     if pairing == "round":
-        return len(going) + len(baseline_repeats(going, baselines, baseline_bursts))
-    return sum(len(unit) for unit in _beside_units(list(going), baselines, random.Random(0)))
+        order = list(going) + baseline_repeats(going, baselines, baseline_bursts)
+    else:
+        order = [r for unit in _beside_units(list(going), baselines, random.Random(0)) for r in unit]
+    return Counter(r.case.name for r in order)
+
+
+def bursts_per_round(going: list, baselines: dict[str, str | None], pairing: str, baseline_bursts: int) -> int:
+    """How many bursts a round of these cases runs (for the progress line's total)."""
+    return sum(burst_counts(going, baselines, pairing, baseline_bursts).values())

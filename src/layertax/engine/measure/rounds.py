@@ -14,6 +14,7 @@ import time
 import numpy as np
 
 from layertax.engine.analysis import analyze, stats
+from layertax.engine.measure import layout
 from layertax.engine.measure.stopping import (CLASSIC_PRECISION, StoppingRule, at_checkpoint, half_widths,
                                               precision_reached)
 
@@ -28,10 +29,17 @@ REACH_SLACK = 1.5
 
 class RoundPlan:
     def __init__(self, exp, runs: list, rule: StoppingRule | None, deadline: float | None,
-                 clock=time.monotonic, metric: str | None = None):
+                 clock=time.monotonic, metric: str | None = None, pairing: str = "beside", baseline_bursts: int = 2):
         """runs: each case's run (its case, its samples so far, whether it is active); metric: the
-        sample field the figures are read from (None: a kernel's ns per operation)."""
+        sample field the figures are read from (None: a kernel's ns per operation); pairing,
+        baseline_bursts: how a round is laid out (layout.round_order), which sets what a round of
+        some of the cases costs."""
         self.rule, self.deadline, self.clock, self.metric = rule, deadline, clock, metric
+        self.pairing, self.baseline_bursts = pairing, baseline_bursts
+        # The seconds each case's measured bursts took, its process from start to end: a Java
+        # case's costs ten times a C one's, and scan's passes run from 6 ms to 840 ms, so what a
+        # round of some of the cases costs is theirs, not a share of the last round.
+        self.burst_seconds: dict[str, list[float]] = {}
         self.runs = {r.case.name: r for r in runs}
         names = set(self.runs)
         # Each case's baseline (None for a baseline, or when its baseline is not in the run).
@@ -57,6 +65,24 @@ class RoundPlan:
 
     def going(self, run) -> bool:
         return run.case.name not in self.stopped
+
+    def spent(self, name: str, seconds: float) -> None:
+        """One measured burst of the case ran, taking `seconds` (its process, start to end)."""
+        self.burst_seconds.setdefault(name, []).append(seconds)
+
+    def _round_seconds(self, running: set[str], per_case: float) -> float:
+        """What a round of these cases and the baselines they run with costs: each of its bursts
+        (layout.burst_counts) at the median of the case's bursts so far, `per_case` where none of
+        its bursts was timed."""
+        names = running | {b for n in running if (b := self.baselines.get(n))}
+        counts = layout.burst_counts([self.runs[n] for n in sorted(names) if n in self.runs], self.baselines,
+                                     self.pairing, self.baseline_bursts)
+        return sum(count * self._burst_seconds(n, per_case) for n, count in counts.items())
+
+    def _burst_seconds(self, name: str, per_case: float) -> float:
+        """What one burst of the case costs: the median of its bursts so far, else `per_case`."""
+        spent = self.burst_seconds.get(name)
+        return float(np.median(spent)) if spent else per_case
 
     def _round_values(self) -> dict[str, dict[int, float]]:
         return {name: analyze.round_values({"samples": r.samples}, self.metric)
@@ -91,18 +117,20 @@ class RoundPlan:
 
         A case at half-width h after n rounds needs about n (h / target)^2 rounds in all (the
         half-width narrows as the square root of the rounds). A case can finish when its need is
-        within the rounds the time left gives (at `per_case` seconds a process: the last round
-        over the processes it ran) with only it and its baseline running. While one that can
-        finish does not fit (within REACH_SLACK) with every case still running, the case that
-        needs the most rounds stops, "out of reach". Where no case can finish, none stops: the rounds left then
-        narrow every interval, which is the most they can do. A baseline a running case still
-        needs never stops. A classic counterpart wider than CLASSIC_PRECISION is the experiment's
-        answer: its target here is CLASSIC_PRECISION (it can finish when it can get there), and it
-        gives way for no other case. widths: each case's half-width now (stopping.half_widths)."""
+        within the rounds the time left gives with only it and its baseline running, each round
+        at what their bursts have cost (_round_seconds; `per_case`, the last round over the
+        processes it ran, for a case none of whose bursts was timed). While one that can finish
+        does not fit (within REACH_SLACK) with every case still running, the case dearest to
+        finish (its rounds needed times what a burst of it costs) stops, "out of reach". Where no
+        case can finish, none stops: the rounds left then narrow every interval, which is the
+        most they can do. A baseline a running case still needs never stops. A classic
+        counterpart wider than CLASSIC_PRECISION is the experiment's answer: its target here is
+        CLASSIC_PRECISION (it can finish when it can get there), and it gives way for no other
+        case. widths: each case's half-width now (stopping.half_widths)."""
         if self.deadline is None or self.rule is None or per_case <= 0:
             return set()
         left = self.deadline - self.clock()
-        if left < per_case * len(going):
+        if left < self._round_seconds(going, per_case):
             return set()                 # not another round of them: the budget stops them all (out_of_time)
         answers = {name for name in self.counterparts & going if widths.get(name) is not None
                    and widths[name] > CLASSIC_PRECISION}
@@ -110,11 +138,9 @@ class RoundPlan:
                                                              else self.rule.precision)) ** 2 - 1)
                 for name in going if widths[name] is not None}
 
-        def processes(running: set[str]) -> int:
-            return len(running | {b for n in running if (b := self.baselines.get(n))})
-
         def rounds_for(name: str, running: set[str]) -> float:
-            return max(min(left / (per_case * processes(running)), self.rule.max_rounds - len(values[name])), 0.0)
+            return max(min(left / self._round_seconds(running, per_case), self.rule.max_rounds - len(values[name])),
+                       0.0)
 
         # Strict on who can finish, lenient on whether it fits: a case stops for another only where
         # the other's forecast says plainly that it gains by it.
@@ -123,9 +149,12 @@ class RoundPlan:
         def fits(name: str, running: set[str]) -> bool:
             return need[name] <= REACH_SLACK * rounds_for(name, running)
 
+        def dearest(name: str) -> float:   # what its rounds to go cost of its own (its baseline's are shared)
+            return need[name] * self._burst_seconds(name, per_case)
+
         running = set(need)
         out = set()
-        for name in sorted((n for n in need if n not in answers), key=need.get, reverse=True):
+        for name in sorted((n for n in need if n not in answers), key=dearest, reverse=True):
             if not finishable or all(fits(f, running) for f in finishable & running):
                 break
             running.discard(name)
@@ -148,7 +177,7 @@ class RoundPlan:
         resume = {name for name, why in self.stopped.items() if why == "out of reach"
                   and len(values.get(name, ())) < self.rule.max_rounds}
         resume |= {b for name in resume if (b := self.baselines.get(name))}
-        if not resume or self.deadline - self.clock() < per_case * len(resume):
+        if not resume or self.deadline - self.clock() < self._round_seconds(resume, per_case):
             return
         for name in resume:
             self.stopped.pop(name, None)
@@ -186,7 +215,8 @@ class RoundPlan:
         return True
 
     def record(self, interrupted: bool) -> dict:
-        """Per case: rounds used, precision reached, and why it stopped; and the rule itself."""
+        """Per case: rounds used, precision reached, why it stopped and what one of its bursts
+        took (the median, its process from start to end); and the rule itself."""
         values = self._round_values()
         bases = self._paired_bases(values)
         factors = stats.ratio_factors(values, self.baselines, bases)
@@ -199,9 +229,10 @@ class RoundPlan:
             # because of it (the rule's confidence), else the plain 95% one.
             level = self.rule.confidence if why == "precise" else stats.CONFIDENCE
             reached = precision_reached(rounds, bases.get(name) if base else None, level, factors.get(name))
+            spent = self.burst_seconds.get(name)
             cases[name] = {"rounds": len(rounds), "precision": None if reached is None else round(reached, 5),
                            "met": None if self.rule is None or reached is None else reached <= self.rule.precision,
-                           "stopped": why}
+                           "stopped": why, "burst_s": round(float(np.median(spent)), 4) if spent else None}
         return {"rule": self.rule.to_dict() if self.rule else None,
                 "rounds_s": round(sum(self.round_seconds), 3),
                 "round_s_median": float(np.median(self.round_seconds)) if self.round_seconds else None,

@@ -306,7 +306,8 @@ class Scheduler:
         counting = s.count_syscalls and syscalls.available()
         # A budgeted run's length is not known until a round has been timed (the warm-up's,
         # or the first measured one's): until then the total is left open, not guessed.
-        rounds = RoundPlan(exp, runs, s.stopping_rule(), self.deadline)
+        rounds = RoundPlan(exp, runs, s.stopping_rule(), self.deadline, pairing=s.pairing,
+                           baseline_bursts=s.baseline_bursts)
         per_round = layout.bursts_per_round(active, rounds.baselines, s.pairing, s.baseline_bursts)
         steps = s.warmup * len(active) + s.runs * per_round + 1 + (len(active) if counting else 0)
         self.progress.start(exp.name, None if self.deadline is not None else steps)
@@ -334,7 +335,9 @@ class Scheduler:
                         if round_no < 0:
                             self.invoke(run, workroot, 1, None)
                         else:
+                            began = time.monotonic()
                             self.invoke(run, workroot, s.burst, round_no, burst)
+                            rounds.spent(run.case.name, time.monotonic() - began)
                     if round_no == -1 and self.deadline is not None:
                         rounds.warmed_up(time.monotonic() - started, s.burst)
                         self.progress.retotal(self._steps_done(s, runs, rounds, round_no, counting))
