@@ -37,6 +37,7 @@ import sys
 import numpy as np
 
 from layertax.engine.analysis import dependence, stats
+from layertax.engine.measure.settings import Settings
 from layertax.engine.measure.stopping import StoppingRule, at_checkpoint
 from layertax.experiments.loadtime.measure import LAUNCH_CONFIDENCE, LAUNCH_ROUNDS
 
@@ -156,12 +157,12 @@ def coverage(draw, sizes, sims: int, seed: int) -> dict[int, Tally]:
 
 
 def sequential_coverage(draw, sims: int, seed: int, precision: float = 0.02,
-                        rounds: tuple[int, int] = (8, 40), level: float = stats.SEQUENTIAL_CONFIDENCE
+                        rounds: tuple[int, int] = (8, 56), level: float = stats.SEQUENTIAL_CONFIDENCE
                         ) -> tuple[float, float]:
     """How often the intervals reported under the stopping rule held the truth (all labelled 95%:
     a stopped case's is computed at the rule's level so that it still covers 95%), and the share
     of cases that stopped precise before the last checkpoint. rounds: the rule's least and most
-    rounds (the kernels' 8 to 40; loadtime's launches go from 40 to 320); level: its confidence."""
+    rounds (the kernels' 8 to 56; loadtime's launches go from 40 to 320); level: its confidence."""
     rng = np.random.default_rng(seed)
     held, stopped = [], []
     for _ in range(max(1, sims // CASES)):
@@ -188,9 +189,10 @@ def main() -> int:
     parser.add_argument("--models", default=",".join(MODELS), help="the simulated models to run (comma-separated)")
     parser.add_argument("--sizes", help="the round counts to simulate (comma-separated; given, the sequential "
                         "column and the recorded rounds are left out): to pin one cell with more cases")
-    parser.add_argument("--rule", default=f"8:40:{stats.SEQUENTIAL_CONFIDENCE}",
+    kernels = f"{Settings.min_rounds}:{Settings.runs}:{stats.SEQUENTIAL_CONFIDENCE}"
+    parser.add_argument("--rule", default=kernels,
                         help="the sequential column's least and most rounds and the rule's confidence, LEAST:MOST:LEVEL "
-                        f"(the kernels' 8:40:{stats.SEQUENTIAL_CONFIDENCE}; loadtime's launches "
+                        f"(the kernels' {kernels}; loadtime's launches "
                         f"{LAUNCH_ROUNDS[0]}:{LAUNCH_ROUNDS[1]}:{LAUNCH_CONFIDENCE})")
     args = parser.parse_args()
     least, most, level = args.rule.split(":")

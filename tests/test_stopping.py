@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-from layertax.engine.measure.budget import MOST_MARGIN, RAISE_AT_MOST, Budget, needs, round_cases
+from layertax.engine.measure.budget import MOST_MARGIN, RAISE_AT_MOST, Budget, needs, own_way_seconds, round_cases
 from layertax.engine.measure.rounds import RoundPlan
 from layertax.engine.measure.settings import Settings
 from layertax.engine.measure.stopping import StoppingRule, at_checkpoint, precision_reached, still_going
@@ -267,6 +267,22 @@ def test_the_budget_is_shared_by_cases_and_what_is_left_goes_on():
     assert Budget(None, [a]).deadline_for(a) is None
 
 
+def test_the_time_an_experiment_measured_its_own_way_took_is_kept_for_it_until_it_has_run():
+    """loadtime's launches are not shared out: what they took last time (40 s) is kept out of the
+    shares of the experiments before it, and once it has run, what it left is the others'."""
+    now = [0.0]
+    a = probe_experiment()
+    b = dataclasses.replace(a, name="other")
+    budget = Budget(100.0, [a, b], clock=lambda: now[0], reserved={"loadtime": 40.0})
+    assert budget.deadline_for(a) == pytest.approx(30.0)          # half of the 60 s not kept
+    now[0] = 30.0
+    budget.ran("loadtime")                                        # it took 20 s of its 40
+    now[0] = 50.0
+    assert budget.deadline_for(b) == pytest.approx(100.0)         # all that is left
+    stops = {"loadtime": {"window_s": 41.5}, "callchain": {"window_s": 70.0}, "unicode-io": {}}
+    assert own_way_seconds(stops, {"loadtime", "unicode-io"}) == {"loadtime": 41.5}
+
+
 def test_an_experiment_that_needed_less_last_time_gets_that_and_the_rest_goes_to_the_others():
     """Left to the experiments after it, the time one does not need goes unused (they finish early
     too); given to the others from the start, the first ones get it."""
@@ -379,7 +395,7 @@ def test_the_last_experiment_left_gets_all_that_is_left_even_past_its_ceiling():
 
 def test_settings_presets_and_their_contradictions():
     default = Settings.from_options(pin=False)
-    assert default.precision == 0.02 and default.budget_s and default.stopping_rule().max_rounds == 40
+    assert default.precision == 0.02 and default.budget_s and default.stopping_rule().max_rounds == 56
     fixed = Settings.from_options(runs=7, pin=False)
     assert fixed.precision is None and fixed.budget_s is None and fixed.stopping_rule() is None and fixed.runs == 7
     thorough = Settings.from_options(thorough=True, pin=False)

@@ -98,7 +98,7 @@ def _probe(budget: budgets.Budget, settings, note, busy, usual: dict[str, float]
         return None
     rule = settings.stopping_rule()          # a precision is set: rounds are driven by it
     per_round = sum(budget.weights.values())
-    rounds = int(budget.seconds // per_round) if per_round else rule.max_rounds
+    rounds = int((budget.seconds - sum(budget.reserved.values())) // per_round) if per_round else rule.max_rounds
     rounds = max(rule.min_rounds, min(rule.max_rounds, rounds))
     probe["rounds"] = rounds
     if usual:
@@ -131,16 +131,21 @@ def _measure(chosen, settings, case_globs, prepared, doc, keeper, progress, note
     scheduled = [e for e in chosen if e.measure is None]
     seconds = settings.budget_s if settings.metric == "time" else None
     run_settings = settings.to_dict()
-    designs = {e.name: design(run_settings, e.name, asdict(settings.for_experiment(e.defaults))) for e in scheduled}
+    # The experiments measured their own way are looked up too: what they took is kept for them.
+    own_way_names = {e.name for e in chosen if e.measure is not None}
+    designs = {e.name: design(run_settings, e.name, asdict(settings.for_experiment(e.defaults))) for e in chosen}
     stops = budgets.newest_stopping(fingerprint.get("machine_id"), designs) if seconds else {}
+    reserved = {} if case_globs else budgets.own_way_seconds(stops, own_way_names)   # --case runs fewer
+    stops = {name: stop for name, stop in stops.items() if name not in own_way_names}
     costs = budgets.round_costs(stops)
     rule = settings.stopping_rule()
     budget = budgets.Budget(seconds, scheduled, case_globs, costs, needs=budgets.needs(stops),
                             min_rounds=rule.min_rounds if rule else 0,
                             max_rounds={e.name: settings.for_experiment(e.defaults).runs for e in scheduled} if rule else None,
-                            round_cases=budgets.round_cases(stops))
+                            round_cases=budgets.round_cases(stops), reserved=reserved)
     doc["settings"]["round_costs_from_history"] = costs
     doc["settings"]["needs_from_history"] = budget.needs
+    doc["settings"]["reserved_from_history"] = reserved
     doc["settings"]["budget_s"] = budget.seconds
     if seconds and scheduled and settings.precision:      # a precision to forecast, rounds driven by it
         doc["settings"]["noise_probe"] = _probe(budget, settings, note, busy, budgets.seen_spreads(stops))
@@ -153,6 +158,7 @@ def _measure(chosen, settings, case_globs, prepared, doc, keeper, progress, note
                      f"apply (see `layertax {exp.name} --help`)")
                 continue
             result, interrupted = own_way(exp, settings, progress(), paths.cache_dir(), case_globs)
+            budget.ran(exp.name)
         elif counting_instructions:
             result, interrupted = instructions.measure_experiment(exp, kmap, case_globs, settings, progress(),
                                                                   note=note)

@@ -27,7 +27,7 @@ CONFIDENCE = 0.95
 # decided, and its interval computed, at this level instead of 95%; after the stop it covers
 # 93-97% under every model bench/interval_coverage.py simulates (docs/method/statistics.md), and
 # it is labelled 95%. (At 97.5% the stopped intervals of its heavy-tailed model covered 97.2%.)
-# That is the kernels' rule, from 8 to 40 rounds; a rule whose first look comes later selects
+# That is the kernels' rule, from 8 to 56 rounds; a rule whose first look comes later selects
 # less and has its own level (stopping.StoppingRule.confidence).
 SEQUENTIAL_CONFIDENCE = 0.97
 # Above this relative half-width of the median's CI, the reported median is uncertain: the main warning.

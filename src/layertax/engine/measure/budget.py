@@ -14,6 +14,9 @@ given less than its minimum of rounds costs, which the budget never cuts. Where 
 is given what it needed and time is still left, the surplus goes to the experiment about to
 start: the others keep what they needed last time with a margin, and what it leaves unused is
 theirs, so the first has room on a noisier moment than last time and no time is kept idle.
+An experiment measured its own way (loadtime's launches) is not shared out: what it took last
+time is kept out of the others' shares until it has run, so that the experiments before it do
+not spend it and leave the ones after it short.
 """
 from __future__ import annotations
 
@@ -43,15 +46,19 @@ class Budget:
     def __init__(self, seconds: float | None, scheduled: list, case_globs: tuple[str, ...] = (),
                  round_costs: dict[str, float] | None = None, clock=time.monotonic,
                  needs: dict[str, float] | None = None, min_rounds: int = 0,
-                 max_rounds: dict[str, int] | None = None, round_cases: dict[str, int] | None = None):
+                 max_rounds: dict[str, int] | None = None, round_cases: dict[str, int] | None = None,
+                 reserved: dict[str, float] | None = None):
         """round_costs: seconds per round (of all its cases) each experiment took last time, where known;
         round_cases: how many cases that round had (default: all the experiment's); needs: the
         seconds it measured last time when it finished before its share ran out (used only for the
         same cases: not with --case, nor when a bare run leaves some out); min_rounds: the rounds
         no experiment is cut below (its warm-up counted as one more); max_rounds: the most rounds
         each experiment runs. Both are turned into seconds only where the round cost is known (a
-        guess could starve one)."""
+        guess could starve one). reserved: the seconds each experiment measured its own way (not
+        shared out here: loadtime's launches) took last time, kept out of the shares until it
+        has run (ran)."""
         self.seconds, self.clock = seconds, clock
+        self.reserved = dict(reserved or {})
         sizes = {e.name: len(e.cases) for e in scheduled}
         measured_with = {**sizes, **(round_cases or {})}
         self.needs = {} if case_globs else {name: need for name, need in (needs or {}).items()
@@ -82,11 +89,16 @@ class Budget:
         if self.seconds is None or exp.name not in self.weights:
             return None
         now = self.clock()
-        left = max(self.seconds - (now - self.started), 0.0)
+        left = max(self.seconds - (now - self.started) - sum(self.reserved.values()), 0.0)
         share = self.shares(left, first=exp.name)[exp.name]
         del self.weights[exp.name]
         self.allotted_at = now
         return now + share
+
+    def ran(self, name: str) -> None:
+        """An experiment measured its own way has run: the time kept for it is spent, and what it
+        did not use is the others' again."""
+        self.reserved.pop(name, None)
 
     def _limit(self, name: str) -> float | None:
         """The most an experiment is given while others could use the time: its need (with
@@ -201,6 +213,12 @@ def seen_spreads(stops: dict[str, dict]) -> dict[str, float]:
     return {name: float(stop["seen_spread"]) for name, stop in stops.items() if stop.get("seen_spread")}
 
 
+def own_way_seconds(stops: dict[str, dict], names: set[str]) -> dict[str, float]:
+    """The seconds each of the experiments measured their own way (names) took in its newest
+    saved run (newest_stopping), where that run kept its window (cpu_activity.window_s)."""
+    return {name: float(stop["window_s"]) for name, stop in stops.items() if name in names and stop.get("window_s")}
+
+
 def round_cases(stops: dict[str, dict]) -> dict[str, int]:
     """How many cases each experiment's newest saved round cost (and need) was measured with."""
     return {name: len(stop["cases"]) for name, stop in stops.items() if stop.get("cases")}
@@ -224,7 +242,8 @@ def newest_stopping(machine_id: str | None, designs: dict[str, dict]) -> dict[st
     """The stopping record of each experiment named in `designs` in its newest saved run on this
     machine measured by its design there (settings.design: what sets a round's cost and spread),
     with "seen_spread": how far its median case's per-round ratios spread in that run, where the
-    run's noise probe kept it (settings.noise_probe.seen): what the next run's forecast starts from."""
+    run's noise probe kept it (settings.noise_probe.seen): what the next run's forecast starts from;
+    and "window_s": how long it measured (its cpu_activity window)."""
     names = list(designs)
     from layertax.engine.store import history
 
@@ -245,7 +264,8 @@ def newest_stopping(machine_id: str | None, designs: dict[str, dict]) -> dict[st
         for exp in doc["experiments"]:
             if exp["name"] in wanted and exp.get("stopping") and \
                     settings.design(run_settings, exp["name"], exp.get("settings")) == designs[exp["name"]]:
-                found[exp["name"]] = {**exp["stopping"], "seen_spread": seen.get(exp["name"])}
+                found[exp["name"]] = {**exp["stopping"], "seen_spread": seen.get(exp["name"]),
+                                      "window_s": (exp.get("cpu_activity") or {}).get("window_s")}
         if len(found) == len(names):
             break
     return found

@@ -28,7 +28,12 @@ PAIRINGS = ("beside", "round")
 class Settings:
     # Rounds are the unit of replication (one fresh kernel process each), so many
     # short rounds beat a few long ones; see stats.summarize_rounds.
-    runs: int = 40                 # measured rounds
+    # Measured rounds: the most a case runs under the precision rule (a case stops earlier where
+    # its ratio is precise), or every case's with --runs. 56 rather than 40: replayed on recorded
+    # rounds of callchain and tls with the deadlines of a default run, 40 left cheap cases that
+    # were still narrowing stopped at their maximum (bench/stopping_replay.py,
+    # docs/method/statistics.md).
+    runs: int = 56
     warmup: int = 1                # discarded rounds
     burst: int = 3                 # samples per case per round
     # Bursts of each baseline per round, each in its own process at its own place in the

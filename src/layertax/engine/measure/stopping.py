@@ -5,7 +5,7 @@ A case stops when its figure is precise enough: the interval of its ratio to its
 estimate (relative half-width). The interval is taken at the rule's confidence, not 95%:
 stopping when an interval is narrow selects the lucky ones, and the stricter level is what
 keeps the interval a stopped case reports at 95% coverage. Precision is looked at only at fixed checkpoints (after 8,
-12, 16, 24, 32 and 40 rounds by default), never after every round, and only the interval's
+12, 16, 24, 32, 40 and 56 rounds by default), never after every round, and only the interval's
 width decides, never where the estimate lies: a group-sequential design whose stopping does
 not depend on the sign of a difference, so it does not push the figure one way (the coverage
 this keeps is simulated in bench/interval_coverage.py and recorded in docs/method/statistics.md).
