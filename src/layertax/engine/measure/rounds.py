@@ -41,6 +41,7 @@ class RoundPlan:
         # case's costs ten times a C one's, and scan's passes run from 6 ms to 840 ms, so what a
         # round of some of the cases costs is theirs, not a share of the last round.
         self.burst_seconds: dict[str, list[float]] = {}
+        self.burst_cost: dict[str, float] = {}     # the median of each case's burst_seconds
         self.runs = {r.case.name: r for r in runs}
         names = set(self.runs)
         # Each case's baseline (None for a baseline, or when its baseline is not in the run).
@@ -69,7 +70,9 @@ class RoundPlan:
 
     def spent(self, name: str, seconds: float) -> None:
         """One measured burst of the case ran, taking `seconds` (its process, start to end)."""
-        self.burst_seconds.setdefault(name, []).append(seconds)
+        spent = self.burst_seconds.setdefault(name, [])
+        spent.append(seconds)
+        self.burst_cost[name] = float(np.median(spent))   # kept: a checkpoint reads it for every set of cases
 
     def _round_seconds(self, running: set[str], per_case: float) -> float:
         """What a round of these cases and the baselines they run with costs: each of its bursts
@@ -82,8 +85,7 @@ class RoundPlan:
 
     def _burst_seconds(self, name: str, per_case: float) -> float:
         """What one burst of the case costs: the median of its bursts so far, else `per_case`."""
-        spent = self.burst_seconds.get(name)
-        return float(np.median(spent)) if spent else per_case
+        return self.burst_cost.get(name, per_case)
 
     def _round_values(self) -> dict[str, dict[int, float]]:
         return {name: analyze.round_values({"samples": r.samples}, self.metric)
@@ -139,16 +141,17 @@ class RoundPlan:
                                                              else self.rule.precision)) ** 2 - 1)
                 for name in going if widths[name] is not None}
 
-        def rounds_for(name: str, running: set[str]) -> float:
-            return max(min(left / self._round_seconds(running, per_case), self.rule.max_rounds - len(values[name])),
-                       0.0)
+        def rounds_for(name: str, round_seconds: float) -> float:
+            """The rounds the time left gives the case at round_seconds a round, within its maximum."""
+            return max(min(left / round_seconds, self.rule.max_rounds - len(values[name])), 0.0)
 
         # Strict on who can finish, lenient on whether it fits: a case stops for another only where
         # the other's forecast says plainly that it gains by it.
-        finishable = {name for name in need if need[name] <= rounds_for(name, {name})}
+        finishable = {name for name in need if need[name] <= rounds_for(name, self._round_seconds({name}, per_case))}
 
-        def fits(name: str, running: set[str]) -> bool:
-            return need[name] <= REACH_SLACK * rounds_for(name, running)
+        def all_fit(running: set[str]) -> bool:
+            round_seconds = self._round_seconds(running, per_case)
+            return all(need[f] <= REACH_SLACK * rounds_for(f, round_seconds) for f in finishable & running)
 
         def dearest(name: str) -> float:   # what its rounds to go cost of its own (its baseline's are shared)
             return need[name] * self._burst_seconds(name, per_case)
@@ -156,7 +159,7 @@ class RoundPlan:
         running = set(need)
         out = set()
         for name in sorted((n for n in need if n not in answers), key=dearest, reverse=True):
-            if not finishable or all(fits(f, running) for f in finishable & running):
+            if not finishable or all_fit(running):
                 break
             running.discard(name)
             out.add(name)
