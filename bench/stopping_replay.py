@@ -41,11 +41,12 @@ from layertax.engine.measure.stopping import CLASSIC_PRECISION, StoppingRule
 from _common import block_rounds   # this folder's
 
 BLOCK = 10          # the mean length of a block of recorded rounds
+PRECISION = 0.02    # a default run's target
 
 
 def rule_of(exp_def) -> StoppingRule:
     """The default run's rule for the experiment: +-2% from 8 rounds to its maximum (scan's 20)."""
-    return StoppingRule(0.02, min_rounds=8, max_rounds=exp_def.defaults.get("runs", 40))
+    return StoppingRule(PRECISION, min_rounds=8, max_rounds=exp_def.defaults.get("runs", 40))
 
 
 def recorded(paths: list[str]):
@@ -98,7 +99,7 @@ def tally(record: dict, baselines: dict[str, str | None], counterparts: set[str]
     """The ratios within the target and the classic counterparts within CLASSIC_PRECISION."""
     cases = record["cases"]
     within = sum(1 for name, c in cases.items() if baselines.get(name) and c["precision"] is not None
-                 and c["precision"] <= 0.02)
+                 and c["precision"] <= PRECISION)
     answers = sum(1 for name in counterparts if cases.get(name, {}).get("precision") is not None
                   and cases[name]["precision"] <= CLASSIC_PRECISION)
     return within, answers

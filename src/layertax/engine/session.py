@@ -98,7 +98,7 @@ def _probe(budget: budgets.Budget, settings, note, busy, usual: dict[str, float]
         return None
     rule = settings.stopping_rule()          # a precision is set: rounds are driven by it
     per_round = sum(budget.weights.values())
-    rounds = int((budget.seconds - sum(budget.reserved.values())) // per_round) if per_round else rule.max_rounds
+    rounds = int(budget.shareable() // per_round) if per_round else rule.max_rounds
     rounds = max(rule.min_rounds, min(rule.max_rounds, rounds))
     probe["rounds"] = rounds
     if usual:

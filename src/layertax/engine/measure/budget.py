@@ -89,11 +89,15 @@ class Budget:
         if self.seconds is None or exp.name not in self.weights:
             return None
         now = self.clock()
-        left = max(self.seconds - (now - self.started) - sum(self.reserved.values()), 0.0)
+        left = max(self.shareable() - (now - self.started), 0.0)
         share = self.shares(left, first=exp.name)[exp.name]
         del self.weights[exp.name]
         self.allotted_at = now
         return now + share
+
+    def shareable(self) -> float:
+        """The budget less the time still kept for the experiments measured their own way."""
+        return (self.seconds or 0.0) - sum(self.reserved.values())
 
     def ran(self, name: str) -> None:
         """An experiment measured its own way has run: the time kept for it is spent, and what it

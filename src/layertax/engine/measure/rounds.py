@@ -233,10 +233,9 @@ class RoundPlan:
             # because of it (the rule's confidence), else the plain 95% one.
             level = self.rule.confidence if why == "precise" else stats.CONFIDENCE
             reached = precision_reached(rounds, bases.get(name) if base else None, level, factors.get(name))
-            spent = self.burst_seconds.get(name)
             cases[name] = {"rounds": len(rounds), "precision": None if reached is None else round(reached, 5),
                            "met": None if self.rule is None or reached is None else reached <= self.rule.precision,
-                           "stopped": why, "burst_s": round(float(np.median(spent)), 4) if spent else None}
+                           "stopped": why, "burst_s": round(self.burst_cost[name], 4) if name in self.burst_cost else None}
         return {"rule": self.rule.to_dict() if self.rule else None,
                 "rounds_s": round(sum(self.round_seconds), 3),
                 "round_s_median": float(np.median(self.round_seconds)) if self.round_seconds else None,
