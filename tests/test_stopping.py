@@ -393,6 +393,22 @@ def test_the_last_experiment_left_gets_all_that_is_left_even_past_its_ceiling():
     assert budget.shares(100.0) == pytest.approx({"probe": 100.0})
 
 
+def test_an_experiments_own_rounds_are_its_maximum_and_thorough_keeps_forty_where_they_are_more():
+    """encoding's cases go on to 80 rounds under the precision rule (its rounds are cheap), scan's
+    stop at 20; --thorough's fixed protocol is 40 rounds of every case, scan's fewer; --quick's
+    maximum and a --runs given stand."""
+    from layertax.experiments import get
+
+    encoding, scan = get("encoding").defaults, get("scan").defaults
+    default, thorough = Settings.from_options(pin=False), Settings.from_options(thorough=True, pin=False)
+    assert default.for_experiment(encoding).stopping_rule().max_rounds == 80
+    assert default.for_experiment(scan).stopping_rule().max_rounds == 20
+    assert thorough.for_experiment(encoding).runs == 40 and thorough.for_experiment(scan).runs == 20
+    assert thorough.for_experiment(encoding).burst == encoding["burst"]      # its other defaults stand
+    assert Settings.from_options(quick=True, pin=False).for_experiment(encoding).stopping_rule().max_rounds == 24
+    assert Settings.from_options(runs=90, pin=False).for_experiment(encoding).runs == 90
+
+
 def test_settings_presets_and_their_contradictions():
     default = Settings.from_options(pin=False)
     assert default.precision == 0.02 and default.budget_s and default.stopping_rule().max_rounds == 56

@@ -115,7 +115,12 @@ class Settings:
         """These settings with an experiment's defaults for what the user did not give. Under
         --quick its values stand, but for an experiment's own burst or rounds where those are
         fewer: scan takes one pass over its file a round, where --quick's burst of two doubled
-        what a round of scan cost against a default run's. Its pairing stands under --quick too."""
+        what a round of scan cost against a default run's. Its pairing stands under --quick too.
+        Under --thorough an experiment's own rounds stand only where fewer (scan's 20): they are
+        the most its cases run under the precision rule (encoding's 80), and the fixed protocol
+        is 40 rounds of every case."""
+        if self.thorough and "runs" not in self.given:
+            defaults = {k: v for k, v in defaults.items() if k != "runs" or v < self.runs}
         if self.quick:
             fewer = {k: v for k, v in defaults.items()
                      if k in ("burst", "runs") and k not in self.given and v < getattr(self, k)}

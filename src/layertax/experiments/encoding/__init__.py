@@ -132,10 +132,13 @@ EXPERIMENT = Experiment(
     ),
     groups=GROUPS,
     # Two samples a round: a round of all 248 cases is a third cheaper (the 16 MiB conversions
-    # dominate it), and the round, not the sample, is what the intervals count. Up to 56 rounds:
-    # a round of the main tables costs about 0.35 s, and at 40 their cases ended at ±2.0-2.4%
-    # where 16 rounds more take about 6 s (a bare run on the 2-vCPU VM).
-    defaults={"burst": 2, "runs": 56},
+    # dominate it), and the round, not the sample, is what the intervals count. Up to 80 rounds
+    # under the precision rule, where callchain stops at 56: a round of the main
+    # tables costs about 0.3 s, and in bare runs on the 2-vCPU VM encoding stopped its cases at 56
+    # rounds at ±2.0-2.6% with 5-9 s of its share left. Two runs of its main tables' cases with
+    # `--runs 80`, each width taken again on the first 56 rounds at the rule's level, had 9 and 8
+    # of 12 ratios within ±2% at 56 rounds and 11 and 11 at 80.
+    defaults={"burst": 2, "runs": 80},
     # Throughput cases convert in memory (no system call in the loop); the others are counted.
     syscall_groups=tuple(g.name for g in GROUPS if g.name != "throughput") + ("",),
     tables="layertax.experiments.encoding.tables:experiment_tables",
