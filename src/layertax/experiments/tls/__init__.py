@@ -92,6 +92,9 @@ EXPERIMENT = Experiment(
     shared_input="layertax.experiments.tls.shared:model_libraries",
     builds="layertax.experiments.tls.models:builds",
     # Samples of 20 ms: a -threads case starts its workers in every sample, and waking an
-    # idle virtual CPU takes long enough to inflate a 5 ms sample by several percent.
+    # idle virtual CPU takes long enough to inflate a 5 ms sample by several percent. Up to 40
+    # rounds, where callchain goes on to 56: replayed on a recorded `run callchain tls --runs 56`
+    # (bench/stopping_replay.py), tls finished 5.6 ratios at a 60 s deadline with 40 rounds at
+    # most and 4.8 with 56, and its share of a default run is 50-60 s.
     defaults={"min_sample_ns": 20_000_000, "runs": 40},
 )
