@@ -133,7 +133,8 @@ def _measure(chosen, settings, case_globs, prepared, doc, keeper, progress, note
     run_settings = settings.to_dict()
     # The experiments measured their own way are looked up too: what they took is kept for them.
     own_way_names = {e.name for e in chosen if e.measure is not None}
-    designs = {e.name: design(run_settings, e.name, asdict(settings.for_experiment(e.defaults))) for e in chosen}
+    own_settings = {e.name: settings.for_experiment(e.defaults) for e in chosen}   # each with its own defaults
+    designs = {name: design(run_settings, name, asdict(own)) for name, own in own_settings.items()}
     stops = budgets.newest_stopping(fingerprint.get("machine_id"), designs) if seconds else {}
     reserved = {} if case_globs else budgets.own_way_seconds(stops, own_way_names)   # --case runs fewer
     stops = {name: stop for name, stop in stops.items() if name not in own_way_names}
@@ -141,7 +142,7 @@ def _measure(chosen, settings, case_globs, prepared, doc, keeper, progress, note
     rule = settings.stopping_rule()
     budget = budgets.Budget(seconds, scheduled, case_globs, costs, needs=budgets.needs(stops),
                             min_rounds=rule.min_rounds if rule else 0,
-                            max_rounds={e.name: settings.for_experiment(e.defaults).runs for e in scheduled} if rule else None,
+                            max_rounds={e.name: own_settings[e.name].runs for e in scheduled} if rule else None,
                             round_cases=budgets.round_cases(stops), reserved=reserved)
     doc["settings"]["round_costs_from_history"] = costs
     doc["settings"]["needs_from_history"] = budget.needs
