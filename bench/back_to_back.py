@@ -21,6 +21,7 @@ Not a test: it measures.
 """
 from __future__ import annotations
 
+import argparse
 import sys
 import tempfile
 from pathlib import Path
@@ -56,15 +57,17 @@ def _marks(exp: dict, case: str, ratio: dict, target: float) -> str:
 
 
 def main() -> int:
-    args = sys.argv[1:]
-    extra = args[args.index("--") + 1:] if "--" in args else []
-    args = args[:args.index("--")] if "--" in args else args
-    keep = None
-    if "--keep" in args:
-        at = args.index("--keep")
-        keep, args = Path(args[at + 1]), args[:at] + args[at + 2:]
+    argv = sys.argv[1:]
+    extra = argv[argv.index("--") + 1:] if "--" in argv else []     # passed to both runs as they are
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                     usage="%(prog)s [--keep DIR] [EXPERIMENT ...] [-- extra run options]")
+    parser.add_argument("experiments", nargs="*", metavar="EXPERIMENT", default=["callchain", "tls"],
+                        help="the experiments both runs measure (default: callchain tls)")
+    parser.add_argument("--keep", type=Path, metavar="DIR", help="keep the two runs' JSON there (a.json, b.json)")
+    args = parser.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
+    keep, experiments = args.keep, args.experiments
+    if keep:
         keep.mkdir(parents=True, exist_ok=True)
-    experiments = args or ["callchain", "tls"]
     with tempfile.TemporaryDirectory(prefix="layertax-bench-") as tmp:
         where = keep or Path(tmp)
         a = run(experiments, extra, where / "a.json")

@@ -24,6 +24,7 @@ default runs (default 200).
 """
 from __future__ import annotations
 
+import argparse
 import sys
 from collections import Counter
 
@@ -103,14 +104,14 @@ def compare_calls(first: dict, second: dict, names: list[str]) -> tuple[int, lis
 
 
 def main() -> int:
-    args = sys.argv[1:]
-    any_version = "--any-version" in args
-    args = [a for a in args if a != "--any-version"]
-    last = 200
-    if "--last" in args:
-        at = args.index("--last")
-        last, args = int(args[at + 1]), args[:at] + args[at + 2:]
-    names = args or ["callchain", "tls"]
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("experiments", nargs="*", metavar="EXPERIMENT", default=["callchain", "tls"],
+                        help="those whose ratios are compared (default: callchain tls)")
+    parser.add_argument("--any-version", action="store_true",
+                        help="pair consecutive runs whatever layertax and code measured them")
+    parser.add_argument("--last", type=int, default=200, metavar="N", help="the N newest default runs")
+    args = parser.parse_args()
+    any_version, last, names = args.any_version, args.last, args.experiments
     docs = saved_default_runs(last)
     if docs is None:
         print("no saved runs in the history")

@@ -1,11 +1,11 @@
 """Does the round plan spend an experiment's deadline on the cases it can finish? Replayed on
 recorded rounds.
 
-An experiment measured at fixed rounds (`layertax run EXPERIMENT --runs 40 --export-json
+An experiment measured at fixed rounds (`layertax run EXPERIMENT --runs 56 --export-json
 RUN.json`) keeps every case's rounds and, in its stopping record, what one burst of each case
-took (`burst_s`). A replay draws as many of those rounds as the experiment's maximum (40; scan's
-20) in blocks of consecutive rounds (ten long on
-average, the machine's own drift kept) and runs the scheduler's round plan
+took (`burst_s`). A replay draws as many of those rounds as the experiment's maximum under a
+bare run's rule (56; encoding's 80, tls's 40, scan's 20) in blocks of consecutive rounds (ten
+long on average, the machine's own drift kept) and runs the scheduler's round plan
 (engine/measure/rounds.py) over them on a clock of its own: before each round it asks which
 cases go on, adds their recorded samples of the drawn round, and moves the clock on by what
 their bursts took (layout.burst_counts at each case's recorded burst_s); under the deadline it
@@ -36,17 +36,20 @@ import numpy as np
 from layertax import experiments
 from layertax.engine.measure import layout
 from layertax.engine.measure.rounds import RoundPlan
+from layertax.engine.measure.settings import Settings
 from layertax.engine.measure.stopping import CLASSIC_PRECISION, StoppingRule
 
 from _common import block_rounds   # this folder's
 
 BLOCK = 10          # the mean length of a block of recorded rounds
-PRECISION = 0.02    # a default run's target
 
 
 def rule_of(exp_def) -> StoppingRule:
-    """The default run's rule for the experiment: +-2% from 8 rounds to its maximum (scan's 20)."""
-    return StoppingRule(PRECISION, min_rounds=8, max_rounds=exp_def.defaults.get("runs", 40))
+    """The default run's rule for the experiment: its target from its minimum of rounds to its
+    maximum, taken as a bare run takes them (Settings.for_experiment: 56 rounds, encoding's 80,
+    tls's 40, scan's 20)."""
+    own = Settings().for_experiment(exp_def.defaults)
+    return StoppingRule(own.precision, min_rounds=own.min_rounds, max_rounds=own.runs)
 
 
 def recorded(paths: list[str]):
@@ -95,11 +98,11 @@ def replay(exp_def, rounds: dict[str, dict[int, list]], cost: dict[str, float], 
     return plan.record(interrupted=False), now[0]
 
 
-def tally(record: dict, baselines: dict[str, str | None], counterparts: set[str]) -> tuple[int, int]:
+def tally(record: dict, baselines: dict[str, str | None], counterparts: set[str], target: float) -> tuple[int, int]:
     """The ratios within the target and the classic counterparts within CLASSIC_PRECISION."""
     cases = record["cases"]
     within = sum(1 for name, c in cases.items() if baselines.get(name) and c["precision"] is not None
-                 and c["precision"] <= PRECISION)
+                 and c["precision"] <= target)
     answers = sum(1 for name in counterparts if cases.get(name, {}).get("precision") is not None
                   and cases[name]["precision"] <= CLASSIC_PRECISION)
     return within, answers
@@ -107,7 +110,8 @@ def tally(record: dict, baselines: dict[str, str | None], counterparts: set[str]
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("runs", nargs="+", help="results of `layertax run EXPERIMENT --runs 40` with burst_s kept")
+    parser.add_argument("runs", nargs="+", help="results of `layertax run EXPERIMENT --runs N` with burst_s kept "
+                        "(N at least the experiment's maximum, or the replays draw the same rounds twice)")
     parser.add_argument("--seconds", default="40,60", help="the experiment's deadlines to replay (comma-separated)")
     parser.add_argument("--replays", type=int, default=200, help="block-resampled replays per deadline")
     args = parser.parse_args()
@@ -130,7 +134,7 @@ def main() -> int:
                 for told in (True, False):
                     record, used = replay(exp_def, rounds, cost, order, seconds, told, settings["pairing"],
                                           settings["baseline_bursts"])
-                    got[told].append((*tally(record, probe.baselines, probe.counterparts), used))
+                    got[told].append((*tally(record, probe.baselines, probe.counterparts, probe.rule.precision), used))
             for told, label in ((True, "by cost"), (False, "uniform")):
                 mine, other = np.array(got[told]), np.array(got[not told])
                 better = float(np.mean(mine[:, 0] > other[:, 0]))
