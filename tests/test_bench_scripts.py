@@ -40,3 +40,33 @@ def test_every_bench_script_imports_and_answers_help_without_measuring():
         code, text = answers[str(script)]
         assert code == 0, f"{script.name}: {code}"
         assert text.startswith("usage: ") and "-h, --help" in text, f"{script.name}: {text[:200]}"
+
+
+def _ratio(median, low, high):
+    return {"median": median, "ci95": [low, high]}
+
+
+def test_run_reach_counts_the_main_tables_and_the_classics_as_the_marks_read_them():
+    """bench/run_reach.py gives the rows of the table in docs/method/measurement.md: a ratio is
+    within the target when half its interval over its median is; an extended group is not a main
+    table; the classic table's own baseline is not counted."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        import run_reach
+    finally:
+        sys.path.remove(str(BENCH))
+    case = lambda name, ratio, group="": {"name": name, "status": "ok", "group": group, "stats": {"ratio": ratio}}
+    doc = {"experiments": [{
+        "name": "x", "baseline": "base", "groups": [{"name": "more", "extended": True}],
+        "cases": [case("base", _ratio(1.0, 1.0, 1.0)), case("tight", _ratio(2.0, 1.97, 2.04)),
+                  case("wide", _ratio(2.0, 1.9, 2.1)), case("other", _ratio(3.0, 2.9, 3.1), "more"),
+                  {"name": "broken", "status": "failed", "group": "", "stats": None}],
+        "stopping": {"cases": {"wide": {"rounds": 56, "stopped": "max rounds"}}},
+        "classic_now": [{"counterpart": "base", "now_ratio": _ratio(1.0, 1.0, 1.0)},
+                        {"counterpart": "tight", "now_ratio": _ratio(2.0, 1.97, 2.04)},
+                        {"counterpart": "wide", "now_ratio": _ratio(2.0, 1.75, 2.25)},
+                        {"counterpart": None, "now_ratio": None}]}]}
+    per_experiment, classics, misses = run_reach.reach(doc, 0.02)
+    assert per_experiment == [("x", 2, 3)]          # base (exactly 1) and tight (±1.75%); not wide (±5%)
+    assert classics == (1, 2)                        # tight within ±5%, wide (±12.5%) not; base not counted
+    assert misses == ["x/wide: ±5.0% after 56 rounds (max rounds)"]
