@@ -67,8 +67,13 @@ def main() -> int:
     parser.add_argument("--misses", action="store_true", help="list every ratio short of the target")
     args = parser.parse_args()
     for path in args.runs:
-        with open(path) as f:
-            doc = json.load(f)
+        try:
+            with open(path) as f:
+                doc = json.load(f)
+            doc["experiments"]
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            print(f"run_reach: {path}: not a layertax result ({type(error).__name__}: {error})", file=sys.stderr)
+            return 2
         settings = doc.get("settings") or {}
         target = settings.get("precision") or 0.02
         per_experiment, (classics_within, classics), misses = reach(doc, target)
