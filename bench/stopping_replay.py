@@ -16,13 +16,17 @@ Two plans are set side by side on the same draws:
               its bursts do, and the case dearest to finish in seconds gives way first
   uniform     it is told nothing: every process costs the last round over the processes it ran,
               and the case needing the most rounds gives way first
+or, with --forecasts, two plans told what bursts cost whose need of rounds is foretold from
+  interval    the half-width of the case's interval now
+  spread      the spread of its rounds (RoundPlan._foreseen_widths), where that is narrower
 
 Per experiment and deadline: the ratios within the target (±2%) and the classic counterparts
 within ±5%, their mean over the replays and how often each plan did better, and the seconds used.
 
     .venv/bin/python bench/stopping_replay.py RUN.json [...] [--seconds 40,60] [--replays 200]
 
-Takes about a minute for callchain and tls at 200 replays.
+With --forecasts at --replays 100 and three deadlines it takes about 8 minutes a recorded run
+of callchain and tls on the 2-vCPU EPYC VM (4 for each experiment alone, one on each CPU).
 """
 from __future__ import annotations
 
@@ -74,13 +78,16 @@ def recorded(paths: list[str]):
 
 
 def replay(exp_def, rounds: dict[str, dict[int, list]], cost: dict[str, float], order: np.ndarray,
-           seconds: float, told: bool, pairing: str, baseline_bursts: int) -> tuple[dict, float]:
+           seconds: float, told: bool, pairing: str, baseline_bursts: int,
+           forecast: str = "interval") -> tuple[dict, float]:
     """One replay of the plan over the recorded rounds in `order`: its stopping record and the
-    seconds it used."""
+    seconds it used. told: whether the plan is told what each burst cost; forecast: what it
+    foretells a case's need of rounds from (RoundPlan.forecast)."""
     now = [0.0]
     runs = [SimpleNamespace(case=case, active=True, samples=[]) for case in exp_def.cases if case.name in rounds]
     plan = RoundPlan(exp_def, runs, rule_of(exp_def), seconds, clock=lambda: now[0], pairing=pairing,
                      baseline_bursts=baseline_bursts)
+    plan.forecast = forecast
     for r, drawn in enumerate(order):
         going = [run for run in runs if plan.going(run)]
         if not going or (r >= 1 and plan.out_of_time()):
@@ -114,7 +121,12 @@ def main() -> int:
                         "(N at least the experiment's maximum, or the replays draw the same rounds twice)")
     parser.add_argument("--seconds", default="40,60", help="the experiment's deadlines to replay (comma-separated)")
     parser.add_argument("--replays", type=int, default=200, help="block-resampled replays per deadline")
+    parser.add_argument("--forecasts", action="store_true",
+                        help="set side by side, both told what bursts cost, a need of rounds foretold from the "
+                             "interval's half-width and from the rounds' spread (RoundPlan.forecast)")
     args = parser.parse_args()
+    plans = ({"interval": (True, "interval"), "spread": (True, "spread")} if args.forecasts
+             else {"by cost": (True, "interval"), "uniform": (False, "interval")})
     rng = np.random.default_rng(11)
     for exp, rounds, cost, settings in recorded(args.runs):
         exp_def = experiments.get(exp["name"])
@@ -128,16 +140,17 @@ def main() -> int:
               f"{len(probe.counterparts)} classic counterparts")
         print(f"  {'deadline':>8}  {'plan':9} {'within ±2%':>11} {'better':>7} {'classics ±5%':>13} {'s used':>7}")
         for seconds in (float(s) for s in args.seconds.split(",")):
-            got = {True: [], False: []}
+            got = {label: [] for label in plans}
             for _ in range(args.replays):
                 order = block_rounds(rng, length, probe.rule.max_rounds, BLOCK)
-                for told in (True, False):
+                for label, (told, forecast) in plans.items():
                     record, used = replay(exp_def, rounds, cost, order, seconds, told, settings["pairing"],
-                                          settings["baseline_bursts"])
-                    got[told].append((*tally(record, probe.baselines, probe.counterparts, probe.rule.precision), used))
-            for told, label in ((True, "by cost"), (False, "uniform")):
-                mine, other = np.array(got[told]), np.array(got[not told])
-                better = float(np.mean(mine[:, 0] > other[:, 0]))
+                                          settings["baseline_bursts"], forecast)
+                    got[label].append((*tally(record, probe.baselines, probe.counterparts, probe.rule.precision), used))
+            first, second = plans
+            for label, other in ((first, second), (second, first)):
+                mine, theirs = np.array(got[label]), np.array(got[other])
+                better = float(np.mean(mine[:, 0] > theirs[:, 0]))
                 print(f"  {seconds:>7.0f}s  {label:9} {mine[:, 0].mean():>11.1f} {better:>6.0%} "
                       f"{mine[:, 1].mean():>13.2f} {np.median(mine[:, 2]):>7.1f}")
     return 0

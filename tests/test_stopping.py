@@ -14,7 +14,7 @@ from rich.console import Console
 from layertax.engine.measure.budget import MOST_MARGIN, RAISE_AT_MOST, Budget, needs, own_way_seconds, round_cases
 from layertax.engine.measure.rounds import RoundPlan
 from layertax.engine.measure.settings import Settings
-from layertax.engine.measure.stopping import StoppingRule, at_checkpoint, precision_reached, still_going
+from layertax.engine.measure.stopping import StoppingRule, at_checkpoint, half_widths, precision_reached, still_going
 from layertax.errors import UsageError
 from layertax.progress import LineProgress
 from tests.conftest import probe_experiment
@@ -147,9 +147,13 @@ def test_the_budget_stops_every_case_still_going_and_says_so():
 
 
 def _eight_rounds_under_a_deadline(deadline, spread, seed=7):
+    """Eight rounds 5 s each; each case's need of rounds foretold from its interval alone (the
+    forecast from the rounds' spread has its own test below), so that the widths the tests name
+    are the ones the plan reads."""
     now = [0.0]
     exp, runs, plan = _plan({}, StoppingRule(0.02, min_rounds=8, max_rounds=40), deadline=deadline,
                             clock=lambda: now[0])
+    plan.forecast = "interval"
     rng = np.random.default_rng(seed)
     for r in range(8):
         _add_round(runs, r, {name: 100.0 * np.exp(rng.normal(0, s)) for name, s in spread.items()})
@@ -570,6 +574,7 @@ def test_a_classic_counterpart_wider_than_five_percent_never_gives_way():
         exp.classic, figures=(*exp.classic.figures, ClassicFigure("answer", 3.0, "skip", "the layer asked about"))))
     runs = [SimpleNamespace(case=case, active=True, samples=[]) for case in exp.cases]
     plan = RoundPlan(exp, runs, StoppingRule(0.02, min_rounds=8, max_rounds=40), 100.0, clock=lambda: now[0])
+    plan.forecast = "interval"                    # as _eight_rounds_under_a_deadline
     rng = np.random.default_rng(7)
     for r in range(8):
         _add_round(runs, r, {name: 100.0 * np.exp(rng.normal(0, s)) for name, s in spread.items()})
@@ -601,3 +606,40 @@ def test_a_classic_counterpart_wider_than_five_percent_never_gives_way():
     # and none gives way.
     widths["skip"] = 0.3
     assert plan._out_of_reach(values, set(widths), widths, 1.0) == set()
+
+
+def _eight_rounds_with_a_wild_one(forecast: str):
+    """Eight rounds 5 s each under a 100 s deadline: "wrong" spreads 3.2% about its baseline but
+    one of its rounds ran 60% slow; "skip" and "hang" are far from +-2%, "crash" is precise."""
+    now = [0.0]
+    exp, runs, plan = _plan({}, StoppingRule(0.02, min_rounds=8, max_rounds=40), deadline=100.0,
+                            clock=lambda: now[0])
+    plan.forecast = forecast
+    spread = {"count": 0.001, "wrong": 0.032, "skip": 0.3, "hang": 0.4, "crash": 0.001}
+    rng = np.random.default_rng(5)
+    for r in range(8):
+        values = {name: 100.0 * np.exp(rng.normal(0, s)) for name, s in spread.items()}
+        values["wrong"] *= 1.6 if r == 3 else 1.0
+        _add_round(runs, r, values)
+        now[0] += 5.0
+        plan.finished(r + 1, 5.0)
+    return runs, plan
+
+
+def test_one_wild_round_among_eight_does_not_put_a_case_out_of_reach_when_the_forecast_reads_the_spread():
+    """At 8 rounds a 97% interval stands on the extreme rounds: one round 60% slow makes "wrong"
+    look far from +-2% and none can finish, so none gives way. Foretold from the spread of its
+    rounds (RoundPlan._foreseen_widths) it needs about 26 more rounds, as without the wild one:
+    it can finish, and the dearest of the two far from it gives way for it."""
+    runs, by_interval = _eight_rounds_with_a_wild_one("interval")
+    values = by_interval._round_values()
+    widths = half_widths(values, by_interval.baselines, by_interval._paired_bases(values))
+    foreseen = by_interval._foreseen_widths(values, widths)
+    assert widths["wrong"] > 0.10 and 0.02 < foreseen["wrong"] < 0.06
+    assert foreseen["count"] == widths["count"]                # a baseline keeps its own width
+    assert all(foreseen[n] <= widths[n] for n in widths if widths[n] is not None)
+    assert "out of reach" not in by_interval.stopped.values()
+    runs, by_spread = _eight_rounds_with_a_wild_one("spread")
+    gave_way = {name for name, why in by_spread.stopped.items() if why == "out of reach"}
+    assert by_spread.stopped["crash"] == "precise" and len(gave_way) == 1 and gave_way < {"skip", "hang"}
+    assert {r.case.name for r in runs if by_spread.going(r)} == {"count", "wrong", "skip", "hang"} - gave_way

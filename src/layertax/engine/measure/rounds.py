@@ -9,6 +9,7 @@ end it records, per case, the rounds it used, the precision it reached and why i
 """
 from __future__ import annotations
 
+import statistics
 import time
 
 import numpy as np
@@ -64,6 +65,9 @@ class RoundPlan:
         self.full_round_seconds: list[float] = []
         self.warmup_estimate: float | None = None   # a measured round's length guessed from the warm-up
         self.checked = False                 # whether the last finished round was a checkpoint
+        # What a case's need of rounds is foretold from: "spread" (_foreseen_widths) or "interval"
+        # (its interval's half-width alone; bench/stopping_replay.py --forecasts sets them side by side).
+        self.forecast = "spread"
 
     def going(self, run) -> bool:
         return run.case.name not in self.stopped
@@ -110,12 +114,42 @@ class RoundPlan:
             widths = half_widths(values, self.baselines, self._paired_bases(values), self.rule.confidence)
             self.stopped, going = at_checkpoint(values, self.baselines, self.rule, self.stopped, widths)
             per_case = seconds / max(len(ran), 1)
-            for name in self._out_of_reach(values, going, widths, per_case):
+            foreseen = self._foreseen_widths(values, widths) if self.forecast == "spread" else widths
+            for name in self._out_of_reach(values, going, widths, per_case, foreseen):
                 self.stopped[name] = "out of reach"
             self._resume_if_idle(values, per_case)
 
+    def _foreseen_widths(self, values: dict[str, dict[int, float]],
+                         widths: dict[str, float | None]) -> dict[str, float | None]:
+        """Each case's half-width as its rounds' spread foretells it, for the forecast of how many
+        rounds it needs: z * sqrt(pi/2) * sigma * factor / sqrt(n), sigma the robust spread of its
+        per-round log ratios (1.4826 MAD), the median's standard error for a normal sample. At 8
+        rounds the interval itself stands on the extreme rounds (its ranks are the 1st and 8th,
+        nearly), so a wild round or two made callchain's c-uring look ±12% and out of reach for
+        good in a bare run of the 2-vCPU VM, where its rounds' spread (3.9%) foretells 30 to 40
+        rounds. The smaller of the two is taken: the interval where it is already narrower. A
+        baseline keeps its own width. Replayed on recorded runs (bench/stopping_replay.py
+        --forecasts) tls finished more ratios at every deadline, callchain as many."""
+        bases = self._paired_bases(values)
+        factors = stats.ratio_factors(values, self.baselines, bases)
+        z = statistics.NormalDist().inv_cdf(0.5 + self.rule.confidence / 2)
+        base_values = stats.bases_for(values, self.baselines, bases)
+        foreseen = dict(widths)
+        for name, width in widths.items():
+            base = base_values.get(name) if self.baselines.get(name) else None
+            if width is None or base is None:
+                continue
+            logs = np.log(stats.paired_ratios(values[name], base))
+            if logs.size < 2:
+                continue
+            sigma = 1.4826 * float(np.median(np.abs(logs - np.median(logs))))
+            spread = z * np.sqrt(np.pi / 2) * sigma * (factors.get(name) or 1.0) / np.sqrt(logs.size)
+            foreseen[name] = min(width, float(np.expm1(spread)))
+        return foreseen
+
     def _out_of_reach(self, values: dict[str, dict[int, float]], going: set[str],
-                      widths: dict[str, float | None], per_case: float) -> set[str]:
+                      widths: dict[str, float | None], per_case: float,
+                      foreseen: dict[str, float | None] | None = None) -> set[str]:
         """The cases still going that give way, under a deadline, to cases cheaper to finish.
 
         A case at half-width h after n rounds needs about n (h / target)^2 rounds in all (the
@@ -129,7 +163,8 @@ class RoundPlan:
         most they can do. A baseline a running case still needs never stops. A classic
         counterpart wider than CLASSIC_PRECISION is the experiment's answer: its target here is
         CLASSIC_PRECISION (it can finish when it can get there), and it gives way for no other
-        case. widths: each case's half-width now (stopping.half_widths)."""
+        case. widths: each case's half-width now (stopping.half_widths); foreseen: the half-width
+        its need is foretold from (_foreseen_widths; widths where not given)."""
         if self.deadline is None or self.rule is None or per_case <= 0:
             return set()
         left = self.deadline - self.clock()
@@ -137,9 +172,10 @@ class RoundPlan:
             return set()                 # not another round of them: the budget stops them all (out_of_time)
         answers = {name for name in self.counterparts & going if widths.get(name) is not None
                    and widths[name] > CLASSIC_PRECISION}
-        need = {name: len(values[name]) * ((widths[name] / (CLASSIC_PRECISION if name in answers
-                                                             else self.rule.precision)) ** 2 - 1)
-                for name in going if widths[name] is not None}
+        foreseen = widths if foreseen is None else foreseen
+        need = {name: len(values[name]) * ((foreseen[name] / (CLASSIC_PRECISION if name in answers
+                                                               else self.rule.precision)) ** 2 - 1)
+                for name in going if foreseen.get(name) is not None}
 
         def rounds_for(name: str, round_seconds: float) -> float:
             """The rounds the time left gives the case at round_seconds a round, within its maximum."""
