@@ -114,7 +114,9 @@ class RoundPlan:
             widths = half_widths(values, self.baselines, self._paired_bases(values), self.rule.confidence)
             self.stopped, going = at_checkpoint(values, self.baselines, self.rule, self.stopped, widths)
             per_case = seconds / max(len(ran), 1)
-            foreseen = self._foreseen_widths(values, widths) if self.forecast == "spread" else widths
+            # Only a deadline asks what a case needs (_out_of_reach); without one, nothing to foretell.
+            spread = self.forecast == "spread" and self.deadline is not None
+            foreseen = self._foreseen_widths(values, widths) if spread else widths
             for name in self._out_of_reach(values, going, widths, per_case, foreseen):
                 self.stopped[name] = "out of reach"
             self._resume_if_idle(values, per_case)
