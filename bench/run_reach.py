@@ -18,12 +18,8 @@ import argparse
 import json
 import sys
 
-CLASSIC_TARGET = 0.05
-
-
-def half_width(ratio: dict) -> float:
-    low, high = ratio["ci95"]
-    return (high - low) / 2 / ratio["median"]
+from layertax.engine.analysis.stats import wider_than
+from layertax.engine.measure.stopping import CLASSIC_PRECISION as CLASSIC_TARGET, relative_half_width
 
 
 def main_table(exp: dict) -> list[tuple[dict, dict]]:
@@ -45,19 +41,19 @@ def reach(doc: dict, target: float) -> tuple[list[tuple[str, int, int]], tuple[i
             continue
         within = 0
         for case, stop in rows:
-            width = half_width(case["stats"]["ratio"])
-            if width <= target + 1e-12:
+            ratio = case["stats"]["ratio"]
+            if not wider_than(ratio, target):
                 within += 1
             else:
-                misses.append(f"{exp['name']}/{case['name']}: ±{width:.1%} after {stop.get('rounds', '?')} "
-                              f"rounds ({stop.get('stopped', '?')})")
+                misses.append(f"{exp['name']}/{case['name']}: ±{relative_half_width(ratio):.1%} after "
+                              f"{stop.get('rounds', '?')} rounds ({stop.get('stopped', '?')})")
         per_experiment.append((exp["name"], within, len(rows)))
         for classic in exp.get("classic_now") or []:
             ratio = classic.get("now_ratio")
             if not ratio or ratio["ci95"] == [1.0, 1.0]:     # the classic table's own baseline
                 continue
             classics += 1
-            classics_within += half_width(ratio) <= CLASSIC_TARGET + 1e-12
+            classics_within += not wider_than(ratio, CLASSIC_TARGET)
     return per_experiment, (classics_within, classics), misses
 
 

@@ -86,8 +86,7 @@ def replay(exp_def, rounds: dict[str, dict[int, list]], cost: dict[str, float], 
     now = [0.0]
     runs = [SimpleNamespace(case=case, active=True, samples=[]) for case in exp_def.cases if case.name in rounds]
     plan = RoundPlan(exp_def, runs, rule_of(exp_def), seconds, clock=lambda: now[0], pairing=pairing,
-                     baseline_bursts=baseline_bursts)
-    plan.forecast = forecast
+                     baseline_bursts=baseline_bursts, forecast=forecast)
     for r, drawn in enumerate(order):
         going = [run for run in runs if plan.going(run)]
         if not going or (r >= 1 and plan.out_of_time()):

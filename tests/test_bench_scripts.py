@@ -1,6 +1,7 @@
 """bench/'s scripts measure layertax itself and are run by hand, so nothing else notices when a
 change to the package leaves one behind. Each must at least import against today's package and
 answer --help with its usage (bench/README.md promises it), without measuring anything."""
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -30,7 +31,6 @@ print(json.dumps(answers))
 
 
 def test_every_bench_script_imports_and_answers_help_without_measuring():
-    import json
     assert len(SCRIPTS) >= 20
     done = subprocess.run([sys.executable, "-c", RUN_EACH, str(BENCH), *map(str, SCRIPTS)],
                           capture_output=True, text=True, timeout=120)

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from rich.console import Console
 
+from layertax.engine.analysis import stats
 from layertax.engine.measure.budget import MOST_MARGIN, RAISE_AT_MOST, Budget, needs, own_way_seconds, round_cases
 from layertax.engine.measure.rounds import RoundPlan
 from layertax.engine.measure.settings import Settings
@@ -536,7 +537,7 @@ def test_a_case_widened_after_its_stop_goes_on_again_with_its_baseline(monkeypat
               16: {"count": 0.01, "wrong": 0.01, "skip": 0.01, "hang": 0.01, "crash": 0.01},
               24: {"count": 0.03, "wrong": 0.01, "skip": 0.01, "hang": 0.01, "crash": 0.01}}
     exp, runs, plan = _plan({}, StoppingRule(0.02, min_rounds=8, max_rounds=40))
-    monkeypatch.setattr(rounds_module, "half_widths", lambda values, baselines, bases=None, confidence=None: widths[plan.rounds_done])
+    monkeypatch.setattr(rounds_module, "half_widths", lambda values, baselines, bases=None, confidence=None, factors=None: widths[plan.rounds_done])
     for r in range(8):
         _add_round(runs, r, {c.name: 100.0 for c in exp.cases})
         plan.finished(r + 1, 0.1)
@@ -633,8 +634,10 @@ def test_one_wild_round_among_eight_does_not_put_a_case_out_of_reach_when_the_fo
     it can finish, and the dearest of the two far from it gives way for it."""
     runs, by_interval = _eight_rounds_with_a_wild_one("interval")
     values = by_interval._round_values()
-    widths = half_widths(values, by_interval.baselines, by_interval._paired_bases(values))
-    foreseen = by_interval._foreseen_widths(values, widths)
+    bases = by_interval._paired_bases(values)
+    factors = stats.ratio_factors(values, by_interval.baselines, bases)
+    widths = half_widths(values, by_interval.baselines, bases, factors=factors)
+    foreseen = by_interval._foreseen_widths(values, bases, factors, widths)
     assert widths["wrong"] > 0.10 and 0.02 < foreseen["wrong"] < 0.06
     assert foreseen["count"] == widths["count"]                # a baseline keeps its own width
     assert all(foreseen[n] <= widths[n] for n in widths if widths[n] is not None)

@@ -15,7 +15,7 @@ import time
 import numpy as np
 
 from layertax.engine.analysis import analyze, stats
-from layertax.engine.measure import layout
+from layertax.engine.measure import layout, noise_probe
 from layertax.engine.measure.stopping import (CLASSIC_PRECISION, StoppingRule, at_checkpoint, half_widths,
                                               precision_reached)
 
@@ -31,11 +31,14 @@ REACH_SLACK = 1.5
 
 class RoundPlan:
     def __init__(self, exp, runs: list, rule: StoppingRule | None, deadline: float | None,
-                 clock=time.monotonic, metric: str | None = None, pairing: str = "beside", baseline_bursts: int = 2):
+                 clock=time.monotonic, metric: str | None = None, pairing: str = "beside", baseline_bursts: int = 2,
+                 forecast: str = "spread"):
         """runs: each case's run (its case, its samples so far, whether it is active); metric: the
         sample field the figures are read from (None: a kernel's ns per operation); pairing,
         baseline_bursts: how a round is laid out (layout.round_order), which sets what a round of
-        some of the cases costs."""
+        some of the cases costs; forecast: what a case's need of rounds is foretold from, "spread"
+        (_foreseen_widths) or "interval" (its interval's half-width alone; bench/stopping_replay.py
+        --forecasts sets them side by side)."""
         self.rule, self.deadline, self.clock, self.metric = rule, deadline, clock, metric
         self.pairing, self.baseline_bursts = pairing, baseline_bursts
         # The seconds each case's measured bursts took, its process from start to end: a Java
@@ -65,9 +68,7 @@ class RoundPlan:
         self.full_round_seconds: list[float] = []
         self.warmup_estimate: float | None = None   # a measured round's length guessed from the warm-up
         self.checked = False                 # whether the last finished round was a checkpoint
-        # What a case's need of rounds is foretold from: "spread" (_foreseen_widths) or "interval"
-        # (its interval's half-width alone; bench/stopping_replay.py --forecasts sets them side by side).
-        self.forecast = "spread"
+        self.forecast = forecast
 
     def going(self, run) -> bool:
         return run.case.name not in self.stopped
@@ -111,29 +112,30 @@ class RoundPlan:
         if self.checked:
             values = self._round_values()
             ran = [name for name in values if name not in self.stopped]
-            widths = half_widths(values, self.baselines, self._paired_bases(values), self.rule.confidence)
+            bases = self._paired_bases(values)
+            factors = stats.ratio_factors(values, self.baselines, bases)
+            widths = half_widths(values, self.baselines, bases, self.rule.confidence, factors=factors)
             self.stopped, going = at_checkpoint(values, self.baselines, self.rule, self.stopped, widths)
             per_case = seconds / max(len(ran), 1)
             # Only a deadline asks what a case needs (_out_of_reach); without one, nothing to foretell.
             spread = self.forecast == "spread" and self.deadline is not None
-            foreseen = self._foreseen_widths(values, widths) if spread else widths
+            foreseen = self._foreseen_widths(values, bases, factors, widths) if spread else widths
             for name in self._out_of_reach(values, going, widths, per_case, foreseen):
                 self.stopped[name] = "out of reach"
             self._resume_if_idle(values, per_case)
 
-    def _foreseen_widths(self, values: dict[str, dict[int, float]],
-                         widths: dict[str, float | None]) -> dict[str, float | None]:
+    def _foreseen_widths(self, values: dict[str, dict[int, float]], bases: dict[str, dict[int, float] | None],
+                         factors: dict[str, float], widths: dict[str, float | None]) -> dict[str, float | None]:
         """Each case's half-width as its rounds' spread foretells it, for the forecast of how many
         rounds it needs: z * sqrt(pi/2) * sigma * factor / sqrt(n), sigma the robust spread of its
-        per-round log ratios (1.4826 MAD), the median's standard error for a normal sample. At 8
+        per-round log ratios (noise_probe.spread: 1.4826 MAD), the median's standard error for a
+        normal sample. bases, factors: the checkpoint's (_paired_bases, stats.ratio_factors). At 8
         rounds the interval itself stands on the extreme rounds (its ranks are the 1st and 8th,
         nearly), so a wild round or two made callchain's c-uring look ±12% and out of reach for
         good in a bare run of the 2-vCPU VM, where its rounds' spread (3.9%) foretells 30 to 40
         rounds. The smaller of the two is taken: the interval where it is already narrower. A
         baseline keeps its own width. Replayed on recorded runs (bench/stopping_replay.py
         --forecasts) tls finished more ratios at every deadline, callchain as many."""
-        bases = self._paired_bases(values)
-        factors = stats.ratio_factors(values, self.baselines, bases)
         z = statistics.NormalDist().inv_cdf(0.5 + self.rule.confidence / 2)
         base_values = stats.bases_for(values, self.baselines, bases)
         foreseen = dict(widths)
@@ -144,9 +146,8 @@ class RoundPlan:
             logs = np.log(stats.paired_ratios(values[name], base))
             if logs.size < 2:
                 continue
-            sigma = 1.4826 * float(np.median(np.abs(logs - np.median(logs))))
-            spread = z * np.sqrt(np.pi / 2) * sigma * (factors.get(name) or 1.0) / np.sqrt(logs.size)
-            foreseen[name] = min(width, float(np.expm1(spread)))
+            half = z * noise_probe.MEDIAN_SE * noise_probe.spread(logs) * (factors.get(name) or 1.0) / np.sqrt(logs.size)
+            foreseen[name] = min(width, float(np.expm1(half)))
         return foreseen
 
     def _out_of_reach(self, values: dict[str, dict[int, float]], going: set[str],

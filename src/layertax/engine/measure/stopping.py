@@ -79,12 +79,14 @@ def precision_reached(case_rounds: dict[int, float], base_rounds: dict[int, floa
 
 def half_widths(cases: dict[str, dict[int, float]], baselines: dict[str, str | None],
                 base_rounds: dict[str, dict[int, float] | None] | None = None,
-                confidence: float = stats.SEQUENTIAL_CONFIDENCE) -> dict[str, float | None]:
+                confidence: float = stats.SEQUENTIAL_CONFIDENCE,
+                factors: dict[str, float] | None = None) -> dict[str, float | None]:
     """precision_reached of every case at the level that decides a stop (the rule's confidence),
-    the ratios' drift factors estimated once for the whole experiment (stats.ratio_factors).
-    base_rounds: the baseline's values each case pairs with (analyze.paired_bases); None: its
-    baseline's round medians."""
-    factors = stats.ratio_factors(cases, baselines, base_rounds)
+    the ratios' drift factors estimated once for the whole experiment (stats.ratio_factors; given
+    where the caller has them already). base_rounds: the baseline's values each case pairs with
+    (analyze.paired_bases); None: its baseline's round medians."""
+    if factors is None:
+        factors = stats.ratio_factors(cases, baselines, base_rounds)
     bases = stats.bases_for(cases, baselines, base_rounds)
     return {name: precision_reached(rounds, bases[name], confidence, factors.get(name))
             for name, rounds in cases.items()}
