@@ -22,6 +22,8 @@ from pathlib import Path
 import numpy as np
 
 from layertax.engine.analysis import analyze, stats
+from layertax.engine.store import results
+from layertax.errors import UsageError
 
 
 EMPTY_C = "int main(void) { return 0; }\n"
@@ -237,13 +239,22 @@ def layertax_experiment(experiment: str, case: str, cpu: int, out: Path, options
     return exp
 
 
+def read_run(path: str | Path, prog: str) -> dict:
+    """A saved result, read as layertax reads one (within the input limit, parsed strictly,
+    validated); anything else ends the bench with one line naming the file, and status 2."""
+    try:
+        return results.load(path)
+    except UsageError as error:
+        print(f"{prog}: {error}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
 def recorded_ratios(paths: list[str], at_least: int = 30) -> list[tuple[str, list[tuple[str, np.ndarray]]]]:
     """The recorded paired ratios (in round order) of every case of saved runs with at least
     `at_least` rounds: (experiment, [(case, ratios)]) per experiment that has such a case."""
     found = []
     for path in paths:
-        with open(path) as f:
-            doc = json.load(f)
+        doc = read_run(path, Path(sys.argv[0]).name)
         for exp in doc["experiments"]:
             cases = [(case["name"], np.array(ratios_to_baseline(exp, case))) for case in exp.get("cases", [])]
             cases = [(name, ratios) for name, ratios in cases if ratios.size >= at_least]

@@ -18,7 +18,6 @@ the experiment's own previous run, missed it (what the forecast starts from wher
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import time
 import statistics
@@ -28,6 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from layertax.engine.measure import noise_probe  # noqa: E402
+from _common import read_run  # noqa: E402  (this folder's)
 
 
 GAPS_S = (0.0, 0.3, 1.0)
@@ -62,7 +62,7 @@ def main() -> int:
           + ", ".join(f"{p['spread']:.1%}" for p in probes) + f" ({probes[0]['pairs']} pairs, {probes[0]['seconds']} s each)")
     print(f"{'run':24} {'experiment':12} {'cases':>5} {'q25':>7} {'median':>7} {'q75':>7}   (spread of per-round paired log ratios)")
     for path in args.runs:
-        doc = json.loads(path.read_text())
+        doc = read_run(path, "noise_probe")
         for exp in doc["experiments"]:
             spreads = noise_probe.case_spreads(exp)
             if len(spreads) < 4:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import json
 import math
 import statistics
 import sys
@@ -28,6 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from layertax.engine.measure.noise_probe import spread  # noqa: E402
+from _common import read_run  # noqa: E402  (this folder's)
 
 DESIGNS = {
     "median": lambda burst: statistics.median(burst),
@@ -52,7 +52,7 @@ def main() -> int:
     table: dict[tuple[str, str], dict[str, list[tuple[float, float]]]] = collections.defaultdict(
         lambda: collections.defaultdict(list))
     for path in args.runs:
-        for exp in json.loads(path.read_text())["experiments"]:
+        for exp in read_run(path, "ratio_designs")["experiments"]:
             cases = {c["name"]: c for c in exp.get("cases", []) if c.get("samples") and "ns" in c["samples"][0]}
             baselines = {g["name"]: g.get("baseline") for g in exp.get("groups", [])}
             for name, case in cases.items():

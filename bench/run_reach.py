@@ -15,11 +15,13 @@ One line a run, as the table in docs/method/measurement.md has them.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from layertax.engine.analysis.stats import wider_than
+from layertax.units import half_width
 from layertax.engine.measure.stopping import CLASSIC_PRECISION as CLASSIC_TARGET, relative_half_width
+
+from _common import read_run   # this folder's
 
 
 def main_table(exp: dict) -> list[tuple[dict, dict]]:
@@ -45,7 +47,7 @@ def reach(doc: dict, target: float) -> tuple[list[tuple[str, int, int]], tuple[i
             if not wider_than(ratio, target):
                 within += 1
             else:
-                misses.append(f"{exp['name']}/{case['name']}: ±{relative_half_width(ratio):.1%} after "
+                misses.append(f"{exp['name']}/{case['name']}: {half_width(relative_half_width(ratio))} after "
                               f"{stop.get('rounds', '?')} rounds ({stop.get('stopped', '?')})")
         per_experiment.append((exp["name"], within, len(rows)))
         for classic in exp.get("classic_now") or []:
@@ -63,13 +65,7 @@ def main() -> int:
     parser.add_argument("--misses", action="store_true", help="list every ratio short of the target")
     args = parser.parse_args()
     for path in args.runs:
-        try:
-            with open(path) as f:
-                doc = json.load(f)
-            doc["experiments"]
-        except (OSError, ValueError, KeyError, TypeError) as error:
-            print(f"run_reach: {path}: not a layertax result ({type(error).__name__}: {error})", file=sys.stderr)
-            return 2
+        doc = read_run(path, "run_reach")
         settings = doc.get("settings") or {}
         target = settings.get("precision") or 0.02
         per_experiment, (classics_within, classics), misses = reach(doc, target)

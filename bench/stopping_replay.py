@@ -31,7 +31,6 @@ of callchain and tls on the 2-vCPU EPYC VM (4 for each experiment alone, one on 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from types import SimpleNamespace
 
@@ -43,7 +42,7 @@ from layertax.engine.measure.rounds import RoundPlan
 from layertax.engine.measure.settings import Settings
 from layertax.engine.measure.stopping import CLASSIC_PRECISION, StoppingRule
 
-from _common import block_rounds   # this folder's
+from _common import block_rounds, read_run   # this folder's
 
 BLOCK = 10          # the mean length of a block of recorded rounds
 
@@ -61,8 +60,7 @@ def recorded(paths: list[str]):
     (its result, each case's samples by round, each case's burst seconds, the settings it was
     measured with)."""
     for path in paths:
-        with open(path) as f:
-            doc = json.load(f)
+        doc = read_run(path, "stopping_replay")
         for exp in doc["experiments"]:
             stops = ((exp.get("stopping") or {}).get("cases")) or {}
             cost = {name: c.get("burst_s") for name, c in stops.items()}

@@ -70,3 +70,25 @@ def test_run_reach_counts_the_main_tables_and_the_classics_as_the_marks_read_the
     assert per_experiment == [("x", 2, 3)]          # base (exactly 1) and tight (±1.75%); not wide (±5%)
     assert classics == (1, 2)                        # tight within ±5%, wide (±12.5%) not; base not counted
     assert misses == ["x/wide: ±5.0% after 56 rounds (max rounds)"]
+
+
+def test_a_bench_given_a_file_that_is_not_a_result_says_so_in_one_line(tmp_path, capsys, monkeypatch):
+    """Every bench that reads saved runs reads them through _common.read_run, as layertax reads a
+    result: a file that is not one ends the bench with one line naming it, status 2, no traceback."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        import run_reach
+    finally:
+        sys.path.remove(str(BENCH))
+    for text in ("not json at all\n", '{"schema": "layertax/1"', '{"experiments": []}'):
+        path = tmp_path / "bad.json"
+        path.write_text(text)
+        monkeypatch.setattr(sys, "argv", ["run_reach.py", str(path)])
+        try:
+            run_reach.main()
+        except SystemExit as done:
+            assert done.code == 2
+        else:
+            raise AssertionError(f"read {text!r} as a result")
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "run_reach: " in err and str(path) in err, err

@@ -4,6 +4,7 @@ case can stop (the budget, a forecast, the maximum of rounds, an interruption, o
 the target that the drift of later rounds widened)."""
 from __future__ import annotations
 
+from layertax import units
 from layertax.report import format as fmt
 
 RULE = {"precision": 0.02, "min_rounds": 8, "max_rounds": 40, "checkpoints": [8, 12, 16, 24, 32, 40]}
@@ -54,3 +55,12 @@ def test_without_verbose_the_checkpoints_are_left_out():
     assert "checked after 8, 12" in fmt.stopping_line(_exp(cases))
     early = {"a": _case(6, 0.03, "interrupted")}
     assert "no checkpoint reached" in fmt.stopping_line(_exp(early), verbose=False)
+
+
+def test_a_case_that_missed_by_a_hair_never_reads_as_the_target():
+    """0.0201 missed ±2%: written with one decimal it would read ±2.0%, the target itself, beside a
+    count that says it missed. A missed half-width is rounded up."""
+    line = fmt.stopping_line(_exp({"a": _case(40, 0.0201, "max rounds"), "b": _case(8, 0.01, "precise")}))
+    assert "(a ±2.1%)" in line
+    assert units.half_width(0.0201) == "±2.1%" and units.half_width(0.045) == "±4.5%"
+    assert units.half_width(0.02) == "±2.0%" and units.half_width(0.0449999) == "±4.5%"

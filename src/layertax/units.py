@@ -104,6 +104,14 @@ def percent(x: float | None) -> str:
     return "-" if x is None else f"{x:.1%}"
 
 
+def half_width(x: float) -> str:
+    """A relative half-width against a target, in percent with one decimal, rounded up: one that
+    missed ±2% by a hair (0.0201) reads ±2.1%, never the ±2.0% it missed."""
+    import math
+
+    return f"±{math.ceil(x * 1000 - 1e-9) / 10:.1f}%"
+
+
 def whole_percent(x: float | None) -> str:
     return "-" if x is None else f"{x:.0%}"
 

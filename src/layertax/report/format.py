@@ -320,7 +320,7 @@ def stopping_line(exp: dict, verbose: bool = True) -> str | None:
         whys = [w if i == 0 or not w.startswith("stopped ") or not whys[i - 1].startswith("stopped ")
                 else w.removeprefix("stopped ") for i, w in enumerate(whys)]
         p, name, _ = missed[0]        # the others carry "~" in the table
-        line += (f"; not met by {len(missed)} ({'worst: ' if len(missed) > 1 else ''}{name} ±{p:.1%}), "
+        line += (f"; not met by {len(missed)} ({'worst: ' if len(missed) > 1 else ''}{name} {units.half_width(p)}), "
                  f"{' or '.join(whys)}")
     if unknown:
         line += f"; too few rounds to tell: {', '.join(unknown)}"
