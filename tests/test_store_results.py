@@ -161,3 +161,30 @@ def test_the_budget_and_the_forecast_pass_over_runs_measured_another_way(tmp_pat
     assert budget.newest_seen("m", design(default.to_dict()), {"e"}) == {"e": 0.07}
     assert budget.newest_seen("m", design(quick.to_dict()), {"e"}) == {"e": 0.20}
     assert budget.newest_stopping("m", {"e": design(Settings(burst=5).to_dict(), "e")}) == {}
+
+
+def test_the_budget_finds_an_untimed_experiments_window_and_reads_only_the_newest_runs(tmp_path, monkeypatch):
+    """unicode-io keeps no stopping record, only the CPUs' window while it ran: the budget keeps
+    that time for it. And a design never run here does not send the search through every saved
+    run (each a whole result to load and check): only the newest LOOKBACK are read."""
+    from layertax.engine.measure import budget
+    from layertax.engine.measure.settings import Settings, design
+    from layertax.engine.store import history, runs
+
+    doc = sample_doc()
+    doc["settings"] = Settings().to_dict()
+    doc["experiments"][0]["cpu_activity"] = {"window_s": 7.5, "steal_share": 0.0, "busy_share": 0.6}
+    runs.save_run(doc)
+    wanted = {"e": design(Settings().to_dict(), "e")}
+    stops = budget.newest_stopping("m", wanted)
+    assert stops["e"]["window_s"] == 7.5 and "cases" not in stops["e"]
+    assert budget.own_way_seconds(stops, {"e"}) == {"e": 7.5}
+    assert budget.round_costs(stops) == {} and budget.needs(stops) == {}
+    for n in range(4):                                # no window, no stopping record: not what it seeks
+        runs.save_run(sample_doc() | {"command": ["layertax", str(n)]})
+    loaded = []
+    real_load = history.load
+    monkeypatch.setattr(history, "load", lambda row, *a: loaded.append(row["id"]) or real_load(row, *a))
+    monkeypatch.setattr(budget, "LOOKBACK", 3)
+    assert budget.newest_stopping("m", wanted) == {}
+    assert len(loaded) == 3

@@ -193,6 +193,7 @@ def test_run_keeps_bytes_and_leaves_the_locale_alone(tmp_path):
     doc = json.loads(out.read_text())
     exp = doc["experiments"][0]
     assert base64.b64decode(exp["message"]["expected_b64"]) == E
+    assert exp["cpu_activity"]["window_s"] > 0       # how long it ran: a budgeted run keeps that for it next time
     by_name = {c["name"]: c for c in exp["cases"]}
     live = [c for c in exp["columns"] if not c.get("skipped")]
     assert {c["name"] for c in live} >= {"unset", "C", "POSIX", "C.UTF-8", "xx_XX.UTF-8"}

@@ -158,7 +158,11 @@ def _measure(chosen, settings, case_globs, prepared, doc, keeper, progress, note
                 (warn or note)(f"{exp.name}: measured its own way, not by kernel loops; --metric instructions does not "
                      f"apply (see `layertax {exp.name} --help`)")
                 continue
+            cpu_before = machine.cpu_times()
             result, interrupted = own_way(exp, settings, progress(), paths.cache_dir(), case_globs)
+            # What the CPUs did while it ran, and for how long: the next run keeps that time for it
+            # (budget.own_way_seconds). loadtime keeps its launches' own; unicode-io's matrix, not timed, none.
+            result.setdefault("cpu_activity", machine.cpu_activity(cpu_before, machine.cpu_times()))
             budget.ran(exp.name)
         elif counting_instructions:
             result, interrupted = instructions.measure_experiment(exp, kmap, case_globs, settings, progress(),

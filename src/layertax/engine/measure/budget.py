@@ -14,9 +14,9 @@ given less than its minimum of rounds costs, which the budget never cuts. Where 
 is given what it needed and time is still left, the surplus goes to the experiment about to
 start: the others keep what they needed last time with a margin, and what it leaves unused is
 theirs, so the first has room on a noisier moment than last time and no time is kept idle.
-An experiment measured its own way (loadtime's launches) is not shared out: what it took last
-time is kept out of the others' shares until it has run, so that the experiments before it do
-not spend it and leave the ones after it short.
+An experiment measured its own way (loadtime's launches, unicode-io's matrix) is not shared out:
+what it took last time is kept out of the others' shares until it has run, so that the
+experiments before it do not spend it and leave the ones after it short.
 """
 from __future__ import annotations
 
@@ -40,6 +40,9 @@ MOST_MARGIN = 1.15
 # give up for it is a round or two each. A limit past this part is given this part, not nothing:
 # a need of 16.5 s (24.7 s with its margin) had left encoding its 8 s share by rounds' cost.
 RAISE_AT_MOST = 0.1
+# The newest runs of this machine searched for each experiment's last record (newest_stopping): each is a
+# whole result to load and check before the first round, so the search is bounded.
+LOOKBACK = 12
 
 
 class Budget:
@@ -247,13 +250,16 @@ def newest_stopping(machine_id: str | None, designs: dict[str, dict]) -> dict[st
     machine measured by its design there (settings.design: what sets a round's cost and spread),
     with "seen_spread": how far its median case's per-round ratios spread in that run, where the
     run's noise probe kept it (settings.noise_probe.seen): what the next run's forecast starts from;
-    and "window_s": how long it measured (its cpu_activity window)."""
+    and "window_s": how long it measured (its cpu_activity window). An experiment with no stopping
+    record (unicode-io's matrix, which is not timed) gives its window alone. Only the newest
+    LOOKBACK runs are read: each is a whole result to load and check, and a design never run here
+    (a first --quick run on a machine of many default runs) would otherwise read them all."""
     names = list(designs)
     from layertax.engine.store import history
 
     found: dict[str, dict] = {}
     try:
-        rows = history.runs(machine_id=machine_id)
+        rows = history.runs(machine_id=machine_id, limit=LOOKBACK)
     except Exception:   # noqa: BLE001 - no usable history: every experiment gets the guess
         return found
     for row in rows:
@@ -266,10 +272,11 @@ def newest_stopping(machine_id: str | None, designs: dict[str, dict]) -> dict[st
             continue
         seen, run_settings = _seen(doc), doc.get("settings") or {}
         for exp in doc["experiments"]:
-            if exp["name"] in wanted and exp.get("stopping") and \
+            window = (exp.get("cpu_activity") or {}).get("window_s")
+            if exp["name"] in wanted and (exp.get("stopping") or window) and \
                     settings.design(run_settings, exp["name"], exp.get("settings")) == designs[exp["name"]]:
-                found[exp["name"]] = {**exp["stopping"], "seen_spread": seen.get(exp["name"]),
-                                      "window_s": (exp.get("cpu_activity") or {}).get("window_s")}
+                found[exp["name"]] = {**(exp.get("stopping") or {}), "seen_spread": seen.get(exp["name"]),
+                                      "window_s": window}
         if len(found) == len(names):
             break
     return found
