@@ -166,7 +166,7 @@ def test_the_budget_and_the_forecast_pass_over_runs_measured_another_way(tmp_pat
 def test_the_budget_finds_an_untimed_experiments_window_and_reads_only_the_newest_runs(tmp_path, monkeypatch):
     """unicode-io keeps no stopping record, only the CPUs' window while it ran: the budget keeps
     that time for it. And a design never run here does not send the search through every saved
-    run (each a whole result to load and check): only the newest LOOKBACK are read."""
+    run (each a whole result to load and check): only the newest LOOK_BACK are read."""
     from layertax.engine.measure import budget
     from layertax.engine.measure.settings import Settings, design
     from layertax.engine.store import history, runs
@@ -185,6 +185,6 @@ def test_the_budget_finds_an_untimed_experiments_window_and_reads_only_the_newes
     loaded = []
     real_load = history.load
     monkeypatch.setattr(history, "load", lambda row, *a: loaded.append(row["id"]) or real_load(row, *a))
-    monkeypatch.setattr(budget, "LOOKBACK", 3)
+    monkeypatch.setattr(budget, "LOOK_BACK", 3)
     assert budget.newest_stopping("m", wanted) == {}
     assert len(loaded) == 3

@@ -42,7 +42,7 @@ MOST_MARGIN = 1.15
 RAISE_AT_MOST = 0.1
 # The newest runs of this machine searched for each experiment's last record (newest_stopping): each is a
 # whole result to load and check before the first round, so the search is bounded.
-LOOKBACK = 12
+LOOK_BACK = 12
 
 
 class Budget:
@@ -252,14 +252,14 @@ def newest_stopping(machine_id: str | None, designs: dict[str, dict]) -> dict[st
     run's noise probe kept it (settings.noise_probe.seen): what the next run's forecast starts from;
     and "window_s": how long it measured (its cpu_activity window). An experiment with no stopping
     record (unicode-io's matrix, which is not timed) gives its window alone. Only the newest
-    LOOKBACK runs are read: each is a whole result to load and check, and a design never run here
+    LOOK_BACK runs are read: each is a whole result to load and check, and a design never run here
     (a first --quick run on a machine of many default runs) would otherwise read them all."""
     names = list(designs)
     from layertax.engine.store import history
 
     found: dict[str, dict] = {}
     try:
-        rows = history.runs(machine_id=machine_id, limit=LOOKBACK)
+        rows = history.runs(machine_id=machine_id, limit=LOOK_BACK)
     except Exception:   # noqa: BLE001 - no usable history: every experiment gets the guess
         return found
     for row in rows:
