@@ -160,8 +160,9 @@ def _measure(chosen, settings, case_globs, prepared, doc, keeper, progress, note
                 continue
             cpu_before = machine.cpu_times()
             result, interrupted = own_way(exp, settings, progress(), paths.cache_dir(), case_globs)
-            # What the CPUs did while it ran, and for how long: the next run keeps that time for it
-            # (budget.own_way_seconds). loadtime keeps its launches' own; unicode-io's matrix, not timed, none.
+            # What the CPUs did while it ran, and for how long: the next budgeted run keeps that time
+            # for it (budget.own_way_seconds). loadtime's result brings its launches' own; unicode-io's
+            # matrix, which is not timed, brings none.
             result.setdefault("cpu_activity", machine.cpu_activity(cpu_before, machine.cpu_times()))
             budget.ran(exp.name)
         elif counting_instructions:
