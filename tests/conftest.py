@@ -152,5 +152,8 @@ class CountingProgress:
     def retotal(self, total):
         self.totals.append(total)
 
+    def deadline(self, at):
+        pass
+
     def finish(self, stopped=False):
         pass

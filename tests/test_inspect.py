@@ -465,6 +465,9 @@ class _CountingProgress:
     def retotal(self, total: int) -> None:
         self.totals.append(total)
 
+    def deadline(self, at) -> None:
+        pass
+
     def finish(self, stopped: bool = False) -> None:
         pass
 

@@ -58,6 +58,7 @@ class Steps:
     def start(self, title, total): self.total = total
     def step(self, label=""): self.done += 1
     def retotal(self, total): self.total = total
+    def deadline(self, at): self.ends_by = at
     def finish(self, stopped=False): pass
 
 

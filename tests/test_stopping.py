@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import time
 from types import SimpleNamespace
 
 import numpy as np
@@ -472,6 +473,42 @@ def test_progress_lines_with_a_total_not_known_yet_show_no_share_and_no_eta():
     assert lines[1] == "layertax: encoding: 2/? (-) warm-up 1 [12s]"    # counted, no ETA
     assert lines[2] == "layertax: encoding: 4/12 (33%) round 1/40 a [24s, about 48s left]"
     assert lines[-1] == "layertax: encoding: 12/12 (100%) done [24s]"
+
+
+def test_an_eta_never_goes_past_the_experiments_deadline():
+    """A budgeted experiment ends by its share's deadline whatever the rate of its steps so far
+    says (the cheap cases stop first, and a Java burst costs ten C ones): a run's line had read
+    "about 55s left" eight seconds before its deadline."""
+    out = io.StringIO()
+    now = [0.0]
+    progress = LineProgress(Console(file=out, width=200, no_color=True), every_s=10.0, clock=lambda: now[0])
+    progress.start("callchain", None)
+    progress.deadline(60.0)
+    progress.retotal(1000)
+    for i in range(100):
+        now[0] += 0.5                                # 100 steps in 50 s: 900 more would take 450 s
+        progress.step(f"round {i}")
+    lines = out.getvalue().splitlines()
+    assert lines[-1].endswith("[50s, about 10s left]"), lines[-1]
+    progress.finish()
+    progress.start("tls", 100)                       # the next experiment's own: none until it says
+    for i in range(30):
+        now[0] += 0.5
+        progress.step(f"round {i}")
+    assert out.getvalue().splitlines()[-1].endswith("[10s, about 40s left]")   # 20 of 100 in 10 s
+
+
+def test_the_bars_time_left_never_goes_past_the_deadline_either():
+    from rich.progress import Task
+
+    from layertax import progress as progress_module
+
+    column = progress_module._TimeLeft()
+    task = Task(0, "", total=100.0, completed=0.0, _get_time=time.monotonic, fields={"ends_by": time.monotonic() + 30})
+    assert column.render(task).plain in ("0:00:30", "0:00:29")     # no rate yet: the deadline
+    assert progress_module._left(120.0, 100.0, 90.0) == 10.0
+    assert progress_module._left(5.0, 100.0, 90.0) == 5.0
+    assert progress_module._left(None, None, 0.0) is None and progress_module._left(7.0, None, 0.0) == 7.0
 
 
 def test_run_quick_prints_progress_lines_when_stderr_is_a_pipe(tmp_path):

@@ -145,6 +145,7 @@ class ProgressSink(Protocol):
     def start(self, experiment: str, total: int | None) -> None: ...   # None: not known yet
     def step(self, description: str) -> None: ...
     def retotal(self, total: int) -> None: ...   # the work left was re-estimated
+    def deadline(self, at: float | None) -> None: ...   # it ends by time.monotonic() `at` at the latest
     def finish(self, stopped: bool = False) -> None: ...   # stopped: Ctrl-C ended the work early
 
 

@@ -5,7 +5,10 @@ experiment.ProgressSink; `for_console` picks the right one.
 The plain lines never leave more than LINE_EVERY_S of silence while work goes on: a
 line when a step starts, then one at least that often, each with how far it is and an ETA.
 A total of None means "not known yet" (a budgeted run before its warm-up has been timed):
-steps are counted, and neither a share nor an ETA is shown until `retotal` gives one.
+steps are counted, and neither a share nor an ETA is shown until `retotal` gives one. Work that
+must end by a time (a budgeted experiment's share) says so with `deadline`, and no ETA goes past
+it: the rate of steps so far cannot know that the deadline stops the rounds (steps differ in
+cost, a Java burst ten times a C one, and the cheap cases stop first).
 """
 from __future__ import annotations
 
@@ -13,7 +16,8 @@ import time
 
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
+from rich.text import Text
 
 from layertax.text import printable
 
@@ -24,7 +28,27 @@ class NoProgress:
     def start(self, experiment: str, total: int | None) -> None: pass
     def step(self, description: str) -> None: pass
     def retotal(self, total: int) -> None: pass
+    def deadline(self, at: float | None) -> None: pass
     def finish(self, stopped: bool = False) -> None: pass
+
+
+def _left(by_rate: float | None, ends_by: float | None, now: float) -> float | None:
+    """Seconds left: the rate's estimate, never past the deadline (time.monotonic()) where there is one."""
+    if ends_by is None:
+        return by_rate
+    by_deadline = max(0.0, ends_by - now)
+    return by_deadline if by_rate is None else min(by_rate, by_deadline)
+
+
+class _TimeLeft(ProgressColumn):
+    """rich's time remaining, never past the task's deadline (its "ends_by" field)."""
+
+    def render(self, task) -> Text:
+        left = _left(task.time_remaining, task.fields.get("ends_by"), time.monotonic())
+        if left is None:
+            return Text("-:--:--", style="progress.remaining")
+        left = int(left)
+        return Text(f"{left // 3600}:{left // 60 % 60:02d}:{left % 60:02d}", style="progress.remaining")
 
 
 class RichProgress:
@@ -37,7 +61,7 @@ class RichProgress:
         # rich draws a total of None as a pulsing bar, "n/?" and no time remaining.
         self._progress = Progress(
             TextColumn(f"[bold]{escape(printable(experiment))}[/bold]"), BarColumn(), MofNCompleteColumn(),
-            TextColumn("{task.description}", markup=False), TimeElapsedColumn(), TimeRemainingColumn(),
+            TextColumn("{task.description}", markup=False), TimeElapsedColumn(), _TimeLeft(),
             console=self.console, transient=True, disable=not self.console.is_terminal,
         )
         self._progress.start()
@@ -51,6 +75,11 @@ class RichProgress:
         """The work left was re-estimated (cases that reached their precision stop early)."""
         if self._progress is not None:
             self._progress.update(self._task, total=total)
+
+    def deadline(self, at: float | None) -> None:
+        """The work ends by time.monotonic() `at` at the latest: the time left never reads past it."""
+        if self._progress is not None:
+            self._progress.update(self._task, ends_by=at)
 
     def finish(self, stopped: bool = False) -> None:
         if self._progress is not None:
@@ -70,12 +99,14 @@ class LineProgress:
         self.console, self.every_s, self.clock = console, every_s, clock
         self.name, self.total, self.done = "", None, 0
         self.started = self.last = 0.0
+        self.ends_by: float | None = None
 
     def _say(self, description: str, going: bool = True) -> None:
-        elapsed = self.clock() - self.started
+        now = self.clock()
+        elapsed = now - self.started
         eta = ""
         if going and self.done and self.total and self.total > self.done:
-            eta = f", about {_clock(elapsed / self.done * (self.total - self.done))} left"
+            eta = f", about {_clock(_left(elapsed / self.done * (self.total - self.done), self.ends_by, now))} left"
         share = f"{self.done / self.total:.0%}" if self.total else "-"
         total = "?" if self.total is None else self.total
         self.console.print(f"layertax: {self.name}: {self.done}/{total} ({share}) {description} "
@@ -83,7 +114,7 @@ class LineProgress:
         self.last = self.clock()
 
     def start(self, experiment: str, total: int | None) -> None:
-        self.name, self.total, self.done = experiment, total, 0
+        self.name, self.total, self.done, self.ends_by = experiment, total, 0, None
         self.started = self.clock()
         self._say("started")
 
@@ -94,6 +125,10 @@ class LineProgress:
 
     def retotal(self, total: int) -> None:
         self.total = total
+
+    def deadline(self, at: float | None) -> None:
+        """The work ends by `at` (this sink's clock) at the latest: no ETA goes past it."""
+        self.ends_by = at
 
     def finish(self, stopped: bool = False) -> None:
         """The last line: "done" (at 100%: cases that reached their precision early leave steps

@@ -311,6 +311,7 @@ class Scheduler:
         per_round = layout.bursts_per_round(active, rounds.baselines, s.pairing, s.baseline_bursts)
         steps = s.warmup * len(active) + s.runs * per_round + 1 + (len(active) if counting else 0)
         self.progress.start(exp.name, None if self.deadline is not None else steps)
+        self.progress.deadline(self.deadline)
         parent = ParentAwayFrom(s.cpu)
         try:
             with parent, self.interrupts:
