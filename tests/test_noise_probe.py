@@ -129,6 +129,9 @@ def test_the_forecast_starts_from_the_experiments_last_runs_here_where_there_are
                            f"±{noise_probe.reachable(0.07, 21):.1%} in the ~21 rounds")
     assert "the noise probe reads 2.2% now" in said and said.endswith("(a longer --budget, or a looser --precision)")
     assert "noise probe (2.5 s)" in noise_probe.forecast(probe, 21, 0.02)        # none kept: the probe's
+    # The budget's length is said where the session gives it: what sets how long the run takes.
+    assert "in the ~21 rounds a 4.0 min budget allows" in noise_probe.forecast(probe, 21, 0.02, usual, 240.0)
+    assert "in the ~21 rounds a 1.5 min budget allows" in noise_probe.forecast(probe, 21, 0.02, None, 90.0)
 
 
 def test_the_session_keeps_what_each_experiment_showed_with_the_probe_and_says_the_surprise():

@@ -352,6 +352,18 @@ def test_an_experiment_is_never_given_more_than_its_maximum_of_rounds_can_use():
     assert Budget(120.0, [a, b], max_rounds={"other": 10}).shares(120.0) == pytest.approx({"probe": 60.0, "other": 60.0})
 
 
+def test_the_least_a_run_measures_is_known_where_every_round_cost_is():
+    """A --quick run's minimum of 6 rounds of every experiment can take longer than its minute:
+    the budget knows that least from the saved round costs (warm-up and minimum rounds of each,
+    and the time kept for the experiments measured their own way), and the run says it first."""
+    a = probe_experiment()
+    b = dataclasses.replace(a, name="other")
+    budget = Budget(60.0, [a, b], round_costs={"probe": 4.0, "other": 2.0}, min_rounds=6, reserved={"launches": 10.0})
+    assert budget.floor_s == pytest.approx(4.0 * 7 + 2.0 * 7 + 10.0)
+    assert Budget(60.0, [a, b], round_costs={"probe": 4.0}, min_rounds=6).floor_s is None      # "other": a guess
+    assert Budget(60.0, [a, b], round_costs={"probe": 4.0, "other": 2.0}).floor_s is None       # no minimum
+
+
 def test_a_saved_round_cost_is_scaled_to_the_cases_run_and_a_need_is_kept_only_for_the_same_cases():
     a = probe_experiment()                                  # five cases
     b = dataclasses.replace(a, name="other")

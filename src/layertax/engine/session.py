@@ -86,6 +86,10 @@ class _ProgressSaver:
                       "measured on and kept at the end")
 
 
+# Over the budget by more than this, a run's least is said before it starts.
+OVER_BUDGET = 1.1
+
+
 def _probe(budget: budgets.Budget, settings, note, busy, usual: dict[str, float] | None = None) -> dict | None:
     """The machine's noise now (noise_probe.py) and what the budget's rounds reach on it, said
     before the first round; None where the probe could not run (said, and the run goes on). It
@@ -104,7 +108,7 @@ def _probe(budget: budgets.Budget, settings, note, busy, usual: dict[str, float]
     if usual:
         probe["expected"] = usual            # each experiment's spread in its newest run here
     probe["forecast"] = noise_probe.reachable(noise_probe.starting_spread(probe["spread"], usual), rounds)
-    note(noise_probe.forecast(probe, rounds, settings.precision, usual))
+    note(noise_probe.forecast(probe, rounds, settings.precision, usual, budget.seconds))
     return probe
 
 
@@ -148,6 +152,11 @@ def _measure(chosen, settings, case_globs, prepared, doc, keeper, progress, note
     doc["settings"]["needs_from_history"] = budget.needs
     doc["settings"]["reserved_from_history"] = reserved
     doc["settings"]["budget_s"] = budget.seconds
+    if seconds and budget.floor_s and budget.floor_s > seconds * OVER_BUDGET:
+        # Said before measuring, not only in the method line after: the user asked for this length.
+        note(f"the budget: {rule.min_rounds} rounds of every case, the fewest a run gives, took about "
+             f"{budget.floor_s / 60:.1f} min here in the last runs, more than the {seconds / 60:.1f} min budget; "
+             f"this run measures about that long")
     if seconds and scheduled and settings.precision:      # a precision to forecast, rounds driven by it
         doc["settings"]["noise_probe"] = _probe(budget, settings, note, busy, budgets.seen_spreads(stops))
     for exp in chosen:

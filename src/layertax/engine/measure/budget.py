@@ -86,6 +86,10 @@ class Budget:
                 self.least[e.name] = self.weights[e.name] * (min_rounds + 1)
             if known and (max_rounds or {}).get(e.name):
                 self.most[e.name] = self.weights[e.name] * (max_rounds[e.name] + 1) * MOST_MARGIN
+        # What the rule's minimum of rounds of every experiment and the ones measured their own way
+        # took here last time: the least this run can measure, known only where every cost is.
+        self.floor_s = (sum(self.least.values()) + sum(self.reserved.values())
+                        if min_rounds and len(self.least) == len(scheduled) else None)
 
     def deadline_for(self, exp) -> float | None:
         """The clock time by which exp should end; None when there is no budget."""

@@ -137,9 +137,11 @@ def two_speeds(probe: dict) -> str | None:
             f"({levels['upper_share']:.0%} at the slower)")
 
 
-def forecast(probe: dict, rounds: int, target: float, usual: dict[str, float] | None = None) -> str:
+def forecast(probe: dict, rounds: int, target: float, usual: dict[str, float] | None = None,
+             budget_s: float | None = None) -> str:
     """The sentence: how noisy the machine is, what a case as noisy reaches in the rounds the budget
-    allows, and a warning where even that is far from the target. usual: how far each experiment's
+    (budget_s, said where given: what sets the run's length) allows, and a warning where even that
+    is far from the target. usual: how far each experiment's
     median case spread in its newest run here (budget.seen_spreads); where there is one, the
     forecast starts from it (their median) and the probe is said beside it: the probe, a few
     seconds of a Python loop, forecast the experiments' spreads of 30 saved default runs on the
@@ -147,18 +149,19 @@ def forecast(probe: dict, rounds: int, target: float, usual: dict[str, float] | 
     (bench/noise_probe.py --history)."""
     reach = reachable(starting_spread(probe["spread"], usual), rounds)
     speeds = two_speeds(probe)
+    budget = "the budget" if budget_s is None else f"a {budget_s / 60:.1f} min budget"
     if usual:
         low, high = min(usual.values()), max(usual.values())
         seen = f"{low:.1%}" if round(low, 3) == round(high, 3) else f"{low:.1%} to {high:.1%}"
         text = (f"noise: in their last runs here these experiments' ratios spread {seen} from round to round (the "
-                f"median case of each); a case as noisy reaches about ±{reach:.1%} in the ~{rounds} rounds the budget "
+                f"median case of each); a case as noisy reaches about ±{reach:.1%} in the ~{rounds} rounds {budget} "
                 f"allows (target ±{target:.0%}; a forecast); the noise probe reads {probe['spread']:.1%} now"
                 + (f", {speeds}" if speeds else ""))
         warning = ": expect '~' on many ratios here (a longer --budget, or a looser --precision)"
     else:
         text = (f"noise probe ({probe['seconds']:.1f} s): pairs of processes differ by {probe['spread']:.1%} here"
                 + (f" ({speeds})" if speeds else "") + f"; a case as noisy reaches about ±{reach:.1%} in the "
-                f"~{rounds} rounds the budget allows (target ±{target:.0%}; a forecast)")
+                f"~{rounds} rounds {budget} allows (target ±{target:.0%}; a forecast)")
         warning = ": noisy now, expect '~' on many ratios (a longer --budget, or a looser --precision)"
     return text + (warning if reach > WARN_AT * target else "")
 
