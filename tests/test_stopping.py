@@ -362,6 +362,13 @@ def test_the_least_a_run_measures_is_known_where_every_round_cost_is():
     assert budget.floor_s == pytest.approx(4.0 * 7 + 2.0 * 7 + 10.0)
     assert Budget(60.0, [a, b], round_costs={"probe": 4.0}, min_rounds=6).floor_s is None      # "other": a guess
     assert Budget(60.0, [a, b], round_costs={"probe": 4.0, "other": 2.0}).floor_s is None       # no minimum
+    from layertax.engine import session
+
+    assert session._over_budget(budget, 6) is None                  # 52 s of 60: within it, nothing said
+    short = Budget(40.0, [a, b], round_costs={"probe": 4.0, "other": 2.0}, min_rounds=6, reserved={"launches": 10.0})
+    assert session._over_budget(short, 6) == ("the budget: 6 rounds of every case, the fewest a run gives, took about "
+                                              "0.9 min here in the last runs, more than the 0.7 min budget; this run "
+                                              "measures at least that long")
 
 
 def test_a_saved_round_cost_is_scaled_to_the_cases_run_and_a_need_is_kept_only_for_the_same_cases():
@@ -521,6 +528,8 @@ def test_the_bars_time_left_never_goes_past_the_deadline_either():
     assert progress_module._left(120.0, 100.0, 90.0) == 10.0
     assert progress_module._left(5.0, 100.0, 90.0) == 5.0
     assert progress_module._left(None, None, 0.0) is None and progress_module._left(7.0, None, 0.0) == 7.0
+    # Past the deadline the rule's minimum of rounds goes on: the rate's estimate again, not "0s".
+    assert progress_module._left(120.0, 100.0, 101.0) == 120.0 and progress_module._left(None, 100.0, 101.0) is None
 
 
 def test_run_quick_prints_progress_lines_when_stderr_is_a_pipe(tmp_path):

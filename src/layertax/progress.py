@@ -33,11 +33,12 @@ class NoProgress:
 
 
 def _left(by_rate: float | None, ends_by: float | None, now: float) -> float | None:
-    """Seconds left: the rate's estimate, never past the deadline (time.monotonic()) where there is one."""
-    if ends_by is None:
+    """Seconds left: the rate's estimate, never past the deadline (time.monotonic()) while it is
+    ahead. Once it has passed, the rate's again: the budget never cuts the rule's minimum of rounds,
+    and work that goes on is not "0s" from its end."""
+    if ends_by is None or ends_by <= now:
         return by_rate
-    by_deadline = max(0.0, ends_by - now)
-    return by_deadline if by_rate is None else min(by_rate, by_deadline)
+    return ends_by - now if by_rate is None else min(by_rate, ends_by - now)
 
 
 class _TimeLeft(ProgressColumn):

@@ -90,6 +90,17 @@ class _ProgressSaver:
 OVER_BUDGET = 1.1
 
 
+def _over_budget(budget: budgets.Budget, min_rounds: int) -> str | None:
+    """Where the least this run can measure (the rule's minimum of rounds of every case, and the
+    experiments measured their own way, as they took here last time) is past the budget: said
+    before measuring, not only in the method line after, since the user asked for that length."""
+    if not budget.seconds or not budget.floor_s or budget.floor_s <= budget.seconds * OVER_BUDGET:
+        return None
+    return (f"the budget: {min_rounds} rounds of every case, the fewest a run gives, took about "
+            f"{budget.floor_s / 60:.1f} min here in the last runs, more than the {budget.seconds / 60:.1f} min "
+            f"budget; this run measures at least that long")
+
+
 def _probe(budget: budgets.Budget, settings, note, busy, usual: dict[str, float] | None = None) -> dict | None:
     """The machine's noise now (noise_probe.py) and what the budget's rounds reach on it, said
     before the first round; None where the probe could not run (said, and the run goes on). It
@@ -152,11 +163,9 @@ def _measure(chosen, settings, case_globs, prepared, doc, keeper, progress, note
     doc["settings"]["needs_from_history"] = budget.needs
     doc["settings"]["reserved_from_history"] = reserved
     doc["settings"]["budget_s"] = budget.seconds
-    if seconds and budget.floor_s and budget.floor_s > seconds * OVER_BUDGET:
-        # Said before measuring, not only in the method line after: the user asked for this length.
-        note(f"the budget: {rule.min_rounds} rounds of every case, the fewest a run gives, took about "
-             f"{budget.floor_s / 60:.1f} min here in the last runs, more than the {seconds / 60:.1f} min budget; "
-             f"this run measures about that long")
+    said = _over_budget(budget, rule.min_rounds) if rule else None
+    if said:
+        note(said)
     if seconds and scheduled and settings.precision:      # a precision to forecast, rounds driven by it
         doc["settings"]["noise_probe"] = _probe(budget, settings, note, busy, budgets.seen_spreads(stops))
     for exp in chosen:
