@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -237,6 +238,19 @@ def layertax_experiment(experiment: str, case: str, cpu: int, out: Path, options
     if not found or found[0]["status"] != "ok":
         raise SystemExit(f"layertax did not measure {case}: {found[0]['reason'] if found else 'no such case'}")
     return exp
+
+
+def finish(main) -> None:
+    """Runs a bench's main() and exits with its status. A reader that went away (`| head`) ends
+    the bench quietly, as it ends a filter, not with a traceback: stdout then points at /dev/null,
+    since Python flushes it once more on the way out."""
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 1
+    sys.exit(code)
 
 
 def read_run(path: str | Path, prog: str) -> dict:

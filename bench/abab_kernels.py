@@ -36,6 +36,8 @@ from layertax.engine.measure import protocol
 from layertax.engine.measure.noise_probe import spread as robust_spread
 from layertax.experiments import get
 
+from _common import finish   # this folder's
+
 DEFAULT_PAIRS = (
     "encoding:c-shim-tls-wcs:c-direct", "encoding:c-shim-heap-iconv:c-direct",
     "encoding:c-shim-tls-hand-nonascii:c-direct-nonascii",
@@ -151,4 +153,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    finish(main)

@@ -22,13 +22,14 @@ import math
 import random
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
 from layertax.engine.measure.noise_probe import spread as robust_spread
+
+from _common import finish   # this folder's
 
 SOURCE = r"""
 #define _GNU_SOURCE
@@ -144,4 +145,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    finish(main)

@@ -30,7 +30,7 @@ import numpy as np
 
 from layertax.engine.analysis import between_runs, stats
 
-from _common import intervals_apart, layertax_export, ratios_to_baseline   # this folder's
+from _common import finish, intervals_apart, layertax_export, ratios_to_baseline   # this folder's
 
 
 def run(experiments: list[str], extra: list[str], out: Path) -> dict:
@@ -118,4 +118,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    finish(main)

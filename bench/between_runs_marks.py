@@ -20,6 +20,8 @@ import numpy as np
 
 from layertax.engine.analysis import between_runs, dependence, stats
 
+from _common import finish   # this folder's
+
 SIZES = (8, 12, 20, 40)
 CASES = 10      # the cases of one simulated experiment, whose rounds the drift factor pools
 
@@ -66,4 +68,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    finish(main)

@@ -31,7 +31,7 @@ from collections import Counter
 
 from layertax.engine.analysis import analyze, between_runs, compare
 
-from _common import saved_default_runs   # this folder's
+from _common import finish, saved_default_runs   # this folder's
 
 NAMES = ("loadtime", "callchain", "tls", "scan", "encoding")
 
@@ -174,4 +174,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    finish(main)

@@ -33,13 +33,12 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 
 import numpy as np
 
 from layertax.engine.analysis import compare, dependence, stats
 
-from _common import MODELS, block_rounds, recorded_ratios   # this folder's
+from _common import MODELS, block_rounds, finish, recorded_ratios   # this folder's
 
 SIZES = (6, 8, 12, 16, 24, 40)
 CASES = 10          # the cases of one simulated experiment
@@ -242,4 +241,4 @@ def _means(recorded_experiments: list[list[np.ndarray]], sizes: tuple[int, ...],
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    finish(main)

@@ -23,6 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 from layertax import paths  # noqa: E402
 from layertax.launch import settings, timer, tools  # noqa: E402
 
+from _common import finish   # this folder's  # noqa: E402
+
 PROGRAM = r"""
 #include <stdint.h>
 #include <stdlib.h>
@@ -69,4 +71,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    finish(main)

@@ -23,6 +23,8 @@ from pathlib import Path
 from layertax.errors import LayertaxError
 from layertax.elf import elfinfo
 
+from _common import finish   # this folder's
+
 LEAKS = re.compile(r"Error\(|Exception|Traceback|FieldError|offset-sized|missing terminator|\(\'|Invalid argument")
 SOURCE = "int shared_counter; int exported(int x) { return x + shared_counter; }\nint main(void) { return 0; }\n"
 
@@ -93,4 +95,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    finish(main)

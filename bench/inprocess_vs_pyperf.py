@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from _common import iqr_over_median, layertax_experiment   # this folder's
+from _common import finish, iqr_over_median, layertax_experiment   # this folder's
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_CASES = ("py-stat-str", "tp-py-encode-ascii-256")
@@ -129,4 +129,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    finish(main)

@@ -32,7 +32,6 @@ the table in docs/method/statistics.md (one core; --models splits the models acr
 from __future__ import annotations
 
 import argparse
-import sys
 
 import numpy as np
 
@@ -41,7 +40,7 @@ from layertax.engine.measure.settings import Settings
 from layertax.engine.measure.stopping import StoppingRule, at_checkpoint
 from layertax.experiments.loadtime.measure import LAUNCH_CONFIDENCE, LAUNCH_ROUNDS
 
-from _common import MODELS, block_rounds, recorded_ratios   # this folder's
+from _common import MODELS, block_rounds, finish, recorded_ratios   # this folder's
 
 SIZES = (6, 8, 10, 12, 16, 24, 32, 40)
 
@@ -238,4 +237,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    finish(main)

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from layertax.engine.analysis import analyze, stats
-from _common import layertax_experiment   # this folder's
+from _common import finish, layertax_experiment   # this folder's
 
 
 def figures(exp: dict, case_name: str) -> dict:
@@ -80,4 +80,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    finish(main)

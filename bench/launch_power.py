@@ -19,6 +19,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from _common import finish   # this folder's
+
 # A dynamic program whose constructor spins on the monotonic clock for SPIN_NS (0: no constructor work).
 PROGRAM_C = r"""
 #include <time.h>
@@ -92,4 +94,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    finish(main)

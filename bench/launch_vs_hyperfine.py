@@ -38,7 +38,7 @@ from typing import NamedTuple
 import numpy as np
 
 from layertax.engine.analysis.level_shift import level_shift
-from _common import SETTLED, bare_times, build_bare_loop, build_empty, hyperfine_turn, iqr_over_median, layertax_turn, shift_label   # this folder's
+from _common import SETTLED, bare_times, build_bare_loop, build_empty, finish, hyperfine_turn, iqr_over_median, layertax_turn, shift_label   # this folder's
 
 
 def bare_contender(work: Path):
@@ -155,4 +155,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    finish(main)

@@ -50,6 +50,8 @@ from layertax.engine.measure import noise_probe
 from layertax.engine.measure.noise_probe import spread as robust_spread
 from layertax.experiments.scan.inputfile import generate
 
+from _common import finish   # this folder's
+
 # A pass this many times the kernel's fastest is at the upper level: Perl's two levels are about
 # 1.9x apart; getc's passes spread less than 1.4x.
 UPPER = 1.5
@@ -233,4 +235,4 @@ def beside_probe(work: Path, data: Path, expect: int, cpu: int, seconds: float) 
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    finish(main)

@@ -27,7 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from layertax.engine.measure import noise_probe  # noqa: E402
-from _common import read_run  # noqa: E402  (this folder's)
+from _common import finish, read_run  # noqa: E402  (this folder's)
 
 
 GAPS_S = (0.0, 0.3, 1.0)
@@ -95,4 +95,4 @@ def history(last: int) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    finish(main)

@@ -27,7 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from layertax.engine.measure.noise_probe import spread  # noqa: E402
-from _common import read_run  # noqa: E402  (this folder's)
+from _common import finish, read_run  # noqa: E402  (this folder's)
 
 DESIGNS = {
     "median": lambda burst: statistics.median(burst),
@@ -82,4 +82,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    finish(main)

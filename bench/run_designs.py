@@ -34,7 +34,7 @@ import numpy as np
 from layertax.engine.analysis import analyze
 from layertax.engine.measure import noise_probe
 
-from _common import layertax_export, ratios_to_baseline   # this folder's
+from _common import finish, layertax_export, ratios_to_baseline   # this folder's
 
 DESIGNS = ("A", "B")
 
@@ -121,4 +121,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    finish(main)

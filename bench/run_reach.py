@@ -15,13 +15,12 @@ One line a run, as the table in docs/method/measurement.md has them.
 from __future__ import annotations
 
 import argparse
-import sys
 
 from layertax.engine.analysis.stats import wider_than
 from layertax.units import half_width
 from layertax.engine.measure.stopping import CLASSIC_PRECISION as CLASSIC_TARGET, relative_half_width
 
-from _common import read_run   # this folder's
+from _common import finish, read_run   # this folder's
 
 
 def main_table(exp: dict) -> list[tuple[dict, dict]]:
@@ -85,4 +84,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    finish(main)

@@ -25,13 +25,12 @@ default runs (default 200).
 from __future__ import annotations
 
 import argparse
-import sys
 from collections import Counter
 
 from layertax.engine.analysis import between_runs, compare
 from layertax.engine.measure.stopping import relative_half_width
 
-from _common import intervals_apart, saved_default_runs   # this folder's
+from _common import finish, intervals_apart, saved_default_runs   # this folder's
 
 CLASSIC_TARGET = 0.05
 ENOUGH_OVERLAP = 0.95
@@ -164,4 +163,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    finish(main)

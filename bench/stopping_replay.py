@@ -42,7 +42,7 @@ from layertax.engine.measure.rounds import RoundPlan
 from layertax.engine.measure.settings import Settings
 from layertax.engine.measure.stopping import CLASSIC_PRECISION, StoppingRule
 
-from _common import block_rounds, read_run   # this folder's
+from _common import block_rounds, finish, read_run   # this folder's
 
 BLOCK = 10          # the mean length of a block of recorded rounds
 
@@ -154,4 +154,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    finish(main)

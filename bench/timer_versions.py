@@ -19,13 +19,12 @@ import argparse
 import io
 import os
 import subprocess
-import sys
 import tarfile
 import tempfile
 from pathlib import Path
 
 import numpy as np
-from _common import alternating, empty_specs, print_turns, timer_times   # this folder's
+from _common import alternating, empty_specs, finish, print_turns, timer_times   # this folder's
 
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -95,4 +94,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    finish(main)

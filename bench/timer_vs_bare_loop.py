@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import tempfile
 from pathlib import Path
 
@@ -29,7 +28,7 @@ import numpy as np
 from layertax import paths
 from layertax.engine.analysis.level_shift import level_shift
 from layertax.launch import tools as launch_tools
-from _common import alternating, bare_times, build_bare_loop, empty_specs, layertax_times, print_turns, timer_times   # this folder's
+from _common import alternating, bare_times, build_bare_loop, empty_specs, finish, layertax_times, print_turns, timer_times   # this folder's
 
 
 def shifts_counted(measure, shifted: list[bool]):
@@ -74,4 +73,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    finish(main)

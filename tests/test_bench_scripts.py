@@ -92,3 +92,19 @@ def test_a_bench_given_a_file_that_is_not_a_result_says_so_in_one_line(tmp_path,
             raise AssertionError(f"read {text!r} as a result")
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "run_reach: " in err and str(path) in err, err
+
+
+def test_a_bench_whose_reader_went_away_ends_quietly():
+    """`bench/run_reach.py RUN.json | head -1`: the reader leaves before the bench has written
+    all; the bench ends as a filter does (status 1, no traceback), through _common.finish."""
+    import os
+
+    read, write = os.pipe()
+    os.close(read)                                   # the reader is gone before the first line
+    try:
+        done = subprocess.run([sys.executable, str(BENCH / "run_reach.py"), "--misses",
+                               str(BENCH.parent / "tests" / "data" / "recorded" / "callchain.json")],
+                              stdout=write, stderr=subprocess.PIPE, text=True, timeout=60)
+    finally:
+        os.close(write)
+    assert done.returncode == 1 and "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr, done.stderr
