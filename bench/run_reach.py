@@ -17,8 +17,8 @@ from __future__ import annotations
 import argparse
 
 from layertax.engine.analysis.stats import wider_than
-from layertax.units import half_width
 from layertax.engine.measure.stopping import CLASSIC_PRECISION as CLASSIC_TARGET, relative_half_width
+from layertax.units import half_width
 
 from _common import finish, read_run   # this folder's
 

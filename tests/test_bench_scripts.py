@@ -42,6 +42,17 @@ def test_every_bench_script_imports_and_answers_help_without_measuring():
         assert text.startswith("usage: ") and "-h, --help" in text, f"{script.name}: {text[:200]}"
 
 
+def _bench(name: str):
+    """A bench script imported as a module (it imports _common from its own folder)."""
+    import importlib
+
+    sys.path.insert(0, str(BENCH))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.remove(str(BENCH))
+
+
 def _ratio(median, low, high):
     return {"median": median, "ci95": [low, high]}
 
@@ -50,11 +61,7 @@ def test_run_reach_counts_the_main_tables_and_the_classics_as_the_marks_read_the
     """bench/run_reach.py gives the rows of the table in docs/method/measurement.md: a ratio is
     within the target when half its interval over its median is; an extended group is not a main
     table; the classic table's own baseline is not counted."""
-    sys.path.insert(0, str(BENCH))
-    try:
-        import run_reach
-    finally:
-        sys.path.remove(str(BENCH))
+    run_reach = _bench("run_reach")
     case = lambda name, ratio, group="": {"name": name, "status": "ok", "group": group, "stats": {"ratio": ratio}}
     doc = {"experiments": [{
         "name": "x", "baseline": "base", "groups": [{"name": "more", "extended": True}],
@@ -75,11 +82,7 @@ def test_run_reach_counts_the_main_tables_and_the_classics_as_the_marks_read_the
 def test_a_bench_given_a_file_that_is_not_a_result_says_so_in_one_line(tmp_path, capsys, monkeypatch):
     """Every bench that reads saved runs reads them through _common.read_run, as layertax reads a
     result: a file that is not one ends the bench with one line naming it, status 2, no traceback."""
-    sys.path.insert(0, str(BENCH))
-    try:
-        import run_reach
-    finally:
-        sys.path.remove(str(BENCH))
+    run_reach = _bench("run_reach")
     for text in ("not json at all\n", '{"schema": "layertax/1"', '{"experiments": []}'):
         path = tmp_path / "bad.json"
         path.write_text(text)
