@@ -88,11 +88,18 @@ def spread(log_ratios: list[float]) -> float:
     return 1.4826 * statistics.median(abs(x - mid) for x in log_ratios)
 
 
+def median_half_width(s: float, rounds: int, z: float = Z95, variance_factor: float = 1.0) -> float:
+    """The half-width, in log units, of the median of `rounds` values whose robust spread is s: z
+    standard errors of a median (MEDIAN_SE times the mean's), widened as the interval is widened for
+    drift (dependence.py: a factor on the variance, so its square root on the width)."""
+    return z * MEDIAN_SE * s * math.sqrt(variance_factor) / math.sqrt(max(rounds, 1))
+
+
 def reachable(s: float, rounds: int) -> float:
     """The 95% half-width, relative, a ratio is forecast to reach after `rounds` rounds on a machine
     whose pair spread is s: widened, as the interval will be, by the drift a shared VM's rounds
     usually show (dependence.PRIOR_FACTOR, on the variance)."""
-    return Z95 * MEDIAN_SE * s * math.sqrt(dependence.PRIOR_FACTOR) / math.sqrt(max(rounds, 1))
+    return median_half_width(s, rounds, variance_factor=dependence.PRIOR_FACTOR)
 
 
 def rounds_for(s: float, target: float) -> int:

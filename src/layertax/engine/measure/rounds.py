@@ -127,9 +127,10 @@ class RoundPlan:
     def _foreseen_widths(self, values: dict[str, dict[int, float]], bases: dict[str, dict[int, float] | None],
                          factors: dict[str, float], widths: dict[str, float | None]) -> dict[str, float | None]:
         """Each case's half-width as its rounds' spread foretells it, for the forecast of how many
-        rounds it needs: z * sqrt(pi/2) * sigma * factor / sqrt(n), sigma the robust spread of its
-        per-round log ratios (noise_probe.spread: 1.4826 MAD), the median's standard error for a
-        normal sample. bases, factors: the checkpoint's (_paired_bases, stats.ratio_factors). At 8
+        rounds it needs: z * sqrt(pi/2) * sigma * sqrt(factor) / sqrt(n) (noise_probe.median_half_width),
+        sigma the robust spread of its per-round log ratios (noise_probe.spread: 1.4826 MAD), the
+        factor its drift factor on the variance, as its interval is widened. bases, factors: the
+        checkpoint's (_paired_bases, stats.ratio_factors). At 8
         rounds the interval itself stands on the extreme rounds (its ranks are the 1st and 8th,
         nearly), so a wild round or two made callchain's c-uring look ±12% and out of reach for
         good in a bare run of the 2-vCPU VM, where its rounds' spread (3.9%) foretells 30 to 40
@@ -146,7 +147,7 @@ class RoundPlan:
             logs = np.log(stats.paired_ratios(values[name], base))
             if logs.size < 2:
                 continue
-            half = z * noise_probe.MEDIAN_SE * noise_probe.spread(logs) * (factors.get(name) or 1.0) / np.sqrt(logs.size)
+            half = noise_probe.median_half_width(noise_probe.spread(logs), logs.size, z, factors.get(name) or 1.0)
             foreseen[name] = min(width, float(np.expm1(half)))
         return foreseen
 
