@@ -102,6 +102,51 @@ def test_the_progress_total_is_unknown_until_a_timed_warm_up_ends(tools):
     assert progress.totals == [3] and progress.steps == 3
 
 
+class _TwoStretches:
+    """Rounds in two stretches, two and two more, as a checkpoint splits a precise run's."""
+
+    def next_stop(self, done):
+        return {0: 2, 2: 4}.get(done)
+
+    def going(self, name):
+        return True
+
+    def seen(self, samples, failed=()):
+        pass
+
+    def finished(self, done, seconds):
+        pass
+
+    def record(self, interrupted):
+        return None
+
+
+def test_a_later_stretch_warming_up_for_its_time_never_runs_past_the_total(tools):
+    """Each stretch after a checkpoint warms up for its time again, a number of launches not
+    known ahead: the total grows with them, so the steps done never pass it, and at the end the
+    steps taken are the total."""
+    from layertax.launch.timer import launch_cases
+
+    class Watching(CountingProgress):
+        def __init__(self):
+            super().__init__()
+            self.past = []          # steps taken beyond the total at that moment
+
+        def step(self, description):
+            super().step(description)
+            total = next((t for t in reversed(self.totals) if t is not None), None)
+            if total is not None and self.steps > total:
+                self.past.append((self.steps, total))
+
+    nap = [launch_settings.Target("nap", ("/bin/sleep", "0.05"))]
+    progress = Watching()
+    launched = launch_cases(nap, launch_settings.LaunchSettings(runs=4, warmup=1, warmup_time=0.2), tools,
+                            progress, rounds=_TwoStretches())
+    assert [s["round"] for s in launched.cases["nap"].samples] == [0, 1, 2, 3]
+    assert progress.past == [] and progress.steps == progress.totals[-1]
+    assert progress.steps >= 4 + 2 * 2     # two warm-ups of at least two launches each: both counted
+
+
 def test_sigterm_ends_the_run_after_the_launch_under_way_and_keeps_the_rest(tools, tmp_path):
     """A stopped timer writes out whole lines only, every launch that finished, and exits 0."""
     out = tmp_path / "lines.jsonl"
