@@ -49,6 +49,23 @@ def test_the_answer_says_when_its_ratio_moved_between_this_machines_runs():
     assert "moved between" not in fmt.answer(exp)
 
 
+def test_the_answer_says_when_its_ratio_sits_at_two_levels():
+    """The sentence says what the "*" in its case's row says, where the row's ratio is the one it
+    quotes."""
+    doc = json.loads((RECORDED / "callchain.json").read_text())
+    exp = doc["experiments"][0]
+    top = fmt.headline(exp)
+    assert "two levels" not in fmt.answer(exp)
+    case = next(c for c in exp["cases"] if c["name"] == top["counterpart"])
+    case["stats"]["ratio"]["two_levels"] = {"lower": 1.96, "upper": 2.104, "upper_share": 0.53, "gap": 0.073,
+                                            "p": 0.001}
+    said = fmt.answer(exp)
+    assert said.endswith("; its rounds sat at two levels, 1.96x and 2.10x, and the median follows their shares")
+    assert "*" in _render(doc)       # as its row does
+    exp["baseline"] = "some-other-case"
+    assert "two levels" not in fmt.answer(exp)
+
+
 @pytest.mark.parametrize("path", sorted(RECORDED.glob("*.json")), ids=lambda p: p.stem)
 def test_without_verbose_the_notes_fold_into_one_line(path):
     doc = json.loads(path.read_text())

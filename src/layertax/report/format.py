@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 
 from layertax import units
-from layertax.engine.analysis import analyze, between_runs, stats
+from layertax.engine.analysis import analyze, between_runs, stats, two_levels
 from layertax.units import ci, duration, percent, ratio, ratio_with_ci
 
 
@@ -437,6 +437,15 @@ def _moved_between_runs(exp: dict, name: str) -> dict | None:
     return found if analyze.classic_baseline(exp.get("classic") or {}) == analyze.baseline_of(exp, case) else None
 
 
+def _at_two_levels(exp: dict, name: str) -> dict | None:
+    """The two levels of a classic's counterpart's ratio ("*" in its row), where the ratio they
+    were found in is the one the classic quotes (both to the same baseline)."""
+    case = next((c for c in exp.get("cases", []) if c["name"] == name), {})
+    levels = ((case.get("stats") or {}).get("ratio") or {}).get("two_levels")
+    return levels if levels and analyze.classic_baseline(exp.get("classic") or {}) == analyze.baseline_of(exp, case) \
+        else None
+
+
 def classic_now_text(exp: dict, row: dict) -> str:
     """A classic row's ratio today, with its interval, and " !" where its counterpart's ratio
     moved between this machine's recent runs (as its own row in the main table says)."""
@@ -472,6 +481,10 @@ def answer(exp: dict) -> str | None:
         if moved:
             verdict += (f"; it moved between this machine's recent runs ({units.ratio(moved['low'])} to "
                         f"{units.ratio(moved['high'])})")
+        # A sentence read alone must not pass for a steady figure where its row says it is not ("*").
+        levels = _at_two_levels(exp, top["counterpart"])
+        if levels:
+            verdict += f"; its rounds sat at two levels, {two_levels.pair(levels)}, and the median follows their shares"
         return f"{then}, {top['now']} today ({top['counterpart']}): {verdict}"
     verdicts = [c for c in exp.get("cases", []) if c.get("verdict")]
     if verdicts:
