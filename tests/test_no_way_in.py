@@ -174,6 +174,21 @@ def test_a_new_run_file_is_taken_whole_and_never_over_another(tmp_path):
     assert sorted(where.iterdir()) == sorted([first, second])
 
 
+def test_a_run_saved_as_it_goes_is_named_for_every_experiment_it_measures(tmp_path):
+    """The first save, after the first experiment, names the file; every later save of the run
+    keeps that name, so the name lists all the run measures, not its first experiment alone."""
+    from layertax.engine import session
+    from layertax.engine.store import results
+
+    doc = results.load(RECORDED)
+    saver = session._ProgressSaver(True, print, ["callchain", "encoding", "tls"])
+    saver.save(doc)
+    first = saver.path
+    saver.save(doc)
+    assert saver.path == first and first.name.endswith("-callchain+encoding+tls.json")
+    assert results.save_new(doc, tmp_path).name.endswith(f"-{doc['experiments'][0]['name']}.json")
+
+
 # ---- secrets ------------------------------------------------------------------------------------------------
 
 def test_a_password_in_the_history_url_reaches_no_result_export_or_message(tmp_path, shared_history):

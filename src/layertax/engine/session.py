@@ -51,7 +51,7 @@ def run_session(chosen: list[Experiment], settings: Settings, case_globs: tuple[
     prepared = kernels.prepare(chosen, paths.cache_dir(), case_globs, busy)
     fingerprint = machine.fingerprint()
     doc = results.new_document(None, fingerprint)
-    keeper = _ProgressSaver(save, warn or note)
+    keeper = _ProgressSaver(save, warn or note, [e.name for e in chosen])
     session = _measure(chosen, settings, case_globs, prepared, doc, keeper, progress, note, warn, claim, busy)
     if session.interrupted:          # the user wants out: the comparison is no reason to wait
         return session
@@ -72,14 +72,16 @@ class _ProgressSaver:
     A save that fails (the disk filled, the directory went read-only) is said once and not
     tried again: the run goes on, and its end (commands/keeping.py) keeps it or says where."""
 
-    def __init__(self, wanted: bool, warn: Callable[[str], None]):
-        self.wanted, self.warn, self.path = wanted, warn, None
+    def __init__(self, wanted: bool, warn: Callable[[str], None], experiments: list[str]):
+        # The first save names the file, after the first experiment: for every experiment the run
+        # measures, not that one alone (a bare run's file had been named "…-callchain.json").
+        self.wanted, self.warn, self.path, self.experiments = wanted, warn, None, experiments
 
     def save(self, doc: dict) -> None:
         if not self.wanted:
             return
         try:
-            self.path = runs.save_file(doc, self.path)
+            self.path = runs.save_file(doc, self.path, self.experiments)
         except (OSError, LayertaxError) as e:
             self.wanted = False
             self.warn(f"layertax: cannot save the run as it goes ({getattr(e, 'strerror', None) or e}); it is "

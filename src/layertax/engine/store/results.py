@@ -37,24 +37,27 @@ def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def file_name(doc: dict, n: int = 1) -> str:
+def file_name(doc: dict, n: int = 1, experiments: list[str] | None = None) -> str:
     """A saved run's file name: when, and which experiments (each a plain word: the schema
-    refuses any other name, so none can lead out of the runs directory)."""
+    refuses any other name, so none can lead out of the runs directory). experiments: the ones
+    the run measures, where it is saved before it has them all (after its first experiment: the
+    name is kept for every later save); else those the document holds."""
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    names = "+".join(e["name"] for e in doc.get("experiments", [])) or "empty"
+    listed = experiments if experiments is not None else [e["name"] for e in doc.get("experiments", [])]
+    names = "+".join(listed) or "empty"
     if len(names) > 120:
-        names = names[:120] + f"-{len(doc['experiments'])}"
+        names = names[:120] + f"-{len(listed)}"
     return f"{stamp}-{names}.json" if n == 1 else f"{stamp}-{names}-{n}.json"
 
 
-def save_new(doc: dict, runs_dir: Path) -> Path:
+def save_new(doc: dict, runs_dir: Path, experiments: list[str] | None = None) -> Path:
     """Saves doc under a new name in runs_dir, taken exclusively when the file is whole (written
     aside, then linked in: two runs that end in the same second never share a name, and no
     empty or half-written file ever stands under a run's name)."""
     text = dumps(doc)
     files.remove_abandoned_temporaries(runs_dir)
     for n in range(1, 1000):
-        path = runs_dir / file_name(doc, n)
+        path = runs_dir / file_name(doc, n, experiments)
         try:
             return files.write_text(text, path, exclusive=True)
         except FileExistsError:

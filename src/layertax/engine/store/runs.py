@@ -35,12 +35,13 @@ def check_store() -> None:
     history.check()
 
 
-def save_file(doc: dict, path: Path | None = None) -> Path:
+def save_file(doc: dict, path: Path | None = None, experiments: list[str] | None = None) -> Path:
     """Writes the run's file: to path (an earlier save of the same run), or under a new name in
-    the runs directory. Whole or not at all (files.py); OSError or UsageError if it cannot."""
+    the runs directory, named for `experiments` where given (results.file_name). Whole or not at
+    all (files.py); OSError or UsageError if it cannot."""
     if path is not None:
         return results.save(doc, path)
-    return results.save_new(doc, runs_directory())
+    return results.save_new(doc, runs_directory(), experiments)
 
 
 def save_run(doc: dict, path: Path | None = None) -> Path:
