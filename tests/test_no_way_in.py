@@ -187,6 +187,10 @@ def test_a_run_saved_as_it_goes_is_named_for_every_experiment_it_measures(tmp_pa
     saver.save(doc)
     assert saver.path == first and first.name.endswith("-callchain+encoding+tls.json")
     assert results.save_new(doc, tmp_path).name.endswith(f"-{doc['experiments'][0]['name']}.json")
+    # A bare run's six names would make the "saved:" line 108 columns: they are counted instead.
+    every = ["callchain", "encoding", "loadtime", "scan", "tls", "unicode-io"]
+    assert results.file_name(doc, 1, every).endswith("-callchain-and-5-more.json")
+    assert results.file_name(doc, 2, ["x" * 200]).endswith(f"-{'x' * results.NAMES_AT_MOST}-2.json")
 
 
 # ---- secrets ------------------------------------------------------------------------------------------------

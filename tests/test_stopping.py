@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import re
 import time
 from types import SimpleNamespace
 
@@ -452,7 +453,7 @@ def test_settings_presets_and_their_contradictions():
 def test_progress_lines_on_a_pipe_never_leave_ten_seconds_of_silence():
     out = io.StringIO()
     now = [0.0]
-    progress = LineProgress(Console(file=out, width=200, no_color=True), every_s=10.0, clock=lambda: now[0])
+    progress = LineProgress(Console(file=out, width=200, no_color=True), every_s=10.0, clock=lambda: now[0], quiet_s=0)
     progress.start("callchain", 100)
     for i in range(100):
         now[0] += 0.5                                # 50 s of steps half a second apart
@@ -465,9 +466,34 @@ def test_progress_lines_on_a_pipe_never_leave_ten_seconds_of_silence():
     assert any("left]" in line for line in lines[1:-1])   # an ETA once there is a rate
 
 
+def test_work_that_ends_within_a_second_prints_no_progress_line():
+    """A cached build or one point of a calibration: no "started [0s]" and "done [0s]" pair. Work
+    still going after quiet_s says it has started, from a timer (its first step may be long), and
+    ends with "done"; Ctrl-C says where it stopped however soon."""
+    out = io.StringIO()
+    progress = LineProgress(Console(file=out, width=200, no_color=True), quiet_s=0.2)
+    progress.start("loadtime build", 1)
+    progress.step("build")
+    progress.finish()
+    time.sleep(0.3)                                  # the cancelled timer says nothing later either
+    assert out.getvalue() == ""
+    progress.start("scan: generating", 4)
+    time.sleep(0.5)                                  # past quiet_s, no step yet
+    assert out.getvalue().splitlines() == ["layertax: scan: generating: 0/4 (0%) started [0s]"]
+    for _ in range(4):
+        progress.step("block")
+    progress.finish()
+    assert out.getvalue().splitlines()[-1].startswith("layertax: scan: generating: 4/4 (100%) done [")
+    out.truncate(0), out.seek(0)
+    progress.start("tls", 10)
+    progress.step("round 1")
+    progress.finish(stopped=True)
+    assert out.getvalue().splitlines() == ["layertax: tls: 1/10 (10%) stopped [0s]"]
+
+
 def test_progress_lines_say_stopped_where_ctrl_c_stopped_the_work():
     out = io.StringIO()
-    progress = LineProgress(Console(file=out, width=200, no_color=True), every_s=10.0, clock=lambda: 0.0)
+    progress = LineProgress(Console(file=out, width=200, no_color=True), every_s=10.0, clock=lambda: 0.0, quiet_s=0)
     progress.start("inspect", 277)
     for i in range(40):
         progress.step(f"round {i}")
@@ -478,7 +504,7 @@ def test_progress_lines_say_stopped_where_ctrl_c_stopped_the_work():
 def test_progress_lines_with_a_total_not_known_yet_show_no_share_and_no_eta():
     out = io.StringIO()
     now = [0.0]
-    progress = LineProgress(Console(file=out, width=200, no_color=True), every_s=10.0, clock=lambda: now[0])
+    progress = LineProgress(Console(file=out, width=200, no_color=True), every_s=10.0, clock=lambda: now[0], quiet_s=0)
     progress.start("encoding", None)                # a budgeted run before its warm-up is timed
     for i in range(3):
         now[0] += 6.0
@@ -500,7 +526,7 @@ def test_an_eta_never_goes_past_the_experiments_deadline():
     "about 55s left" eight seconds before its deadline."""
     out = io.StringIO()
     now = [0.0]
-    progress = LineProgress(Console(file=out, width=200, no_color=True), every_s=10.0, clock=lambda: now[0])
+    progress = LineProgress(Console(file=out, width=200, no_color=True), every_s=10.0, clock=lambda: now[0], quiet_s=0)
     progress.start("callchain", None)
     progress.deadline(60.0)
     progress.retotal(1000)
@@ -539,7 +565,8 @@ def test_run_quick_prints_progress_lines_when_stderr_is_a_pipe(tmp_path):
     p = run_cli("run", "callchain", "--quick", "--case", "c-rename", "--no-save", "--no-syscalls")
     assert p.returncode == 0, p.stderr
     lines = [line for line in p.stderr.splitlines() if line.startswith("layertax: callchain:")]
-    assert lines[0].endswith("started [0s]") and "done" in lines[-1]
+    # The started line comes once the work has gone on for a second (LineProgress's quiet_s).
+    assert re.search(r" started \[\ds[],]", lines[0]) and "done" in lines[-1]
     assert "precision:" in p.stdout
 
 

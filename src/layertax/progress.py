@@ -2,8 +2,9 @@
 when stderr is a pipe or a file (CI, `2> log`), and the sink that shows nothing. All fit
 experiment.ProgressSink; `for_console` picks the right one.
 
-The plain lines never leave more than LINE_EVERY_S of silence while work goes on: a
-line when a step starts, then one at least that often, each with how far it is and an ETA.
+The plain lines never leave more than LINE_EVERY_S of silence between steps: a line once the
+work has gone on for QUIET_S (work that ends sooner prints none), then one at least that often,
+each with how far it is and an ETA.
 A total of None means "not known yet" (a budgeted run before its warm-up has been timed):
 steps are counted, and neither a share nor an ETA is shown until `retotal` gives one. Work that
 must end by a time (a budgeted experiment's share) says so with `deadline`, and no ETA goes past
@@ -12,6 +13,7 @@ cost, a Java burst ten times a C one, and the cheap cases stop first).
 """
 from __future__ import annotations
 
+import threading
 import time
 
 from rich.console import Console
@@ -19,6 +21,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
+from layertax.console import QUIET_S
 from layertax.text import printable
 
 LINE_EVERY_S = 10.0
@@ -94,13 +97,22 @@ def _clock(seconds: float) -> str:
 
 
 class LineProgress:
-    """Plain progress lines for a stderr that is not a terminal."""
+    """Plain progress lines for a stderr that is not a terminal. Work that ends within quiet_s
+    prints no line at all (a cached build, one point of a calibration: a bare run's log had eight
+    pairs of "started [0s]" and "done [0s]"); work still going then says it has started, from a
+    timer, so that a long first step is not silent, and goes on as before. Ctrl-C always says
+    where it stopped."""
 
-    def __init__(self, console: Console, every_s: float = LINE_EVERY_S, clock=time.monotonic):
-        self.console, self.every_s, self.clock = console, every_s, clock
+    def __init__(self, console: Console, every_s: float = LINE_EVERY_S, clock=time.monotonic,
+                 quiet_s: float = QUIET_S):
+        self.console, self.every_s, self.clock, self.quiet_s = console, every_s, clock, quiet_s
         self.name, self.total, self.done = "", None, 0
         self.started = self.last = 0.0
         self.ends_by: float | None = None
+        self.said = False                  # whether this work has printed a line yet
+        self._lock = threading.Lock()      # the timer's thread says "started" beside the steps
+        self._timer: threading.Timer | None = None
+        self._work = 0                     # which start() the timer belongs to
 
     def _say(self, description: str, going: bool = True) -> None:
         now = self.clock()
@@ -113,16 +125,36 @@ class LineProgress:
         self.console.print(f"layertax: {self.name}: {self.done}/{total} ({share}) {description} "
                            f"[{_clock(elapsed)}{eta}]", markup=False, highlight=False, soft_wrap=True)
         self.last = self.clock()
+        self.said = True
+
+    def _cancel(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
     def start(self, experiment: str, total: int | None) -> None:
-        self.name, self.total, self.done, self.ends_by = experiment, total, 0, None
-        self.started = self.clock()
-        self._say("started")
+        self._cancel()
+        with self._lock:
+            self.name, self.total, self.done, self.ends_by, self.said = experiment, total, 0, None, False
+            self.started = self.last = self.clock()
+            self._work += 1
+            if self.quiet_s <= 0:
+                self._say("started")
+                return
+            self._timer = threading.Timer(self.quiet_s, self._started_late, args=(self._work,))
+        self._timer.daemon = True          # never holds the process open
+        self._timer.start()
+
+    def _started_late(self, work: int) -> None:
+        with self._lock:
+            if work == self._work and self.name and not self.said:
+                self._say("started")
 
     def step(self, description: str) -> None:
-        self.done += 1
-        if self.clock() - self.last >= self.every_s:
-            self._say(description)
+        with self._lock:
+            self.done += 1
+            if self.clock() - self.last >= self.every_s:
+                self._say(description)
 
     def retotal(self, total: int) -> None:
         self.total = total
@@ -133,14 +165,17 @@ class LineProgress:
 
     def finish(self, stopped: bool = False) -> None:
         """The last line: "done" (at 100%: cases that reached their precision early leave steps
-        untaken), or, when Ctrl-C ended the work, "stopped" where it was."""
-        if self.name:
-            if stopped:
-                self._say("stopped", going=False)
-            else:
-                self.done = max(self.done, self.total) if self.total else self.done
-                self._say("done")
-        self.name = ""
+        untaken), none where the work said nothing (it ended within quiet_s), or, when Ctrl-C
+        ended the work, "stopped" where it was."""
+        self._cancel()
+        with self._lock:
+            if self.name:
+                if stopped:
+                    self._say("stopped", going=False)
+                elif self.said:
+                    self.done = max(self.done, self.total) if self.total else self.done
+                    self._say("done")
+            self.name = ""
 
 
 def for_console(console: Console):

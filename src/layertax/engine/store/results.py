@@ -37,6 +37,9 @@ def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
+NAMES_AT_MOST = 32   # characters of experiment names in a saved run's file name
+
+
 def file_name(doc: dict, n: int = 1, experiments: list[str] | None = None) -> str:
     """A saved run's file name: when, and which experiments (each a plain word: the schema
     refuses any other name, so none can lead out of the runs directory). experiments: the ones
@@ -45,8 +48,11 @@ def file_name(doc: dict, n: int = 1, experiments: list[str] | None = None) -> st
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     listed = experiments if experiments is not None else [e["name"] for e in doc.get("experiments", [])]
     names = "+".join(listed) or "empty"
-    if len(names) > 120:
-        names = names[:120] + f"-{len(listed)}"
+    # Short enough that the "saved:" line fits 80 columns under a usual data directory (a bare
+    # run's six names had made it 108); the file itself lists every experiment.
+    if len(names) > NAMES_AT_MOST:
+        first = listed[0][:NAMES_AT_MOST]
+        names = f"{first}-and-{len(listed) - 1}-more" if len(listed) > 1 else first
     return f"{stamp}-{names}.json" if n == 1 else f"{stamp}-{names}-{n}.json"
 
 
