@@ -18,6 +18,8 @@ Not a test: it measures. Two designs the docs set side by side:
     .venv/bin/python bench/run_designs.py --experiment callchain --a "--burst 3 --min-time 0.005" \\
         --b "--burst 15 --min-time 0.001"
     [--runs 12] [--turns 2] [--keep DIR]   (each run's JSON kept there, to replay: --replay DIR)
+    [--baseline-subsets]   (a design with K baseline bursts a round: its ratios' spread again with
+                            the baseline's round median over k = 1..K of them, on the same rounds)
 """
 from __future__ import annotations
 
@@ -56,6 +58,51 @@ def log_ratios(exp: dict) -> dict[str, list[float]]:
     return out
 
 
+def first_bursts(case: dict, k: int) -> dict:
+    """The case with only its first k bursts of each round, by their place in the round (a
+    shuffled one: a random k of them)."""
+    slots: dict[int, set[int]] = {}
+    for sample in case["samples"]:
+        slots.setdefault(sample["round"], set()).add(sample.get("slot", 0))
+    keep = {r: set(sorted(v)[:k]) for r, v in slots.items()}
+    return {**case, "samples": [s for s in case["samples"] if s.get("slot", 0) in keep[s["round"]]]}
+
+
+def baseline_subsets(exp: dict) -> list[tuple[int, float, float]]:
+    """For a run whose baseline ran K bursts a round (`--pairing round`, `--baseline-bursts K`): each
+    ratio's spread again with the baseline's round median over k of its bursts, k = 1..K, on the
+    very same rounds (no other moment of the machine in the comparison), and what a round would
+    have cost with k (the K - k bursts left out at the baseline's median burst). [(k, the median
+    spread over the ratios, round seconds)]; [] where the baseline ran one burst a round."""
+    base = next(c for c in exp["cases"] if c["name"] == exp["baseline"])
+    per_round: dict[int, set[int]] = {}
+    for sample in base["samples"]:
+        per_round.setdefault(sample["round"], set()).add(sample.get("slot", 0))
+    most = min((len(v) for v in per_round.values()), default=1)
+    burst_s = ((exp.get("stopping") or {}).get("cases") or {}).get(base["name"], {}).get("burst_s") or 0.0
+    rows = []
+    for k in range(1, most + 1):
+        cut = {**exp, "cases": [first_bursts(c, k) if c is base else c for c in exp["cases"]]}
+        spreads = [noise_probe.spread(v) for v in log_ratios(cut).values()]
+        rows.append((k, float(np.median(spreads)), round_seconds(exp) - (most - k) * burst_s))
+    return rows if most > 1 else []
+
+
+def print_baseline_subsets(runs: list[dict]) -> None:
+    """baseline_subsets over a design's runs: per k, the mean of the runs' median spreads, the
+    round cost, and the spread at equal time with k = 1's round cost."""
+    tables = [t for t in (baseline_subsets(exp) for exp in runs) if t]
+    if not tables:
+        return
+    ks = min(len(t) for t in tables)
+    spread = [float(np.mean([t[i][1] for t in tables])) for i in range(ks)]
+    cost = [float(np.mean([t[i][2] for t in tables])) for i in range(ks)]
+    print(f"  the baseline's round median over k of its bursts, the same rounds ({len(tables)} runs):")
+    print(f"  {'k':>3} {'median spread':>14} {'round cost':>11} {'at equal time':>14}")
+    for i in range(ks):
+        print(f"  {i + 1:>3} {spread[i]:>14.2%} {cost[i]:>10.2f}s {spread[i] * math.sqrt(cost[i] / cost[0]):>14.2%}")
+
+
 def round_seconds(exp: dict) -> float:
     stopping = exp.get("stopping") or {}
     rounds = max((c["rounds"] for c in (stopping.get("cases") or {}).values()), default=0)
@@ -71,15 +118,20 @@ def main() -> int:
     parser.add_argument("--turns", type=int, default=2, help="runs of each design, in alternation")
     parser.add_argument("--keep", help="a directory to keep each run's JSON in (TURN-DESIGN.json)")
     parser.add_argument("--replay", help="a directory --keep filled: its runs read again, nothing measured")
+    parser.add_argument("--baseline-subsets", action="store_true",
+                        help="also, for a design whose baseline ran K bursts a round: the spreads again with its "
+                             "round median over k = 1..K of them, on the same rounds")
     args = parser.parse_args()
     options = {"A": shlex.split(args.a), "B": shlex.split(args.b)}
     logs: dict[str, list[dict[str, list[float]]]] = {k: [] for k in DESIGNS}
     costs: dict[str, list[float]] = {k: [] for k in DESIGNS}
+    kept: dict[str, list[dict]] = {k: [] for k in DESIGNS}     # each run, for --baseline-subsets
     if args.replay:
         for path in sorted(Path(args.replay).glob("*.json")):     # named TURN-DESIGN.json by --keep
             exp, design = json.loads(path.read_text())["experiments"][0], path.stem.split("-")[1]
             logs[design].append(log_ratios(exp))
             costs[design].append(round_seconds(exp))
+            kept[design].append(exp)
     else:
         with tempfile.TemporaryDirectory(prefix="layertax-bench-") as tmp:
             keep = Path(args.keep) if args.keep else Path(tmp)
@@ -91,6 +143,7 @@ def main() -> int:
                     exp = layertax_run(args.experiment, args.runs, options[k], keep / f"{turn}-{k}.json")
                     logs[k].append(log_ratios(exp))
                     costs[k].append(round_seconds(exp))
+                    kept[k].append(exp)
     # Per case, each design's spread pooled over its turns (root mean square), and its ratio
     # (the median of its per-round ratios over all its turns).
     spread = {k: {name: math.sqrt(np.mean([noise_probe.spread(run[name]) ** 2 for run in logs[k] if name in run]))
@@ -117,6 +170,10 @@ def main() -> int:
           f"(round cost x{cost['B'] / cost['A']:.3f}); median spread x{med['B'] / med['A']:.3f} per round, "
           f"x{med['B'] * scale / med['A']:.3f} at equal time; ratios moved by {np.median(moved):.1%} in the median, "
           f"{max(moved):.1%} at most")
+    if args.baseline_subsets:
+        for k in DESIGNS:
+            print(f"design {k}:")
+            print_baseline_subsets(kept[k])
     return 0
 
 

@@ -111,3 +111,31 @@ def test_a_bench_whose_reader_went_away_ends_quietly():
     finally:
         os.close(write)
     assert done.returncode == 1 and "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr, done.stderr
+
+
+def test_run_designs_takes_the_baseline_again_over_k_of_its_bursts_in_the_same_rounds():
+    """--baseline-subsets: a baseline of four bursts a round, the first slow in every other round,
+    a case as steady as it gets. Over one burst (the slowest, first by its place) every ratio
+    carries the baseline's alternating noise; over all four it is the run's own ratio. Each
+    row's round cost leaves out the bursts it does not take."""
+    import numpy as np
+
+    designs = _bench("run_designs")
+    rng = np.random.default_rng(3)
+    base, case = [], []
+    for r in range(12):
+        slow = 1.0 + 0.3 * (r % 2)                      # the first burst swings from round to round
+        for slot, ns in enumerate((slow, 1.0, 1.0, 1.0)):
+            base.append({"round": r, "slot": slot, "iters": 1, "ops": 1, "ns": int(ns * 1e9)})
+        case.append({"round": r, "slot": 9, "iters": 1, "ops": 1, "ns": int(2e9 * (1 + 0.001 * rng.random()))})
+    exp = {"name": "x", "baseline": "b", "groups": [], "metric": "time",
+           "cases": [{"name": "b", "status": "ok", "samples": base}, {"name": "c", "status": "ok", "samples": case}],
+           "stopping": {"rounds_s": 12 * 6.0, "cases": {"b": {"rounds": 12, "burst_s": 1.0}, "c": {"rounds": 12}}}}
+    rows = designs.baseline_subsets(exp)
+    assert [k for k, _, _ in rows] == [1, 2, 3, 4]
+    assert [cost for _, _, cost in rows] == [3.0, 4.0, 5.0, 6.0]
+    assert rows[0][1] > 0.1 and rows[3][1] < 0.01
+    whole = designs.log_ratios(exp)                       # the run as measured: all four bursts
+    assert rows[3][1] == designs.noise_probe.spread(whole["c"])
+    exp["cases"][0]["samples"] = [s for s in base if s["slot"] == 1]      # one burst a round: no subsets
+    assert designs.baseline_subsets(exp) == []
