@@ -256,3 +256,19 @@ def test_the_test_server_does_not_outlive_a_killed_test_run():
             os.kill(pid, signal.SIGKILL)
         if root:
             shutil.rmtree(root, ignore_errors=True)
+
+
+def test_prune_forgets_only_this_machines_older_runs_in_a_shared_history(shared_history, tmp_path):
+    """Other machines' runs stay; files that are not in this user's runs directory stay too (a
+    shared history's paths are another machine's)."""
+    from layertax.engine import machine
+
+    here = machine.this_machine_id()
+    for n in range(3):
+        history.record(shared_history, _run_doc(n, machine_id=here), tmp_path / f"mine{n}.json")
+    history.record(shared_history, _run_doc(9, machine_id="m-there"), tmp_path / "theirs.json")
+    done = run_cli("--history", shared_history, "history", "prune", "--keep", "1")
+    assert done.returncode == 0, done.stderr
+    assert "forgot 2 run(s) of this machine" in done.stdout and "removed 0 saved file(s)" in done.stdout
+    left = {r["machine_id"]: r["created"] for r in history.runs(shared_history)}
+    assert left == {here: _run_doc(2)["created"], "m-there": _run_doc(9)["created"]}

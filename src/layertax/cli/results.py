@@ -135,6 +135,24 @@ def migrate_command(target: str, source: str | None) -> None:
     exit_with(histories.migrate(target, source))
 
 
+@history_group.command("prune", context_settings=CONTEXT)
+@with_version
+@click.option("--keep", type=click.IntRange(min=1), required=True, metavar="N",
+              help="How many of this machine's newest runs stay.")
+@click.option("--dry-run", is_flag=True, help="Say what would be forgotten, and remove nothing.")
+def prune_command(keep: int, dry_run: bool) -> None:
+    """Forget this machine's runs but the newest N: their rows in the history and their saved
+    files in the runs directory (an SQLite history is compacted after, so the space comes back).
+
+    Every run is kept whole, megabytes each, until pruned. A budgeted run reads the newest dozen
+    to share its time, and the `!` mark the recent ones: keep at least that many. Runs imported
+    from other machines, and a shared history's other machines' runs, stay.
+    """
+    from layertax.commands import history as histories
+
+    exit_with(histories.prune(keep, dry_run))
+
+
 @click.command("import-windows", context_settings=CONTEXT)
 @with_version
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))

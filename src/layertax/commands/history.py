@@ -1,5 +1,6 @@
 """`layertax history`: the saved runs, newest first; `history push` files saved runs in the
-history (a shared one, typically); `history migrate` copies one history into another."""
+history (a shared one, typically); `history migrate` copies one history into another;
+`history prune` forgets this machine's older runs."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -8,7 +9,7 @@ from rich.table import Table
 
 from layertax import console as consoles
 from layertax.engine import machine
-from layertax.engine.store import history, results
+from layertax.engine.store import history, results, runs
 from layertax.errors import UsageError
 from layertax.report import widths
 from layertax.text import printable
@@ -110,4 +111,38 @@ def migrate(target: str, source: str | None) -> int:
         new, already = history.copy(source_url, target_url)
     consoles.console().print(f"copied {new} run(s) into {history.shown(target_url)}"
                              + (f"; {already} were there already" if already else ""), markup=False, highlight=False)
+    return 0
+
+
+def prune(keep: int, dry_run: bool) -> int:
+    """Forgets this machine's runs but the newest `keep`: their rows (one transaction), then their
+    saved files where they are this user's own in the runs directory (runs.remove_saved). Runs
+    imported from other machines stay, as do a shared history's other machines' runs."""
+    here = machine.this_machine_id()
+    rows = history.runs(None, machine_id=here)          # newest first
+    old = rows[keep:]
+    out = consoles.console()
+    if not old:
+        out.print(f"nothing to forget: the history holds {len(rows)} run(s) of this machine, and --keep is {keep}",
+                  markup=False, highlight=False)
+        return 0
+    ids = [r["id"] for r in old]
+    span = f"#{min(ids)}" if len(ids) == 1 else f"#{min(ids)} to #{max(ids)}"
+    said = (f"{len(old)} run(s) of this machine ({span}, up to {old[0]['created'][:16].replace('T', ' ')}); "
+            f"the newest {len(rows) - len(old)} stay")
+    if dry_run:
+        out.print(f"would forget {said} (--dry-run: nothing removed)", markup=False, highlight=False)
+        return 0
+    with consoles.working(f"forgetting {len(old)} run(s)"):
+        # The rows first: a file left behind is only disk, while a row whose file is gone could not
+        # be read back where it keeps no copy of its own (rows an older layertax filed).
+        problem = history.forget(None, ids)
+        freed = [runs.remove_saved(r["path"]) for r in old]
+    removed = [size for size in freed if size is not None]
+    out.print(f"forgot {said}; removed {len(removed)} saved file(s), {sum(removed) / 2 ** 20:.0f} MiB"
+              + (f" ({len(freed) - len(removed)} left: not this user's own files in the runs directory)"
+                 if len(removed) < len(freed) else ""), markup=False, highlight=False, soft_wrap=True)
+    if problem:
+        out.print(f"the history was not compacted ({printable(problem)}): its file keeps its size until a later "
+                  "prune compacts it", markup=False, highlight=False, soft_wrap=True)
     return 0

@@ -1,7 +1,9 @@
 """A saved run: its file under the data directory and its row in the history."""
 from __future__ import annotations
 
+import os
 import shutil
+import stat
 from pathlib import Path
 
 from layertax import files, paths
@@ -42,6 +44,23 @@ def save_file(doc: dict, path: Path | None = None, experiments: list[str] | None
     if path is not None:
         return results.save(doc, path)
     return results.save_new(doc, runs_directory(), experiments)
+
+
+def remove_saved(path: str) -> int | None:
+    """Removes a saved run's file if it is one of this user's in the runs directory: named there
+    directly, a regular file (a symbolic link is never followed, nor removed), this user's own.
+    Returns the bytes it freed, or None where it left the file (elsewhere, a link, gone)."""
+    where = runs_directory()
+    if os.path.dirname(path) != str(where):
+        return None
+    try:
+        st = os.lstat(path)
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid():
+            return None
+        os.unlink(path)
+    except OSError:
+        return None
+    return st.st_size
 
 
 def save_run(doc: dict, path: Path | None = None) -> Path:

@@ -13,7 +13,8 @@ import importlib
 from layertax.engine.store.history.errors import HistoryError
 
 # name -> the module of this package that defines it
-_LAZY = {**dict.fromkeys(("check", "copy", "digest", "document", "earlier", "load", "push", "record", "runs"),
+_LAZY = {**dict.fromkeys(("check", "copy", "digest", "document", "earlier", "forget", "load", "push", "record",
+                          "runs"),
                          "rows"),
          **dict.fromkeys(("configured", "shown", "url_of"), "location")}
 _MODULES = ("database", "location", "rows", "schema")

@@ -110,6 +110,23 @@ def transaction(url: URL):
         raise error(url, e.strerror or str(e)) from None
 
 
+def compact(url: URL) -> None:
+    """Gives an SQLite history's free pages back to the disk (VACUUM): SQLite keeps the pages of
+    deleted rows for later ones, so a history that forgot runs would stay as large. VACUUM runs
+    outside any transaction, as SQLite requires (this engine's transactions begin IMMEDIATE), and
+    needs free space about the size of the file while it rewrites it."""
+    import sqlite3
+
+    try:
+        raw = engine_for(url).raw_connection()
+        try:
+            raw.driver_connection.execute("VACUUM")
+        finally:
+            raw.close()
+    except (sa.exc.SQLAlchemyError, sqlite3.Error, OSError) as e:    # the driver's own: a disk full
+        raise error(url, _why(e)) from None
+
+
 def exists(url: URL) -> bool:
     """False for an SQLite history not yet created (reading one must not create it)."""
     file = location.sqlite_file(url)

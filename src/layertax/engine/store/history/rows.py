@@ -102,6 +102,23 @@ def runs(where=None, limit: int | None = None, machine_id: str | None = None,
         return [dict(r._mapping) for r in conn.execute(query)]
 
 
+def forget(where, ids: list[int]) -> str | None:
+    """Removes these runs from the history, in one transaction; an SQLite history is compacted
+    after (database.compact), so that the disk space they took comes back. Returns why the
+    compacting failed (the runs are forgotten all the same), or None."""
+    url = location.url_of(where)
+    if not ids or not database.exists(url):
+        return None
+    with database.transaction(url) as conn:
+        conn.execute(RUNS.delete().where(RUNS.c.id.in_(ids)))
+    if location.is_sqlite(url):
+        try:
+            database.compact(url)
+        except HistoryError as e:
+            return e.why
+    return None
+
+
 # Run ids are SQL BIGINTs: a larger number names no run (and would overflow the driver).
 MAX_ID = (1 << 63) - 1
 
