@@ -453,7 +453,7 @@ def test_settings_presets_and_their_contradictions():
 def test_progress_lines_on_a_pipe_never_leave_ten_seconds_of_silence():
     out = io.StringIO()
     now = [0.0]
-    progress = LineProgress(Console(file=out, width=200, no_color=True), every_s=10.0, clock=lambda: now[0], quiet_s=0)
+    progress = LineProgress(Console(file=out, width=200, no_color=True), every_s=10.0, clock=lambda: now[0], quiet_s=0, beats=False)
     progress.start("callchain", 100)
     for i in range(100):
         now[0] += 0.5                                # 50 s of steps half a second apart
@@ -491,9 +491,25 @@ def test_work_that_ends_within_a_second_prints_no_progress_line():
     assert out.getvalue().splitlines() == ["layertax: tls: 1/10 (10%) stopped [0s]"]
 
 
+def test_a_long_step_is_never_silent_longer_than_the_beat():
+    """A build is one step that can take a minute: while no step comes, the line is said again
+    each every_s, with the last step's description (none yet: "under way")."""
+    out = io.StringIO()
+    progress = LineProgress(Console(file=out, width=200, no_color=True), every_s=0.3, quiet_s=0.1)
+    progress.start("loadtime build", 1)
+    time.sleep(1.2)
+    progress.finish()
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("layertax: loadtime build: 0/1 (0%) started [")
+    assert any(line.startswith("layertax: loadtime build: 0/1 (0%) under way [") for line in lines[1:-1]), lines
+    assert lines[-1].startswith("layertax: loadtime build: 1/1 (100%) done [")
+    time.sleep(0.4)
+    assert len(out.getvalue().splitlines()) == len(lines)      # nothing after the work is done
+
+
 def test_progress_lines_say_stopped_where_ctrl_c_stopped_the_work():
     out = io.StringIO()
-    progress = LineProgress(Console(file=out, width=200, no_color=True), every_s=10.0, clock=lambda: 0.0, quiet_s=0)
+    progress = LineProgress(Console(file=out, width=200, no_color=True), every_s=10.0, clock=lambda: 0.0, quiet_s=0, beats=False)
     progress.start("inspect", 277)
     for i in range(40):
         progress.step(f"round {i}")
@@ -504,7 +520,7 @@ def test_progress_lines_say_stopped_where_ctrl_c_stopped_the_work():
 def test_progress_lines_with_a_total_not_known_yet_show_no_share_and_no_eta():
     out = io.StringIO()
     now = [0.0]
-    progress = LineProgress(Console(file=out, width=200, no_color=True), every_s=10.0, clock=lambda: now[0], quiet_s=0)
+    progress = LineProgress(Console(file=out, width=200, no_color=True), every_s=10.0, clock=lambda: now[0], quiet_s=0, beats=False)
     progress.start("encoding", None)                # a budgeted run before its warm-up is timed
     for i in range(3):
         now[0] += 6.0
@@ -526,7 +542,7 @@ def test_an_eta_never_goes_past_the_experiments_deadline():
     "about 55s left" eight seconds before its deadline."""
     out = io.StringIO()
     now = [0.0]
-    progress = LineProgress(Console(file=out, width=200, no_color=True), every_s=10.0, clock=lambda: now[0], quiet_s=0)
+    progress = LineProgress(Console(file=out, width=200, no_color=True), every_s=10.0, clock=lambda: now[0], quiet_s=0, beats=False)
     progress.start("callchain", None)
     progress.deadline(60.0)
     progress.retotal(1000)

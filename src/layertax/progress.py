@@ -2,9 +2,9 @@
 when stderr is a pipe or a file (CI, `2> log`), and the sink that shows nothing. All fit
 experiment.ProgressSink; `for_console` picks the right one.
 
-The plain lines never leave more than LINE_EVERY_S of silence between steps: a line once the
-work has gone on for QUIET_S (work that ends sooner prints none), then one at least that often,
-each with how far it is and an ETA.
+The plain lines never leave more than LINE_EVERY_S of silence while work goes on, one long step
+(a build) too: a line once the work has gone on for QUIET_S (work that ends sooner prints none),
+then one at least that often, each with how far it is and an ETA.
 A total of None means "not known yet" (a budgeted run before its warm-up has been timed):
 steps are counted, and neither a share nor an ETA is shown until `retotal` gives one. Work that
 must end by a time (a budgeted experiment's share) says so with `deadline`, and no ETA goes past
@@ -99,20 +99,21 @@ def _clock(seconds: float) -> str:
 class LineProgress:
     """Plain progress lines for a stderr that is not a terminal. Work that ends within quiet_s
     prints no line at all (a cached build, one point of a calibration: a bare run's log had eight
-    pairs of "started [0s]" and "done [0s]"); work still going then says it has started, from a
-    timer, so that a long first step is not silent, and goes on as before. Ctrl-C always says
-    where it stopped."""
+    pairs of "started [0s]" and "done [0s]"); work still going then says it has started. A watcher
+    thread says that, and, with beats, repeats where the work is whenever every_s passes without a
+    line (a build is one long step), so the log is never silent longer. Ctrl-C always says where it
+    stopped."""
 
     def __init__(self, console: Console, every_s: float = LINE_EVERY_S, clock=time.monotonic,
-                 quiet_s: float = QUIET_S):
-        self.console, self.every_s, self.clock, self.quiet_s = console, every_s, clock, quiet_s
+                 quiet_s: float = QUIET_S, beats: bool = True):
+        self.console, self.every_s, self.clock, self.quiet_s, self.beats = console, every_s, clock, quiet_s, beats
         self.name, self.total, self.done = "", None, 0
         self.started = self.last = 0.0
         self.ends_by: float | None = None
         self.said = False                  # whether this work has printed a line yet
-        self._lock = threading.Lock()      # the timer's thread says "started" beside the steps
-        self._timer: threading.Timer | None = None
-        self._work = 0                     # which start() the timer belongs to
+        self.doing = ""                    # the last step's description, which a beat repeats
+        self._lock = threading.Lock()      # the watcher's lines and the steps' take turns
+        self._stop: threading.Event | None = None
 
     def _say(self, description: str, going: bool = True) -> None:
         now = self.clock()
@@ -128,31 +129,44 @@ class LineProgress:
         self.said = True
 
     def _cancel(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
+        if self._stop is not None:
+            self._stop.set()
+            self._stop = None
 
     def start(self, experiment: str, total: int | None) -> None:
         self._cancel()
         with self._lock:
             self.name, self.total, self.done, self.ends_by, self.said = experiment, total, 0, None, False
+            self.doing = ""
             self.started = self.last = self.clock()
-            self._work += 1
             if self.quiet_s <= 0:
                 self._say("started")
+            if self.quiet_s <= 0 and not self.beats:
                 return
-            self._timer = threading.Timer(self.quiet_s, self._started_late, args=(self._work,))
-        self._timer.daemon = True          # never holds the process open
-        self._timer.start()
+            self._stop = stop = threading.Event()
+        # daemon: never holds the process open; it ends when the work does (finish, or the next start)
+        threading.Thread(target=self._watch, args=(stop,), daemon=True, name="layertax-progress").start()
 
-    def _started_late(self, work: int) -> None:
-        with self._lock:
-            if work == self._work and self.name and not self.said:
-                self._say("started")
+    def _watch(self, stop: threading.Event) -> None:
+        """The started line once quiet_s has passed, then (beats) a line wherever every_s passed
+        without one: checked each second."""
+        wait = self.quiet_s if self.quiet_s > 0 else min(1.0, self.every_s)
+        while not stop.wait(wait):
+            with self._lock:
+                if stop.is_set():
+                    return
+                if not self.said:
+                    self._say("started")
+                elif self.beats and self.clock() - self.last >= self.every_s:
+                    self._say(self.doing or "under way")
+            if not self.beats:
+                return
+            wait = min(1.0, self.every_s)
 
     def step(self, description: str) -> None:
         with self._lock:
             self.done += 1
+            self.doing = description
             if self.clock() - self.last >= self.every_s:
                 self._say(description)
 
