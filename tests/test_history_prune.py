@@ -64,3 +64,17 @@ def test_prune_needs_how_many_to_keep():
     assert p.returncode == 2 and "--keep" in p.stderr
     p = run_cli("history", "prune", "--keep", "0")
     assert p.returncode == 2 and "--keep" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_a_file_a_kept_run_names_too_stays():
+    """The same file filed twice (pushed again under another digest): forgetting the older row
+    leaves the file the newer one still reads."""
+    here = machine.this_machine_id()
+    older = _saved_runs(here, 1)[0]
+    newer = copy.deepcopy(results.load(older))
+    newer["created"] = "2026-02-01T00:00:00+00:00"
+    history.record(None, newer, older)                  # a newer row naming the same file
+    done = run_cli("history", "prune", "--keep", "1")
+    assert done.returncode == 0, done.stderr
+    assert "forgot 1 run(s)" in done.stdout and "removed 0 saved file(s)" in done.stdout
+    assert older.exists() and [r["path"] for r in history.runs(None)] == [str(older)]

@@ -137,7 +137,9 @@ def prune(keep: int, dry_run: bool) -> int:
         # The rows first: a file left behind is only disk, while a row whose file is gone could not
         # be read back where it keeps no copy of its own (rows an older layertax filed).
         problem = history.forget(None, ids)
-        freed = [runs.remove_saved(r["path"]) for r in old]
+        # A file a kept row names too stays (the same file pushed again under another digest).
+        named = {r["path"] for r in history.runs(None)}
+        freed = [None if r["path"] in named else runs.remove_saved(r["path"]) for r in old]
     removed = [size for size in freed if size is not None]
     out.print(f"forgot {said}; removed {len(removed)} saved file(s), {sum(removed) / 2 ** 20:.0f} MiB"
               + (f" ({len(freed) - len(removed)} left: not this user's own files in the runs directory)"
