@@ -128,7 +128,7 @@ def prune(keep: int, dry_run: bool) -> int:
         return 0
     ids = [r["id"] for r in old]
     span = f"#{min(ids)}" if len(ids) == 1 else f"#{min(ids)} to #{max(ids)}"
-    said = (f"{len(old)} run(s) of this machine ({span}, up to {old[0]['created'][:16].replace('T', ' ')}); "
+    said = (f"{len(old)} run(s) of this machine ({span}, up to {printable(old[0]['created'][:16].replace('T', ' '))}); "
             f"the newest {len(rows) - len(old)} stay")
     if dry_run:
         out.print(f"would forget {said} (--dry-run: nothing removed)", markup=False, highlight=False)
