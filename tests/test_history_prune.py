@@ -78,3 +78,17 @@ def test_a_file_a_kept_run_names_too_stays():
     assert done.returncode == 0, done.stderr
     assert "forgot 1 run(s)" in done.stdout and "removed 0 saved file(s)" in done.stdout
     assert older.exists() and [r["path"] for r in history.runs(None)] == [str(older)]
+
+
+def test_what_prune_prints_of_a_row_is_printable(tmp_path):
+    """A shared history's rows come from anyone: a control character in a row's date reaches the
+    terminal escaped."""
+    here = machine.this_machine_id()
+    doc = results.load(RECORDED)
+    for n, created in enumerate(("2026-01-01\x1b[2J\x07", "2026-01-02T00:00:00+00:00")):
+        one = copy.deepcopy(doc)
+        one["created"], one["machine"]["machine_id"] = created, here
+        history.record(None, one, tmp_path / f"r{n}.json")
+    done = run_cli("history", "prune", "--keep", "1")
+    assert done.returncode == 0, done.stderr
+    assert "forgot 1 run(s)" in done.stdout and "\x1b" not in done.stdout and "\x07" not in done.stdout
