@@ -95,7 +95,8 @@ def test_each_stretch_is_a_timer_run_whose_rounds_follow_the_last(tools):
     """A target never precise (a target of one part in a billion) runs to the maximum: the
     stretches to each checkpoint (6, then 8) are two timer runs, each with its warm-up, and the
     launches' rounds run on from the first to the second. The progress total is known
-    before each stretch (no timed warm-up)."""
+    before each stretch (no timed warm-up), and counts every round up to the rule's maximum
+    from the first (not up to the next checkpoint only); the second stretch adds its warm-up."""
     targets = _two_programs()
     plan = PreciseRounds(LOADTIME, ["default", "static"], StoppingRule(1e-9, 6, 8), "exit_ns")
     progress = CountingProgress()
@@ -104,7 +105,7 @@ def test_each_stretch_is_a_timer_run_whose_rounds_follow_the_last(tools):
     for case in launched.cases.values():
         assert [s["round"] for s in case.samples] == list(range(8))
     assert launched.run.warmed["rounds"] == 2            # one warm-up round in each timer run
-    assert progress.totals == [2 + 12, 14 + 2 + 4] and progress.steps == 20
+    assert progress.totals == [2 + 16, 14 + 2 + 4] and progress.steps == 20
     record = plan.record(launched.interrupted)
     assert {name: (c["rounds"], c["stopped"]) for name, c in record["cases"].items()} == \
         {"default": (8, "max rounds"), "static": (8, "max rounds")}

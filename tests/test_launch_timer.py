@@ -108,6 +108,9 @@ class _TwoStretches:
     def next_stop(self, done):
         return {0: 2, 2: 4}.get(done)
 
+    def most(self):
+        return 4
+
     def going(self, name):
         return True
 
@@ -131,6 +134,11 @@ def test_a_later_stretch_warming_up_for_its_time_never_runs_past_the_total(tools
         def __init__(self):
             super().__init__()
             self.past = []          # steps taken beyond the total at that moment
+            self.given = []         # (steps taken, the total given) at each total given
+
+        def retotal(self, total):
+            super().retotal(total)
+            self.given.append((self.steps, total))
 
         def step(self, description):
             super().step(description)
@@ -145,6 +153,10 @@ def test_a_later_stretch_warming_up_for_its_time_never_runs_past_the_total(tools
     assert [s["round"] for s in launched.cases["nap"].samples] == [0, 1, 2, 3]
     assert progress.past == [] and progress.steps == progress.totals[-1]
     assert progress.steps >= 4 + 2 * 2     # two warm-ups of at least two launches each: both counted
+    # From the first measured launch on, the total counts every round to come, not only the
+    # stretch's: at the first total, four measured launches are ahead of what was done.
+    done_then, first = progress.given[0]
+    assert first - done_then == 4
 
 
 def test_sigterm_ends_the_run_after_the_launch_under_way_and_keeps_the_rest(tools, tmp_path):

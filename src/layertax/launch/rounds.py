@@ -24,6 +24,10 @@ class FixedRounds:
     def next_stop(self, done: int) -> int | None:
         return self.runs if done < self.runs else None
 
+    def most(self) -> int:
+        """The rounds a target may run at most."""
+        return self.runs
+
     def going(self, name: str) -> bool:
         return True
 
@@ -59,6 +63,10 @@ class PreciseRounds:
     @property
     def rule(self) -> StoppingRule:
         return self.plan.rule
+
+    def most(self) -> int:
+        """The rounds a target may run at most: the rule's maximum (checkpoints may stop it sooner)."""
+        return self.rule.max_rounds
 
     def next_stop(self, done: int) -> int | None:
         """The round count of the next checkpoint after `done` (None: no more rounds)."""

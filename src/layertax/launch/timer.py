@@ -274,11 +274,12 @@ def launch_cases(targets: list[Target], settings: LaunchSettings, tools: LaunchT
     rounds = rounds or FixedRounds(settings.runs)
     # A warm-up that lasts a time takes as many launches as fit in it: the total is not known
     # ("n/?", no ETA) until the first measured launch of a timer run, and then is what is done
-    # plus what that run and the views have left.
+    # plus what the targets still going have left up to their most rounds, and the views. Up to
+    # the next checkpoint only, a bare run's loadtime had read "98%, about 0s left" with half
+    # its launches to come; its targets mostly go on to their most, as the kernels' totals count.
     done, measuring, left, totalled = 0, False, 0, False
-    first_stop = rounds.next_stop(0) or 0
     progress.start(title, None if settings.warmup_time else
-                   settings.warmup * len(targets) + first_stop * len(targets) + extra_steps)
+                   settings.warmup * len(targets) + rounds.most() * len(targets) + extra_steps)
 
     def on_launch(launch) -> None:
         nonlocal done, measuring, totalled
@@ -303,7 +304,7 @@ def launch_cases(targets: list[Target], settings: LaunchSettings, tools: LaunchT
             going = [t for t in targets if rounds.going(t.name) and t.name not in launched.failures]
             if not going:
                 break
-            measuring, left = False, (stop - rounds_done) * len(going) + extra_steps
+            measuring, left = False, (rounds.most() - rounds_done) * len(going) + extra_steps
             if rounds_done and not settings.warmup_time:   # a stretch after a checkpoint: its launches are known now
                 progress.retotal(done + settings.warmup * len(going) + left)
             started = time.monotonic()
