@@ -62,6 +62,8 @@ def test_the_answer_says_when_its_ratio_sits_at_two_levels():
     said = fmt.answer(exp)
     assert said.endswith("; its rounds sat at two levels, 1.96x and 2.10x, and the median follows their shares")
     assert "*" in _render(doc)       # as its row does
+    row = next(r for r in exp["classic_now"] if r["counterpart"] == top["counterpart"])
+    assert fmt.classic_now_text(exp, row).endswith(" *")     # and its row in the classic's table
     exp["baseline"] = "some-other-case"
     assert "two levels" not in fmt.answer(exp)
 

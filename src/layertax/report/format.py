@@ -447,10 +447,12 @@ def _at_two_levels(exp: dict, name: str) -> dict | None:
 
 
 def classic_now_text(exp: dict, row: dict) -> str:
-    """A classic row's ratio today, with its interval, and " !" where its counterpart's ratio
-    moved between this machine's recent runs (as its own row in the main table says)."""
-    return units.ratio_with_ci(row["now_ratio"]) + (" !" if row.get("counterpart") and
-                                                    _moved_between_runs(exp, row["counterpart"]) else "")
+    """A classic row's ratio today, with its interval, " *" where its counterpart's ratio sits at
+    two levels and " !" where it moved between this machine's recent runs (as its own row in the
+    main table says, whose legend explains them)."""
+    name = row.get("counterpart")
+    return (units.ratio_with_ci(row["now_ratio"]) + (" *" if name and _at_two_levels(exp, name) else "")
+            + (" !" if name and _moved_between_runs(exp, name) else ""))
 
 
 def answer(exp: dict) -> str | None:
