@@ -92,3 +92,20 @@ def test_what_prune_prints_of_a_row_is_printable(tmp_path):
     done = run_cli("history", "prune", "--keep", "1")
     assert done.returncode == 0, done.stderr
     assert "forgot 1 run(s)" in done.stdout and "\x1b" not in done.stdout and "\x07" not in done.stdout
+
+
+def test_a_disk_too_full_to_keep_a_run_points_at_prune(monkeypatch):
+    """Refused before anything is measured, in one line that says how to make room."""
+    import shutil
+    from collections import namedtuple
+
+    import pytest
+
+    from layertax.errors import UsageError
+
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: usage(1 << 30, (1 << 30) - (1 << 20), 1 << 20))
+    with pytest.raises(UsageError) as refused:
+        runs.check_store()
+    said = str(refused.value)
+    assert "only 1 MiB free" in said and "layertax history prune --keep" in said and "\n" not in said

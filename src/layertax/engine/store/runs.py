@@ -33,7 +33,8 @@ def check_store() -> None:
                          "or run with --no-save)") from None
     if free < results.MIN_FREE_BYTES:
         raise UsageError(f"cannot keep runs in {where}: only {free >> 20} MiB free, and a run needs up to "
-                         f"{results.MIN_FREE_BYTES >> 20} MiB (free some space, or run with --no-save)")
+                         f"{results.MIN_FREE_BYTES >> 20} MiB (free some space: `layertax history prune --keep 30` "
+                         "forgets this machine's older runs and their files; or run with --no-save)")
     history.check()
 
 
