@@ -197,3 +197,19 @@ def test_an_end_is_written_with_the_digits_that_keep_it_on_its_side_of_one():
     assert units.clear_of_one(1.0024, 1) == "1.002" and units.clear_of_one(0.99, 2) == "0.99"
     assert units.clear_of_one(1.3, 1) == "1.3" and units.clear_of_one(1.0000004, 1) == "1.000000"
     assert units.clear_of_one(0.99996, 2) == "0.99996"
+
+
+def test_the_markdown_and_html_exports_lead_with_the_answer_too():
+    """The sentence stands under each experiment's question in every format that prints one."""
+    from markupsafe import escape        # as the report's template escapes
+
+    from layertax.report import html, markdown
+
+    doc = json.loads((RECORDED / "callchain.json").read_text())
+    exp = doc["experiments"][0]
+    said = fmt.answer(exp)
+    lines = markdown.to_markdown(doc).splitlines()
+    question = lines.index(exp["question"])
+    assert lines[question + 2] == said.replace("&", "&amp;").replace("<", "&lt;")
+    page = html.to_html(doc)
+    assert page.index(f'<p class="answer">{escape(said)}</p>') > page.index(str(escape(exp["question"])))

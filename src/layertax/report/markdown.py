@@ -46,6 +46,9 @@ def to_markdown(doc: dict) -> str:
     lines += [f"Command: {_escape(' '.join(doc.get('command', [])))}", ""]
     for exp in doc["experiments"]:
         lines += [f"## {_escape(exp['name'])}: {_escape(exp['title'])}", "", _escape(exp["question"]), ""]
+        said = fmt.answer(exp)          # the answer first, as the terminal's table puts it
+        if said:
+            lines += [_escape(said), ""]
         if exp.get("method"):
             lines += [f"Method: {_escape(exp['method'])}", ""]
         counted = exp.get("metric") == "instructions"
