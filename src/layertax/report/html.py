@@ -77,7 +77,8 @@ def _experiment(exp: dict) -> dict:
         details.append(f"work directory on {exp['workdir_fs']}")
     return {
         "name": exp["name"], "title": exp.get("title", ""), "question": exp.get("question", ""),
-        "answer": fmt.answer(exp), "unit": exp.get("unit", ""), "method": exp.get("method"), "headline": fmt.headline(exp),
+        "answer": fmt.answer(exp), "unit": exp.get("unit", ""), "method": exp.get("method"),
+        "headline": fmt.headline(exp),
         "instructions": instructions,
         "groups": [] if instructions else _groups(exp),
         "instruction_rows": fmt.instruction_rows(exp) if instructions else [],
