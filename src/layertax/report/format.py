@@ -427,23 +427,23 @@ def headline(exp: dict) -> dict:
             "counterpart": top["counterpart"] or "-", "now_ratio": top["now_ratio"]}
 
 
-def _moved_between_runs(exp: dict, name: str) -> dict | None:
-    """The between-runs comparison of a classic's counterpart where it moved ("!"), and where the
-    ratio it was judged on is the one the classic quotes (both to the same baseline)."""
-    found = between_runs.found(exp, name)
-    if not found.get("moved"):
-        return None
+def _quoted_case(exp: dict, name: str) -> dict | None:
+    """A classic's counterpart case where its ratio is the one the classic quotes (both to the
+    same baseline), so that what its row's marks say of that ratio holds for the classic's too."""
     case = next((c for c in exp.get("cases", []) if c["name"] == name), {})
-    return found if analyze.classic_baseline(exp.get("classic") or {}) == analyze.baseline_of(exp, case) else None
+    return case if analyze.classic_baseline(exp.get("classic") or {}) == analyze.baseline_of(exp, case) else None
+
+
+def _moved_between_runs(exp: dict, name: str) -> dict | None:
+    """The between-runs comparison of a classic's counterpart where its quoted ratio moved ("!")."""
+    found = between_runs.found(exp, name)
+    return found if found.get("moved") and _quoted_case(exp, name) is not None else None
 
 
 def _at_two_levels(exp: dict, name: str) -> dict | None:
-    """The two levels of a classic's counterpart's ratio ("*" in its row), where the ratio they
-    were found in is the one the classic quotes (both to the same baseline)."""
-    case = next((c for c in exp.get("cases", []) if c["name"] == name), {})
-    levels = ((case.get("stats") or {}).get("ratio") or {}).get("two_levels")
-    return levels if levels and analyze.classic_baseline(exp.get("classic") or {}) == analyze.baseline_of(exp, case) \
-        else None
+    """The two levels of a classic's counterpart's quoted ratio ("*" in its row)."""
+    case = _quoted_case(exp, name) or {}
+    return ((case.get("stats") or {}).get("ratio") or {}).get("two_levels") or None
 
 
 def classic_now_text(exp: dict, row: dict) -> str:
