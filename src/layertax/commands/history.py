@@ -139,11 +139,11 @@ def prune(keep: int, dry_run: bool) -> int:
         problem = history.forget(None, ids)
         # A file a kept row names too stays (the same file pushed again under another digest).
         named = {r["path"] for r in history.runs(None)}
-        freed = [None if r["path"] in named else runs.remove_saved(r["path"]) for r in old]
+        freed = runs.remove_saved([r["path"] for r in old if r["path"] not in named])
     removed = [size for size in freed if size is not None]
     out.print(f"forgot {said}; removed {len(removed)} saved file(s), {sum(removed) / 2 ** 20:.0f} MiB"
-              + (f" ({len(freed) - len(removed)} left: not this user's own files in the runs directory)"
-                 if len(removed) < len(freed) else ""), markup=False, highlight=False, soft_wrap=True)
+              + (f" ({len(old) - len(removed)} left: not this user's own files in the runs directory)"
+                 if len(removed) < len(old) else ""), markup=False, highlight=False, soft_wrap=True)
     if problem:
         out.print(f"the history was not compacted ({printable(problem)}): its file keeps its size until a later "
                   "prune compacts it", markup=False, highlight=False, soft_wrap=True)

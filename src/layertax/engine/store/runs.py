@@ -47,13 +47,16 @@ def save_file(doc: dict, path: Path | None = None, experiments: list[str] | None
     return results.save_new(doc, runs_directory(), experiments)
 
 
-def remove_saved(path: str) -> int | None:
-    """Removes a saved run's file if it is one of this user's in the runs directory: named there
-    directly, a regular file (a symbolic link is never followed, nor removed), this user's own.
-    Returns the bytes it freed, or None where it left the file (elsewhere, a link, gone)."""
-    where = runs_directory()
-    if os.path.dirname(path) != str(where):
-        return None
+def remove_saved(paths: list[str]) -> list[int | None]:
+    """Removes each saved run's file that is one of this user's in the runs directory: named
+    there directly, a regular file (a symbolic link is never followed, nor removed), this user's
+    own. Per path, the bytes it freed, or None where it left the file (elsewhere, a link, gone).
+    The directory is checked once (runs_directory), not once a file."""
+    where = str(runs_directory())
+    return [_remove_own(path) if os.path.dirname(path) == where else None for path in paths]
+
+
+def _remove_own(path: str) -> int | None:
     try:
         st = os.lstat(path)
         if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid():
