@@ -58,13 +58,17 @@ def log_ratios(exp: dict) -> dict[str, list[float]]:
     return out
 
 
-def first_bursts(case: dict, k: int) -> dict:
-    """The case with only its first k bursts of each round, by their place in the round (a
-    shuffled one: a random k of them)."""
+def burst_slots(case: dict) -> dict[int, list[int]]:
+    """Each round's bursts of the case, by their place in the round (a shuffled order)."""
     slots: dict[int, set[int]] = {}
     for sample in case["samples"]:
         slots.setdefault(sample["round"], set()).add(sample.get("slot", 0))
-    keep = {r: set(sorted(v)[:k]) for r, v in slots.items()}
+    return {r: sorted(v) for r, v in slots.items()}
+
+
+def first_bursts(case: dict, slots: dict[int, list[int]], k: int) -> dict:
+    """The case with only its first k bursts of each round (burst_slots: a random k of them)."""
+    keep = {r: set(v[:k]) for r, v in slots.items()}
     return {**case, "samples": [s for s in case["samples"] if s.get("slot", 0) in keep[s["round"]]]}
 
 
@@ -75,17 +79,17 @@ def baseline_subsets(exp: dict) -> list[tuple[int, float, float]]:
     have cost with k (the K - k bursts left out at the baseline's median burst). [(k, the median
     spread over the ratios, round seconds)]; [] where the baseline ran one burst a round."""
     base = next(c for c in exp["cases"] if c["name"] == exp["baseline"])
-    per_round: dict[int, set[int]] = {}
-    for sample in base["samples"]:
-        per_round.setdefault(sample["round"], set()).add(sample.get("slot", 0))
-    most = min((len(v) for v in per_round.values()), default=1)
+    slots = burst_slots(base)
+    most = min((len(v) for v in slots.values()), default=1)
+    if most < 2:
+        return []
     burst_s = ((exp.get("stopping") or {}).get("cases") or {}).get(base["name"], {}).get("burst_s") or 0.0
     rows = []
     for k in range(1, most + 1):
-        cut = {**exp, "cases": [first_bursts(c, k) if c is base else c for c in exp["cases"]]}
+        cut = {**exp, "cases": [first_bursts(c, slots, k) if c is base else c for c in exp["cases"]]}
         spreads = [noise_probe.spread(v) for v in log_ratios(cut).values()]
         rows.append((k, float(np.median(spreads)), round_seconds(exp) - (most - k) * burst_s))
-    return rows if most > 1 else []
+    return rows
 
 
 def print_baseline_subsets(runs: list[dict]) -> None:
