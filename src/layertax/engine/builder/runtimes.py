@@ -17,7 +17,7 @@ from layertax.engine.builder import ninja, toolchain
 from layertax.experiment import Experiment, RuntimeKernel
 
 HARNESS_DIR = Path(__file__).resolve().parents[2] / "harnesses"
-FORMAT = "layertax-runtime/1"  # bump to invalidate every cached build
+FORMAT = "layertax-runtime/2"  # bump to invalidate every cached build
 
 # What each kind needs: the tools that must be installed to build and run it.
 REQUIRES = {"go": ("go",), "rust": ("cargo", "rustc"), "java": ("javac", "java"), "node": ("node",),
@@ -72,17 +72,21 @@ def _q(text: str) -> str:
     return ninja.shell_quote(text).replace("$", "$$")  # ninja's escape, inside the shell quoting
 
 
-def _ninja(kind: str, k: RuntimeKernel, tools: dict[str, toolchain.Tool], names: list[str]) -> tuple[str, str]:
-    """(build.ninja text, the output it produces) for one kernel tree."""
+def _ninja(kind: str, k: RuntimeKernel, tools: dict[str, toolchain.Tool], names: list[str],
+           binary: str) -> tuple[str, str]:
+    """(build.ninja text, the output it produces) for one kernel tree. binary: the name a compiled
+    kernel's executable takes, as a C kernel's does (experiment-kernel): callgrind names each
+    object by its file, and a Go or Rust binary named "kernel" read as the operating system's
+    kernel in the table of where the instructions go."""
     ins = " ".join(f"src/{n}" if kind == "rust" else n for n in names)
     if kind == "go":
         # GOTOOLCHAIN=local: never download another Go; -trimpath keeps the cache path out of the binary.
-        cmd = f"env GOTOOLCHAIN=local GOFLAGS=-mod=mod {_q(tools['go'].path)} build -trimpath -o kernel ."
-        out = "kernel"
+        cmd = f"env GOTOOLCHAIN=local GOFLAGS=-mod=mod {_q(tools['go'].path)} build -trimpath -o {_q(binary)} ."
+        out = binary
     elif kind == "rust":
         cmd = (f"env LAYERTAX_RUSTC_VERSION={_q(tools['rustc'].version)} CARGO_TARGET_DIR=target "
-               f"{_q(tools['cargo'].path)} build --release --offline --quiet && cp target/release/kernel kernel")
-        out = "kernel"
+               f"{_q(tools['cargo'].path)} build --release --offline --quiet && cp target/release/kernel {_q(binary)}")
+        out = binary
     elif kind == "java":
         cmd = f"{_q(tools['javac'].path)} -encoding UTF-8 -d classes {ins}"
         out = f"classes/{k.main_class}.class"
@@ -118,7 +122,7 @@ def plan(exp: Experiment, k: RuntimeKernel) -> Planned:
     versions = [t.version for t in tools.values()]
     inputs = _inputs(exp, k)
     names = [n for n, _ in inputs]
-    text, out = _ninja(k.kind, k, tools, names)
+    text, out = _ninja(k.kind, k, tools, names, f"{exp.name}-{k.name}")
 
     def write(tree: Path) -> None:
         dest = tree / "src" if k.kind == "rust" else tree
