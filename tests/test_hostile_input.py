@@ -212,6 +212,9 @@ CASES = [
     # references to runs of the history
     ("report-at-huge", ["report", "@99999999999999999999"], 2, "ids are whole numbers from 1"),
     ("report-at-words", ["report", "@abc"], 2, "@ and its number"),
+    # a run's number as `layertax history` lists it, with no file of that name: the reference it meant
+    ("compare-listed-numbers", ["compare", "46", "#47"], 2, "the history's run #46 is @46"),
+    ("report-listed-hash", ["report", "#12"], 2, "the history's run #12 is @12"),
     # programs layertax cannot time as they are, and requests too large: said before anything runs
     ("inspect-proc-self", ["inspect", "/proc/self/exe"], 2, "a link under /proc"),
     ("launch-proc-self", ["launch", "--", "/proc/self/exe"], 2, "a link under /proc"),

@@ -11,6 +11,8 @@ from layertax.errors import UsageError
 from layertax.text import printable
 
 _ID = re.compile(r"@(\d+)")
+# How `layertax history` shows a run ("#46"), or its bare number: what a user copies from the listing.
+_LISTED = re.compile(r"#?(\d+)")
 
 
 @dataclass
@@ -25,11 +27,19 @@ def is_reference(arg: str | Path) -> bool:
 
 
 def _check_reference(arg: str | Path) -> None:
-    """`@...` that is not `@` and a number: said so, not looked for as a file named "@abc"."""
+    """`@...` that is not `@` and a number: said so, not looked for as a file named "@abc". A
+    run's number as the history lists it ("#46", "46") with no file of that name: the
+    reference it meant is named, where "no such file: 46" had left the user to find it."""
     text = str(arg)
-    if text.startswith("@") and not _ID.fullmatch(text) and not Path(text).exists():
+    if Path(text).exists():
+        return
+    if text.startswith("@") and not _ID.fullmatch(text):
         raise UsageError(f"{printable(text)}: a run of the history is @ and its number (@12; see `layertax "
                          "history`), and no file has this name")
+    listed = _LISTED.fullmatch(text)
+    if listed:
+        raise UsageError(f"{text}: no file has this name; the history's run #{listed.group(1)} is "
+                         f"@{listed.group(1)}")
 
 
 def load(arg: str | Path) -> Run:
