@@ -20,11 +20,14 @@ from layertax.engine.measure import protocol
 
 @contextmanager
 def fixed_run(tool: Callable[[Path], list[str]], argv: list[str], env: dict, iters: int, workroot: Path,
-              timeout: float, preexec=None, cwd: str | None = None) -> Iterator[tuple[Path, dict]]:
+              timeout: float, preexec=None, cwd: str | None = None,
+              valgrind_log: str | None = None) -> Iterator[tuple[Path, dict]]:
     """Runs `tool(workdir) + argv` for `iters` iterations; yields (workdir, the kernel's descriptor).
 
     The tool writes its files into workdir, which is removed afterwards. Raises
     RuntimeError (one line) if the kernel failed, broke the protocol, or the tool did.
+    valgrind_log: the file in workdir valgrind logs to (--log-file), where its own messages
+    go instead of stderr: a failure the kernel did not explain is told by valgrind's last one.
     """
     workdir = Path(tempfile.mkdtemp(prefix="fixed-", dir=workroot))
     run_dir = workdir / "run"
@@ -40,9 +43,27 @@ def fixed_run(tool: Callable[[Path], list[str]], argv: list[str], env: dict, ite
         except protocol.ProtocolError as e:
             raise RuntimeError(f"the kernel broke the protocol: {e}") from None
         if proc.returncode != 0 or parsed.error or parsed.descriptor is None:
-            last = (proc.stderr.strip().splitlines() or ["?"])[-1]
+            said = proc.stderr.strip().splitlines() or _valgrind_said(workdir / valgrind_log if valgrind_log else None)
+            last = (said or ["?"])[-1]
             raise RuntimeError(f"{Path((prefix or argv)[0]).name} run exited with {proc.returncode}: "
                                f"{(parsed.error or parsed.skip or last)[:200]}")
         yield workdir, parsed.descriptor
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+LOG_READ_AT_MOST = 1 << 20
+
+
+def _valgrind_said(log: Path | None) -> list[str]:
+    """valgrind's own messages in its log ("==PID== ..."), without the PID; its verbose lines
+    ("--PID-- ...") say where it put things, never what failed."""
+    if log is None:
+        return []
+    try:
+        with open(log, "rb") as f:
+            text = f.read(LOG_READ_AT_MOST).decode("utf-8", "replace")
+    except OSError:
+        return []
+    return [line.split("== ", 1)[1] for line in text.splitlines()
+            if line.startswith("==") and "== " in line and line.split("== ", 1)[1].strip()]

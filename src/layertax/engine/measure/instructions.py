@@ -37,7 +37,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 from pathlib import Path
 
-from layertax.engine.measure import aslr, callgrind
+from layertax.engine.measure import aslr, callgrind, plt_stubs
 from layertax.engine.builder import toolchain
 from layertax.engine.measure.fixed_run import fixed_run
 from layertax.scratch import make_private_dir
@@ -83,6 +83,18 @@ def counting_environment(inherited: Mapping[str, str], extra: Mapping[str, str])
     return {**kept, "PATH": FIXED_PATH, **extra}
 
 
+VALGRIND_LOG = "valgrind.log"
+LOG_READ_AT_MOST = 4 << 20     # a verbose log is some kilobytes a loaded object
+
+
+def _read_bounded(path: Path) -> str:
+    try:
+        with open(path, "rb") as f:
+            return f.read(LOG_READ_AT_MOST).decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
 def _callgrind_run(argv: list[str], env: dict, iters: int, workroot: Path, timeout: float,
                    fixed_layout: bool = False, collect_in: str | None = None) -> tuple[callgrind.Profile, dict]:
     """(the profile of the thread that ran the loop, the kernel's descriptor) of one run.
@@ -93,15 +105,19 @@ def _callgrind_run(argv: list[str], env: dict, iters: int, workroot: Path, timeo
     collect_in: count only while inside this function (callgrind's --toggle-collect)."""
     valgrind = toolchain.find("valgrind").path
     only = [f"--toggle-collect={collect_in}"] if collect_in else []
+    # valgrind's log (verbose: where it mapped each object, plt_stubs.py) goes to a file, so that
+    # the kernel's stderr stays its own.
     tool = lambda d: [valgrind, "--tool=callgrind", f"--callgrind-out-file={d / 'callgrind.out'}",  # noqa: E731
-                      "--compress-strings=yes", "--collect-systime=yes", "--separate-threads=yes", *only]
+                      "--compress-strings=yes", "--collect-systime=yes", "--separate-threads=yes", *only,
+                      *plt_stubs.VALGRIND_VERBOSE, f"--log-file={d / VALGRIND_LOG}"]
     with fixed_run(tool, argv, env, iters, workroot, timeout,
                    preexec=aslr.preexec_without_aslr() if fixed_layout else None,
-                   cwd=COUNTING_CWD) as (workdir, descriptor):
+                   cwd=COUNTING_CWD, valgrind_log=VALGRIND_LOG) as (workdir, descriptor):
         files = sorted(workdir.glob("callgrind.out*"))
         if not files:
             raise RuntimeError("callgrind wrote no profile")
-        profiles = [callgrind.parse(f.read_text(errors="replace")) for f in files]
+        mapped = plt_stubs.biases(_read_bounded(workdir / VALGRIND_LOG))
+        profiles = [plt_stubs.named(callgrind.parse(f.read_text(errors="replace")), mapped) for f in files]
         busiest = max(profiles, key=lambda p: p.total)
         if busiest.total <= 0:
             # e.g. the function to count in was renamed or inlined: say so rather than report 0
