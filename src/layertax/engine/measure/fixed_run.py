@@ -15,7 +15,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from layertax import files
 from layertax.engine.measure import protocol
+from layertax.errors import UsageError
 
 
 @contextmanager
@@ -52,18 +54,20 @@ def fixed_run(tool: Callable[[Path], list[str]], argv: list[str], env: dict, ite
         shutil.rmtree(workdir, ignore_errors=True)
 
 
-LOG_READ_AT_MOST = 1 << 20
+LOG_READ_AT_MOST = 4 << 20     # a verbose log is some kilobytes a loaded object
+
+
+def valgrind_log(path: Path) -> str:
+    """valgrind's log as text; empty where it wrote none, or more than a log of a run can hold."""
+    try:
+        return files.read_bytes(path, "valgrind log", LOG_READ_AT_MOST).decode("utf-8", "replace")
+    except UsageError:
+        return ""
 
 
 def _valgrind_said(log: Path | None) -> list[str]:
     """valgrind's own messages in its log ("==PID== ..."), without the PID; its verbose lines
     ("--PID-- ...") say where it put things, never what failed."""
-    if log is None:
-        return []
-    try:
-        with open(log, "rb") as f:
-            text = f.read(LOG_READ_AT_MOST).decode("utf-8", "replace")
-    except OSError:
-        return []
+    text = valgrind_log(log) if log is not None else ""
     return [line.split("== ", 1)[1] for line in text.splitlines()
             if line.startswith("==") and "== " in line and line.split("== ", 1)[1].strip()]

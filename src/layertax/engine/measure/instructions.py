@@ -39,7 +39,7 @@ from pathlib import Path
 
 from layertax.engine.measure import aslr, callgrind, plt_stubs
 from layertax.engine.builder import toolchain
-from layertax.engine.measure.fixed_run import fixed_run
+from layertax.engine.measure.fixed_run import fixed_run, valgrind_log
 from layertax.scratch import make_private_dir
 
 ITERS = (100, 3100)  # a wide span: what varies once per run (printing a time's digits) shrinks per op
@@ -84,15 +84,6 @@ def counting_environment(inherited: Mapping[str, str], extra: Mapping[str, str])
 
 
 VALGRIND_LOG = "valgrind.log"
-LOG_READ_AT_MOST = 4 << 20     # a verbose log is some kilobytes a loaded object
-
-
-def _read_bounded(path: Path) -> str:
-    try:
-        with open(path, "rb") as f:
-            return f.read(LOG_READ_AT_MOST).decode("utf-8", "replace")
-    except OSError:
-        return ""
 
 
 def _callgrind_run(argv: list[str], env: dict, iters: int, workroot: Path, timeout: float,
@@ -116,7 +107,7 @@ def _callgrind_run(argv: list[str], env: dict, iters: int, workroot: Path, timeo
         files = sorted(workdir.glob("callgrind.out*"))
         if not files:
             raise RuntimeError("callgrind wrote no profile")
-        mapped = plt_stubs.biases(_read_bounded(workdir / VALGRIND_LOG))
+        mapped = plt_stubs.biases(valgrind_log(workdir / VALGRIND_LOG))
         profiles = [plt_stubs.named(callgrind.parse(f.read_text(errors="replace")), mapped) for f in files]
         busiest = max(profiles, key=lambda p: p.total)
         if busiest.total <= 0:
