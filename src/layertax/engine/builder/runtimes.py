@@ -76,8 +76,8 @@ def _ninja(kind: str, k: RuntimeKernel, tools: dict[str, toolchain.Tool], names:
            binary: str) -> tuple[str, str]:
     """(build.ninja text, the output it produces) for one kernel tree. binary: the name a compiled
     kernel's executable takes, as a C kernel's does (experiment-kernel): callgrind names each
-    object by its file, and a Go or Rust binary named "kernel" read as the operating system's
-    kernel in the table of where the instructions go."""
+    object by its file, and a binary named "kernel" would read as the operating system's kernel
+    in the table of where the instructions go."""
     ins = " ".join(f"src/{n}" if kind == "rust" else n for n in names)
     if kind == "go":
         # GOTOOLCHAIN=local: never download another Go; -trimpath keeps the cache path out of the binary.
