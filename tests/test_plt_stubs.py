@@ -9,7 +9,6 @@ import pytest
 
 from layertax.engine.builder import toolchain
 from layertax.engine.measure import callgrind, instructions, plt_stubs
-from layertax.engine.measure.fixed_run import _valgrind_said
 
 needs_valgrind = pytest.mark.skipif(not instructions.available(), reason="valgrind not installed")
 
@@ -79,11 +78,3 @@ def test_an_address_in_no_plt_keeps_its_name(tmp_path):
     assert plt_stubs.stub(0x500000, {str(program): 0}) is None
     assert plt_stubs.stub(0x1000, {str(tmp_path / "no-such.so"): 0}) is None      # unreadable: no name
 
-
-def test_a_failed_run_is_told_by_valgrinds_own_last_message_not_its_verbose_lines(tmp_path):
-    log = tmp_path / "valgrind.log"
-    log.write_text("==9== Callgrind, a call-graph generating cache profiler\n"
-                   "==9== valgrind: failed to start tool 'callgrind' for platform 'amd64-linux'\n"
-                   "--9-- Reading syms from /bin/true\n")
-    assert _valgrind_said(log)[-1] == "valgrind: failed to start tool 'callgrind' for platform 'amd64-linux'"
-    assert _valgrind_said(tmp_path / "missing.log") == [] and _valgrind_said(None) == []

@@ -8,6 +8,7 @@ ops per iteration) read from what it prints, and one line if it failed.
 """
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import tempfile
@@ -45,8 +46,7 @@ def fixed_run(tool: Callable[[Path], list[str]], argv: list[str], env: dict, ite
         except protocol.ProtocolError as e:
             raise RuntimeError(f"the kernel broke the protocol: {e}") from None
         if proc.returncode != 0 or parsed.error or parsed.descriptor is None:
-            said = proc.stderr.strip().splitlines() or _valgrind_said(workdir / valgrind_log if valgrind_log else None)
-            last = (said or ["?"])[-1]
+            last = _failure_line(proc.stderr, workdir / valgrind_log if valgrind_log else None)
             raise RuntimeError(f"{Path((prefix or argv)[0]).name} run exited with {proc.returncode}: "
                                f"{(parsed.error or parsed.skip or last)[:200]}")
         yield workdir, parsed.descriptor
@@ -65,9 +65,29 @@ def valgrind_log(path: Path) -> str:
         return ""
 
 
-def _valgrind_said(log: Path | None) -> list[str]:
-    """valgrind's own messages in its log ("==PID== ..."), without the PID; its verbose lines
-    ("--PID-- ...") say where it put things, never what failed."""
-    text = valgrind_log(log) if log is not None else ""
-    return [line.split("== ", 1)[1] for line in text.splitlines()
+# The lines valgrind ends every run with, a failed one too: its counts, not what went wrong.
+_VALGRIND_SUMMARY = re.compile(r"(Events|Collected|I\s+refs|ERROR SUMMARY|For lists of detected|For counts of)\b")
+
+
+def _failure_line(stderr: str, log: Path | None) -> str:
+    """What a failed run said last: valgrind's account of a fatal signal first (the kernel says
+    nothing then: "Process terminating with default action of signal 11 (SIGSEGV): Access not
+    within mapped region at address 0x0"), else the kernel's last line on stderr, else
+    valgrind's last message that is not its closing counts."""
+    told = _valgrind_said(log) if log is not None else []
+    for i, line in enumerate(told):
+        if line.startswith("Process terminating"):
+            detail = told[i + 1].strip() if i + 1 < len(told) and told[i + 1].startswith(" ") else ""
+            return f"{line}: {detail}" if detail else line
+    own = stderr.strip().splitlines()
+    if own:
+        return own[-1]
+    told = [line for line in told if not _VALGRIND_SUMMARY.match(line.strip())]
+    return told[-1].strip() if told else "?"
+
+
+def _valgrind_said(log: Path) -> list[str]:
+    """valgrind's own messages in its log ("==PID== ..."), without the PID and kept indented;
+    its verbose lines ("--PID-- ...") say where it put things, never what failed."""
+    return [line.split("== ", 1)[1] for line in valgrind_log(log).splitlines()
             if line.startswith("==") and "== " in line and line.split("== ", 1)[1].strip()]
