@@ -49,7 +49,8 @@ def test_a_run_is_kept_whole_as_jsonb_and_read_back(shared_history, tmp_path):
     assert history.document(shared_history, run_id) == doc
     assert _count(shared_history, "SELECT pg_typeof(document)::text FROM runs") == "jsonb"
     assert _count(shared_history, "SELECT document->'machine'->>'machine_id' FROM runs") == "m-here"
-    assert _count(shared_history, "SELECT version FROM schema_version") == 3
+    assert _count(shared_history, "SELECT version FROM schema_version") == 4
+    assert _count(shared_history, "SELECT metric FROM runs") == "time"
     assert _count(shared_history, "SELECT codes FROM runs") == f"callchain={doc['experiments'][0]['code']}"
     # The same run again is not filed twice.
     assert history.record(shared_history, doc, tmp_path / "again.json") == run_id
@@ -174,11 +175,26 @@ def test_an_existing_sqlite_history_migrates_into_postgresql(shared_history, tmp
     # The copies name each experiment's code on the index (schema 3), read from the runs.
     assert [_count(shared_history, f"SELECT codes FROM runs WHERE id = {i + 1}") for i in range(4)] == [
         f"{name}={i:016x}" for i, name in enumerate(("callchain", "tls") * 2)]
-    # The SQLite history itself was brought to version 3 in place, its old rows kept as they were.
+    # The SQLite history itself was brought to version 4 in place, its old rows kept as they were.
     with sqlite3.connect(db) as conn:
-        assert conn.execute("SELECT version FROM schema_version").fetchall() == [(3,)]
+        assert conn.execute("SELECT version FROM schema_version").fetchall() == [(4,)]
         assert conn.execute("SELECT count(*) FROM runs WHERE document IS NULL AND codes IS NULL").fetchone() == (4,)
     conn.close()
+
+
+def test_a_shared_history_of_schema_3_is_given_each_runs_metric_from_its_jsonb(shared_history, tmp_path,
+                                                                              monkeypatch):
+    from layertax.engine.store.history import database
+
+    counted = json.loads((RECORDED / "callchain-instructions.json").read_text())
+    history.record(shared_history, _run_doc(1), tmp_path / "a.json")
+    history.record(shared_history, counted, tmp_path / "b.json")
+    with sa.create_engine(history.url_of(shared_history), poolclass=sa.pool.NullPool).begin() as conn:
+        conn.execute(sa.text("ALTER TABLE runs DROP COLUMN metric"))
+        conn.execute(sa.text("UPDATE schema_version SET version = 3"))
+    monkeypatch.setattr(database, "_migrated", set())     # as a new process finds it
+    assert sorted(r["metric"] for r in history.runs(shared_history, machine_id=None)) == ["instructions", "time"]
+    assert _count(shared_history, "SELECT version FROM schema_version") == 4
 
 
 def test_a_migration_with_a_lost_file_copies_nothing(shared_history, tmp_path):

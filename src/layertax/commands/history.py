@@ -22,9 +22,11 @@ NAMED_TARGETS = ("inspect", "launch")
 
 
 def _what(row: dict) -> str:
-    """The experiments a run ran; for inspect and launch, what they measured."""
+    """The experiments a run ran, and what it counted where that is not time (a bare `make run`
+    files callchain twice: timed, then its instructions); for inspect and launch, what they measured."""
     if row["experiments"] not in NAMED_TARGETS:
-        return row["experiments"].replace(",", ", ")
+        counted = f" ({row['metric']})" if row.get("metric") not in (None, "time") else ""
+        return row["experiments"].replace(",", ", ") + counted
     try:
         doc = history.load(row)
     except Exception:      # a row whose document cannot be read still lists

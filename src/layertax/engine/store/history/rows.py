@@ -42,7 +42,8 @@ def _row(doc: dict, path: Path | str) -> dict:
             "experiments": ",".join(e["name"] for e in doc.get("experiments", [])),
             "machine_id": doc.get("machine", {}).get("machine_id"), "machine": _summary(doc),
             "version": doc.get("layertax_version", ""), "complete": int(bool(doc.get("complete"))),
-            "digest": digest(doc), "codes": codes(doc), "document": doc}
+            "digest": digest(doc), "codes": codes(doc), "metric": (doc.get("settings") or {}).get("metric"),
+            "document": doc}
 
 
 def _file(conn: sa.Connection, row: dict) -> tuple[int, bool]:

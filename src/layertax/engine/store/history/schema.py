@@ -6,7 +6,7 @@ statements serve both databases (SQLite stays the default; PostgreSQL is the sha
 with the JSON column stored as JSONB on PostgreSQL and as text on SQLite. The ORM is not
 used: a run is one row and one document, and the statements are easier to read plain.
 
-Why a ladder of our own rather than Alembic: the history has one table and three steps, each
+Why a ladder of our own rather than Alembic: the history has one table and four steps, each
 applied in one transaction with the version row, under a lock that makes two layertax
 processes meeting an empty database migrate it once; Alembic's script directory and
 revision graph would be most of the code.
@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 import sqlalchemy as sa
 
-VERSION = 3
+VERSION = 4
 METADATA = sa.MetaData()
 
 
@@ -57,6 +57,10 @@ RUNS = sa.Table(
     # the runs of another version that measured alike (a commit that changed only the docs) are
     # found on the index (engine/store/recent.py). Rows filed before it have none.
     sa.Column("codes", sa.Text),
+    # Version 4: what the run counted ("time", "instructions"; none for a launch or inspect), so
+    # the listing tells a bare `make run`'s two runs of callchain apart without reading documents
+    # of megabytes. Rows before it are given it from their document where they have one.
+    sa.Column("metric", sa.Text),
 )
 
 SCHEMA_VERSION = sa.Table("schema_version", METADATA, sa.Column("version", sa.Integer, nullable=False))
@@ -96,8 +100,15 @@ def _v3(conn: sa.Connection) -> None:
     conn.execute(sa.text("ALTER TABLE runs ADD COLUMN codes TEXT"))
 
 
+def _v4(conn: sa.Connection) -> None:
+    conn.execute(sa.text("ALTER TABLE runs ADD COLUMN metric TEXT"))
+    metric = ("json_extract(document, '$.settings.metric')" if conn.dialect.name == "sqlite"
+              else "document->'settings'->>'metric'")
+    conn.execute(sa.text(f"UPDATE runs SET metric = {metric} WHERE document IS NOT NULL"))
+
+
 # Step n brings a history from version n - 1 to n.
-STEPS: dict[int, Callable[[sa.Connection], None]] = {1: _v1, 2: _v2, 3: _v3}
+STEPS: dict[int, Callable[[sa.Connection], None]] = {1: _v1, 2: _v2, 3: _v3, 4: _v4}
 
 
 def _lock(conn: sa.Connection) -> None:
