@@ -1,5 +1,7 @@
 """The result document: schema round-trip, atomic writes, clear errors on bad files."""
+import io
 import json
+from pathlib import Path
 
 import pytest
 
@@ -188,3 +190,28 @@ def test_the_budget_finds_an_untimed_experiments_window_and_reads_only_the_newes
     monkeypatch.setattr(budget, "LOOK_BACK", 3)
     assert budget.newest_stopping("m", wanted) == {}
     assert len(loaded) == 3
+
+
+def test_a_ratio_at_two_levels_in_a_table_reads_back(tmp_path):
+    """loadtime's table puts each case's ratio in a cell whole; where its rounds sat at two levels
+    the cell keeps where, and a run saved so had been refused when read back ("not a valid layertax
+    result: at experiments[2].tables[0].rows[11][10]"): report, compare and the history's readers
+    all read through the schema."""
+    from rich.console import Console
+
+    from layertax.experiments.loadtime.tables import loader_table
+    from layertax.report import terminal
+
+    doc = results.load(Path(__file__).parent / "data" / "recorded" / "loadtime.json")
+    exp = doc["experiments"][0]
+    case = next(c for c in exp["cases"] if (c.get("stats") or {}).get("ratio") and c["name"] != exp["baseline"])
+    case["stats"]["ratio"]["two_levels"] = {"lower": 0.889, "upper": 0.957, "upper_share": 0.44, "gap": 0.076,
+                                            "p": 0.04}
+    exp["tables"] = [{**loader_table(exp), "detail": True}]
+    assert any(isinstance(cell, dict) and cell.get("two_levels") for row in exp["tables"][0]["rows"] for cell in row)
+    path = results.save(doc, tmp_path / "two-levels.json")
+    again = results.load(path)
+    assert again == doc
+    out = io.StringIO()
+    terminal.render(again, Console(file=out, width=100, no_color=True), verbose=True)
+    assert case["name"] in out.getvalue() and "ratio to default" in out.getvalue()

@@ -67,12 +67,12 @@ STRINGS = array(TEXT)
 TEXT_MAP = {"type": "object", "additionalProperties": TEXT, "maxProperties": MAX_ITEMS}
 NUMBER_MAP = {"type": "object", "additionalProperties": NUMBER, "maxProperties": MAX_ITEMS}
 
+# engine/analysis/two_levels.py: a ratio's rounds at two levels, where they were.
+TWO_LEVELS = nullable(obj({"lower": POSITIVE, "upper": POSITIVE, "upper_share": NONNEGATIVE, "gap": NONNEGATIVE,
+                           "p": NONNEGATIVE}, required=("lower", "upper", "upper_share", "gap")))
 RATIO = nullable(obj({"median": POSITIVE, "ci95": array(NONNEGATIVE, 2, minItems=2), "rounds": COUNT,
                       "ci_coverage": nullable(NONNEGATIVE), "ci_level": nullable(POSITIVE),
-                      # engine/analysis/two_levels.py
-                      "two_levels": nullable(obj({"lower": POSITIVE, "upper": POSITIVE, "upper_share": NONNEGATIVE,
-                                                  "gap": NONNEGATIVE, "p": NONNEGATIVE},
-                                                 required=("lower", "upper", "upper_share", "gap")))},
+                      "two_levels": TWO_LEVELS},
                      required=("median", "ci95")))
 
 STATS = nullable(obj({
@@ -159,8 +159,9 @@ SETTINGS = nullable(obj({"method": nullable(TEXT), "method_brief": nullable(TEXT
                          "measured_s": nullable(NONNEGATIVE), "metric": nullable(TEXT),
                          "timeout": nullable(NONNEGATIVE)}))
 # A table's cell that is a figure with its interval ({"median", "ci95"}, or a stage as
-# stats.as_time keeps it): numbers only, written by report/ in its column's unit.
-FIGURE = {"type": "object", "maxProperties": 8,
+# stats.as_time keeps it): numbers, written by report/ in its column's unit; a case's ratio put
+# in a table whole (loadtime's "ratio to default") keeps where its rounds sat at two levels.
+FIGURE = {"type": "object", "maxProperties": 8, "properties": {"two_levels": TWO_LEVELS},
           "additionalProperties": {"anyOf": [NUMBER, INTERVAL, {"type": "null"}]}}
 CELL = {"anyOf": [SCALAR, FIGURE]}
 # The units of a column whose cells may be figures (report/format.py writes each).
