@@ -24,7 +24,15 @@ runs=()
 for f in "$out/run.json" "$out/callchain-instructions.json"; do
   [ -f "$f" ] && runs+=("$f")
 done
-if [ ${#runs[@]} -gt 0 ] && "$bin/layertax" report "${runs[@]}" --export-html "$out/report.html" >/dev/null; then
-  echo "report: $(cd "$out" && pwd)/report.html"
+# A report that cannot be written fails the job too (its one line says why): the runs are saved,
+# but what `make run` promises is the report.
+if [ ${#runs[@]} -gt 0 ]; then
+  if "$bin/layertax" report "${runs[@]}" --export-html "$out/report.html" >/dev/null; then
+    echo "report: $(cd "$out" && pwd)/report.html"
+  else
+    reported=$?
+    [ "$reported" -eq 130 ] && exit 130
+    [ "$status" -eq 0 ] && status=$reported
+  fi
 fi
 exit "$status"
