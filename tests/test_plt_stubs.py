@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from layertax.engine.builder import toolchain
-from layertax.engine.measure import callgrind, instructions, plt_stubs
+from layertax.engine.measure import callgrind, instructions, plt_stubs, valgrind_log
 
 needs_valgrind = pytest.mark.skipif(not instructions.available(), reason="valgrind not installed")
 
@@ -45,20 +45,20 @@ def test_biases_read_where_valgrind_put_each_object():
         "--7--    svma 0x0000026380, avma 0x0004e28380",
         "--7-- Reading syms from /nothing/mapped.so",
     ])
-    assert plt_stubs.biases(log) == {"/opt/a dir/libx.so": 0x483c000, "/usr/lib/libc.so.6": 0x4e02000}
+    assert valgrind_log.biases(log) == {"/opt/a dir/libx.so": 0x483c000, "/usr/lib/libc.so.6": 0x4e02000}
 
 
 @needs_valgrind
 def test_a_stub_in_plt_got_is_named_for_the_function_it_jumps_to(tmp_path):
     program = _build(tmp_path)
     valgrind = toolchain.find("valgrind").path
-    subprocess.run([valgrind, "--tool=callgrind", *plt_stubs.VALGRIND_VERBOSE, f"--log-file={tmp_path / 'vg.log'}",
+    subprocess.run([valgrind, "--tool=callgrind", *valgrind_log.VERBOSE, f"--log-file={tmp_path / 'vg.log'}",
                     f"--callgrind-out-file={tmp_path / 'cg.out'}", str(program)], check=True, cwd=tmp_path)
     raw = callgrind.parse((tmp_path / "cg.out").read_text())
     # callgrind alone: the stub is an address in no object, between caller and target.
     into_target = {a for (a, b) in raw.calls if b == ("libt.so", "target")}
     assert len(into_target) == 1 and next(iter(into_target))[0] == plt_stubs.UNKNOWN_OBJECT
-    mapped = plt_stubs.biases((tmp_path / "vg.log").read_text())
+    mapped = valgrind_log.biases((tmp_path / "vg.log").read_text())
     assert str(tmp_path / "libt.so") in mapped
     named = plt_stubs.named(raw, mapped)
     stub = ("libt.so", "target@plt")

@@ -37,9 +37,9 @@ from collections import defaultdict
 from collections.abc import Mapping
 from pathlib import Path
 
-from layertax.engine.measure import aslr, callgrind, plt_stubs
+from layertax.engine.measure import aslr, callgrind, plt_stubs, valgrind_log
 from layertax.engine.builder import toolchain
-from layertax.engine.measure.fixed_run import fixed_run, valgrind_log
+from layertax.engine.measure.fixed_run import fixed_run
 from layertax.scratch import make_private_dir
 
 ITERS = (100, 3100)  # a wide span: what varies once per run (printing a time's digits) shrinks per op
@@ -100,14 +100,14 @@ def _callgrind_run(argv: list[str], env: dict, iters: int, workroot: Path, timeo
     # the kernel's stderr stays its own.
     tool = lambda d: [valgrind, "--tool=callgrind", f"--callgrind-out-file={d / 'callgrind.out'}",  # noqa: E731
                       "--compress-strings=yes", "--collect-systime=yes", "--separate-threads=yes", *only,
-                      *plt_stubs.VALGRIND_VERBOSE, f"--log-file={d / VALGRIND_LOG}"]
+                      *valgrind_log.VERBOSE, f"--log-file={d / VALGRIND_LOG}"]
     with fixed_run(tool, argv, env, iters, workroot, timeout,
                    preexec=aslr.preexec_without_aslr() if fixed_layout else None,
                    cwd=COUNTING_CWD, valgrind_log=VALGRIND_LOG) as (workdir, descriptor):
         files = sorted(workdir.glob("callgrind.out*"))
         if not files:
             raise RuntimeError("callgrind wrote no profile")
-        mapped = plt_stubs.biases(valgrind_log(workdir / VALGRIND_LOG))
+        mapped = valgrind_log.biases(valgrind_log.read(workdir / VALGRIND_LOG))
         profiles = [plt_stubs.named(callgrind.parse(f.read_text(errors="replace")), mapped) for f in files]
         busiest = max(profiles, key=lambda p: p.total)
         if busiest.total <= 0:

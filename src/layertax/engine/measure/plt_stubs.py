@@ -5,12 +5,11 @@ PyUnicode_FSConverter, _PyEval_Vector to _PyEval_EvalFrameDefault) goes through 
 library's procedure linkage table when the library is built with semantic interposition, as
 a default build is. valgrind knows a library's `.plt`, but not its `.plt.got` (the stubs of
 functions whose address is also taken), and there callgrind names the stub by its address in
-no object: "0x0000000004936758 [???]". The counted run is asked for valgrind's mapping of
-each object (`-v -v`: "Reading syms from PATH" then "svma S, avma A", so the object sits
-A - S higher than its file says); an address that falls in one of an object's PLT sections is
-that object's stub, named as objdump names it, "PyUnicode_FSConverter@plt", from the GOT slot
-its jump reads and the relocation that fills the slot. An address in no PLT section keeps its
-name: it is not a stub, or not one this can show.
+no object: "0x0000000004936758 [???]". The counted run asks valgrind where it mapped each
+object (valgrind_log.biases); an address that falls in one of an object's PLT sections is that
+object's stub, named as objdump names it, "PyUnicode_FSConverter@plt", from the GOT slot its
+jump reads and the relocation that fills the slot. An address in no PLT section keeps its name:
+it is not a stub, or not one this can show.
 """
 from __future__ import annotations
 
@@ -26,9 +25,6 @@ from elftools.elf.relocation import RelocationSection
 from layertax.engine.measure import callgrind
 
 PLT_SECTIONS = (".plt", ".plt.got", ".plt.sec")
-VALGRIND_VERBOSE = ("-v", "-v")          # what makes valgrind say where it put each object
-_READING = re.compile(r"Reading syms from (.+?)\s*$")
-_MAPPED = re.compile(r"svma 0x([0-9a-fA-F]+), avma 0x([0-9a-fA-F]+)")
 _NAMELESS = re.compile(r"0x([0-9a-fA-F]+)('\d+)?")     # callgrind's name for code without a symbol ('2: recursion)
 UNKNOWN_OBJECT = "???"
 # x86-64: endbr64, then an optional bnd prefix, then jmp *disp32(%rip): every PLT entry but the first
@@ -38,25 +34,10 @@ _JMP_RIP = bytes.fromhex("ff25")
 _PUSH_RIP = bytes.fromhex("ff35")       # the first entry of .plt: the lazy-binding resolver's
 
 
-def biases(log: str) -> dict[str, int]:
-    """Each object valgrind read, by its path: how much higher valgrind mapped it than its file's
-    addresses (from the log of a `-v -v` run)."""
-    out: dict[str, int] = {}
-    reading = None
-    for line in log.splitlines():
-        if (found := _READING.search(line)):
-            reading = found.group(1)
-        elif reading and (mapped := _MAPPED.search(line)):
-            out.setdefault(reading, int(mapped.group(2), 16) - int(mapped.group(1), 16))
-            reading = None
-    return out
-
-
 @dataclass(frozen=True)
 class _Plt:
     name: str
     start: int          # the section's address in the file
-    size: int
     entry: int          # bytes per stub
     data: bytes
 
@@ -73,7 +54,7 @@ def _tables(path: str) -> tuple[tuple[_Plt, ...], dict[int, str]]:
             for name in PLT_SECTIONS:
                 sec = elf.get_section_by_name(name)
                 if sec is not None and sec["sh_size"] and sec["sh_size"] <= 1 << 24:
-                    plts.append(_Plt(name, sec["sh_addr"], sec["sh_size"], sec["sh_entsize"] or 16, sec.data()))
+                    plts.append(_Plt(name, sec["sh_addr"], sec["sh_entsize"] or 16, sec.data()))
             slots = {}
             for sec in elf.iter_sections():
                 if isinstance(sec, RelocationSection) and sec.name in (".rela.plt", ".rela.dyn"):
@@ -105,9 +86,9 @@ def stub(address: int, mapped: dict[str, int]) -> tuple[str, str] | None:
     """(object, name) of the PLT stub at a run-time address, or None where it is in no object's PLT."""
     for path, bias in mapped.items():
         plts, slots = _tables(path)
+        at = address - bias
         for plt in plts:
-            at = address - bias
-            if plt.start <= at < plt.start + plt.size:
+            if plt.start <= at < plt.start + len(plt.data):
                 return Path(path).name, _stub_name(plt, at, slots)
     return None
 
