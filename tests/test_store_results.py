@@ -215,3 +215,28 @@ def test_a_ratio_at_two_levels_in_a_table_reads_back(tmp_path):
     out = io.StringIO()
     terminal.render(again, Console(file=out, width=100, no_color=True), verbose=True)
     assert case["name"] in out.getvalue() and "ratio to default" in out.getvalue()
+
+
+def test_a_run_that_would_not_read_back_is_kept_as_a_file_and_not_filed(tmp_path):
+    """A writer's defect (a run whose own readers refuse it) is caught where the run is kept:
+    nothing measured is lost, the history is not given a row every reader of it would meet, and
+    the one line says whose defect it is and where."""
+    from rich.console import Console
+
+    from layertax.commands import keeping
+    from layertax.errors import LayertaxError
+
+    doc = sample_doc()
+    assert results.defect(doc) is None
+    doc["experiments"][0]["tables"] = [{"title": "t", "columns": ["case", "figure"], "units": [None, None],
+                                        "rows": [["a", {"median": 1.0, "ci95": [0.9, 1.1]}]]}]
+    out = io.StringIO()
+    with pytest.raises(LayertaxError) as refused:
+        keeping.keep(doc, Console(file=out, width=100), True, {})
+    line = str(refused.value)
+    assert "this run: not a valid layertax result: at experiments[0].tables[0].rows[0][1]" in line
+    assert "a defect of layertax's, not of the measurement" in line and "not filed in the history" in line
+    saved = list((tmp_path / "data" / "layertax" / "runs").glob("*.json"))
+    assert len(saved) == 1 and json.loads(saved[0].read_text()) == doc
+    assert "saved:" in out.getvalue()
+    assert history.runs() == []

@@ -60,7 +60,7 @@ def fallback_file(doc: dict) -> Path:
 
 
 def _save(doc: dict, path: Path | None, exports: dict[str, Path], failed_exports: dict[str, str],
-          lines: list[str], problems: list[str]) -> None:
+          lines: list[str], problems: list[str], file_in_history: bool = True) -> None:
     try:
         saved = runs.save_file(doc, path)
     except (OSError, LayertaxError) as e:
@@ -81,6 +81,8 @@ def _save(doc: dict, path: Path | None, exports: dict[str, Path], failed_exports
                         "instead (file it later: layertax history push FILE)")
         return
     lines.append(f"\nsaved: {printable(saved)}")
+    if not file_in_history:
+        return
     try:
         history.record(None, doc, saved)
     except history.HistoryError as e:
@@ -99,8 +101,15 @@ def keep(doc: dict, out: Console, save: bool, exports: dict[str, Path], path: Pa
     failed = exporters.write_exports(doc, exports)
     lines: list[str] = []
     problems: list[str] = []
+    # Checked before it is filed: a run its own readers would refuse is kept as a file (nothing
+    # measured is lost) and said to be layertax's defect, but not filed where every reader of the
+    # history would meet it.
+    defect = results.defect(doc)
+    if defect:
+        problems.append(f"{defect}; a defect of layertax's, not of the measurement: the run is kept as a file "
+                        "but not filed in the history")
     if save:
-        _save(doc, path, exports, failed, lines, problems)
+        _save(doc, path, exports, failed, lines, problems, file_in_history=defect is None)
     if failed:
         # The run is measured, saved and shown; only these files are missing.
         problems.insert(0, str(exporters.failure(failed)))

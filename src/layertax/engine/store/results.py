@@ -103,6 +103,23 @@ def validate(doc, shown: str = "the result") -> dict:
     return validation.check(doc, shown)
 
 
+def defect(doc: dict) -> str | None:
+    """Why a document layertax wrote would not read back (validate's one line), or None. A
+    writer's defect, checked before a run is kept: its report, compare and the history's readers
+    all read through the schema, so a run that fails it is one none of them could read. What is
+    checked is the document as written (a tuple in memory is a list on disk); one that cannot be
+    written at all is the writer's to report (save), and None here."""
+    try:
+        written = json.loads(dumps(doc))
+    except (TypeError, ValueError):
+        return None
+    try:
+        validate(written, "this run")
+    except ResultError as e:
+        return str(e)
+    return None
+
+
 def parse(text: str, shown: str) -> dict:
     """A result from its JSON text (a history row, a fetched file): parsed strictly, validated."""
     try:

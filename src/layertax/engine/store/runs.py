@@ -8,7 +8,8 @@ from pathlib import Path
 
 from layertax import files, paths
 from layertax.engine.store import history, results
-from layertax.errors import UsageError
+from layertax.errors import LayertaxError, UsageError
+from layertax.text import printable
 
 
 def runs_directory() -> Path:
@@ -69,7 +70,12 @@ def _remove_own(path: str) -> int | None:
 
 def save_run(doc: dict, path: Path | None = None) -> Path:
     """Saves the run (atomically) and records it in the history; returns where it went. The file
-    is written first: if the history then fails (HistoryError), the run is still on disk."""
+    is written first: if the history then fails (HistoryError), the run is still on disk; a run
+    that would not read back (results.defect) is kept on disk and refused in one line."""
     path = save_file(doc, path)
+    defect = results.defect(doc)
+    if defect:
+        raise LayertaxError(f"{defect}; a defect of layertax's: the run is kept in {printable(path)} but not filed in "
+                            "the history")
     history.record(None, doc, path)
     return path
