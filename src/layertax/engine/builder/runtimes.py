@@ -17,7 +17,7 @@ from layertax.engine.builder import ninja, toolchain
 from layertax.experiment import Experiment, RuntimeKernel
 
 HARNESS_DIR = Path(__file__).resolve().parents[2] / "harnesses"
-FORMAT = "layertax-runtime/2"  # bump to invalidate every cached build
+FORMAT = "layertax-runtime/3"  # bump to invalidate every cached build
 
 # What each kind needs: the tools that must be installed to build and run it.
 REQUIRES = {"go": ("go",), "rust": ("cargo", "rustc"), "java": ("javac", "java"), "node": ("node",),
@@ -85,7 +85,7 @@ def _ninja(kind: str, k: RuntimeKernel, tools: dict[str, toolchain.Tool], names:
         out = binary
     elif kind == "rust":
         cmd = (f"env LAYERTAX_RUSTC_VERSION={_q(tools['rustc'].version)} CARGO_TARGET_DIR=target "
-               f"{_q(tools['cargo'].path)} build --release --offline --quiet && cp target/release/kernel {_q(binary)}")
+               f"{_q(tools['cargo'].path)} build --release --offline --quiet && cp target/release/{_q(binary)} {_q(binary)}")
         out = binary
     elif kind == "java":
         cmd = f"{_q(tools['javac'].path)} -encoding UTF-8 -d classes {ins}"
@@ -97,8 +97,10 @@ def _ninja(kind: str, k: RuntimeKernel, tools: dict[str, toolchain.Tool], names:
     return text, out
 
 
+# The package is named for the kernel (experiment-kernel), as its executable is: its crate's name
+# leads every symbol of its own in a call chain (callchain_rename_rust::run_renameat2).
 _CARGO_TOML = """[package]
-name = "kernel"
+name = "{name}"
 version = "0.1.0"
 edition = "2021"
 
@@ -132,7 +134,7 @@ def plan(exp: Experiment, k: RuntimeKernel) -> Planned:
         if k.kind == "go":
             files.write_text("module layertax/kernel\n\ngo 1.21\n", tree / "go.mod")
         elif k.kind == "rust":
-            files.write_text(_CARGO_TOML, tree / "Cargo.toml")
+            files.write_text(_CARGO_TOML.format(name=f"{exp.name}-{k.name}"), tree / "Cargo.toml")
         files.write_text(text, tree / "build.ninja")
 
     tree = ninja.BuildTree(f"kernels-{k.kind}", _key(exp, k, versions), write, required=(out,),
