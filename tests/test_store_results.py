@@ -240,3 +240,8 @@ def test_a_run_that_would_not_read_back_is_kept_as_a_file_and_not_filed(tmp_path
     assert len(saved) == 1 and json.loads(saved[0].read_text()) == doc
     assert "saved:" in out.getvalue()
     assert history.runs() == []
+    # Not saved (--no-save): the same line, which then claims no file.
+    with pytest.raises(LayertaxError) as refused:
+        keeping.keep(doc, Console(file=io.StringIO(), width=100), False, {})
+    assert "a defect of layertax's" in str(refused.value) and "kept as a file" not in str(refused.value)
+    assert len(list((tmp_path / "data" / "layertax" / "runs").glob("*.json"))) == 1

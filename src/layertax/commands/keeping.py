@@ -106,8 +106,8 @@ def keep(doc: dict, out: Console, save: bool, exports: dict[str, Path], path: Pa
     # history would meet it.
     defect = results.defect(doc)
     if defect:
-        problems.append(f"{defect}; a defect of layertax's, not of the measurement: the run is kept as a file "
-                        "but not filed in the history")
+        kept = "the run is kept as a file but not filed in the history" if save else "it is written as it is"
+        problems.append(f"{defect}; a defect of layertax's, not of the measurement: {kept}")
     if save:
         _save(doc, path, exports, failed, lines, problems, file_in_history=defect is None)
     if failed:
