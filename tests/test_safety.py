@@ -334,3 +334,28 @@ def test_sigterm_during_a_first_build_ends_every_compiler_and_removes_the_stagin
     assert _survivors(str(cache)) == []               # no ninja, compiler or go build still at work
     assert not [p for p in kernels.rglob("layertax-staging-*")]
     assert not [p for p in tmp.iterdir() if p.name.startswith("layertax-build-")]
+
+
+def test_a_lock_file_is_never_followed_written_or_taken_for_a_special_file(tmp_path):
+    """files.lock_file (the Wine prefix's lock): a file of the user's own, made 0600 where
+    missing; a link planted at its name is not followed, nor is a FIFO or a device taken for it."""
+    from layertax import files
+    from layertax.errors import UsageError
+
+    lock = tmp_path / "made.lock"
+    fd = files.lock_file(lock)
+    os.close(fd)
+    assert stat.S_IMODE(lock.stat().st_mode) == 0o600 and lock.read_bytes() == b""
+    target = tmp_path / "target"
+    target.write_text("kept")
+    (tmp_path / "link.lock").symlink_to(target)
+    with pytest.raises(OSError):
+        files.lock_file(tmp_path / "link.lock")
+    assert target.read_text() == "kept"
+    os.mkfifo(tmp_path / "fifo.lock")
+    with pytest.raises(UsageError, match="not a regular file"):
+        files.lock_file(tmp_path / "fifo.lock")
+    if os.geteuid() == 0:                          # a device node of its own needs root
+        os.mknod(tmp_path / "null.lock", 0o600 | stat.S_IFCHR, os.makedev(1, 3))
+        with pytest.raises(UsageError, match="not a regular file"):
+            files.lock_file(tmp_path / "null.lock")

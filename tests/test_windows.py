@@ -258,6 +258,33 @@ def test_import_windows_refuses_other_results(tmp_path):
 
 # ---- under Wine ----------------------------------------------------------------------------
 
+def test_the_wine_prefix_is_stopped_by_the_use_that_ends_last(tmp_path, monkeypatch):
+    """`wineserver -k` ends every Wine process of the prefix: a use that ends while another still
+    runs in it (`windows run --allow-concurrent`, two test workers) must leave the server to that
+    one, and the last to end stops it. flock(2) locks of two opens conflict as two processes' do."""
+    from layertax import paths
+    from layertax.windows import wine
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))     # a prefix of its own, not the suite's
+    made = paths.cache_dir() / "wine-prefix"
+    made.mkdir()
+    (made / "system.reg").write_text("WINE REGISTRY Version 2\n")     # made: no wineboot here
+    stopped: list[Path] = []
+    monkeypatch.setattr(wine, "_stop_server", stopped.append)
+    first, second = wine.prefix(), wine.prefix()
+    assert first.__enter__() == made and second.__enter__() == made
+    first.__exit__(None, None, None)
+    assert stopped == []                          # the second still runs in it
+    second.__exit__(None, None, None)
+    assert stopped == [made]
+    with wine.prefix():                           # alone: stopped when it ends, also on an error
+        with pytest.raises(LayertaxError):
+            with wine.prefix():
+                raise LayertaxError("run.cmd under Wine failed")
+        assert stopped == [made]
+    assert stopped == [made, made]
+
+
 @pytest.fixture(scope="module")
 def wine_results(tmp_path_factory) -> Path:
     if toolchain.find("mingw-gcc") is None or toolchain.find("wine") is None:
@@ -267,18 +294,16 @@ def wine_results(tmp_path_factory) -> Path:
     where = tmp_path_factory.mktemp("bundle")
     made = bundle.make(SHAPE, 4, where / "p.zip")
     zipfile.ZipFile(made.zip_path).extractall(where / "unpacked")
-    try:
-        first, _ = wine.run_bundle(where / "unpacked" / "pietrek")
+    with wine.prefix() as prefix:
+        first, _ = wine.run_bundle(where / "unpacked" / "pietrek", prefix)
         (where / "a.json").write_bytes(first.read_bytes())
-        second, _ = wine.run_bundle(where / "unpacked" / "pietrek", runs=3)
+        second, _ = wine.run_bundle(where / "unpacked" / "pietrek", prefix, runs=3)
         (where / "b.json").write_bytes(second.read_bytes())
         # A bundle with one variant's program gone: its launch cannot even be created.
         shutil.copytree(where / "unpacked" / "pietrek", where / "broken")
         (where / "broken" / "variants" / "name-based" / "prog.exe").unlink()
-        broken, _ = wine.run_bundle(where / "broken", runs=1)
+        broken, _ = wine.run_bundle(where / "broken", prefix, runs=1)
         (where / "broken.json").write_bytes(broken.read_bytes())
-    finally:
-        wine.stop_server()
     return where
 
 

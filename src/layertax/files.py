@@ -259,6 +259,17 @@ def write_control(path: str, text: str) -> None:
         os.close(fd)
 
 
+def lock_file(path: str | os.PathLike) -> int:
+    """A descriptor of an empty file to flock(2), made if missing (0600, this user's), never
+    written, truncated or followed through a link; OSError if it cannot be, UsageError where
+    the name is not a regular file. The caller closes it, which lets go of its lock."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, 0o600)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise UsageError(f"{_shown(path)} is not a regular file: layertax locks only a file of its own")
+    return fd
+
+
 def write_bytes(data: bytes, path: str | os.PathLike, exclusive: bool = False, mode: int = 0o644) -> Path:
     """Writes data to path by the rules above; returns path."""
     with atomic_file(path, exclusive, mode) as f:

@@ -2,9 +2,9 @@
 programs for a Windows machine, run here under Wine, and their results brought home."""
 from __future__ import annotations
 
+import contextlib
 import zipfile
 from pathlib import Path
-
 
 from layertax import console as consoles
 from layertax import files
@@ -59,13 +59,11 @@ def run(runs: int, shape, save: bool, allow_concurrent: bool, exports: dict, ver
         with zipfile.ZipFile(made.zip_path) as z:
             z.extractall(tmp / "unpacked")
         with Measuring(allow_concurrent) as claim:
-            with consoles.working("preparing Wine's prefix (first time: a few seconds)"):
-                wine.prefix()
-            try:
+            with contextlib.ExitStack() as held:
+                with consoles.working("preparing Wine's prefix (first time: a few seconds)"):
+                    where = held.enter_context(wine.prefix())
                 with consoles.working(f"running run.cmd under Wine ({runs} rounds)"):
-                    path, _ = wine.run_bundle(tmp / "unpacked" / "pietrek")
-            finally:
-                wine.stop_server()
+                    path, _ = wine.run_bundle(tmp / "unpacked" / "pietrek", where)
             doc = results.normalise(results.load(path))
             keeping.keep(doc, consoles.console(), save, targets, verbose=verbose, claim=claim)
     return 0
