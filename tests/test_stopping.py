@@ -485,6 +485,14 @@ def test_work_that_ends_within_a_second_prints_no_progress_line():
     progress.finish()
     assert out.getvalue().splitlines()[-1].startswith("layertax: scan: generating: 4/4 (100%) done [")
     out.truncate(0), out.seek(0)
+    progress.start("scan: generating", 4)            # every step taken within quiet_s, the work not ended
+    for _ in range(4):
+        progress.step("block")
+    time.sleep(0.5)
+    progress.finish()
+    assert [line.split(" [")[0] for line in out.getvalue().splitlines()] == [
+        "layertax: scan: generating: 4/4 (100%) finishing", "layertax: scan: generating: 4/4 (100%) done"]
+    out.truncate(0), out.seek(0)
     progress.start("tls", 10)
     progress.step("round 1")
     progress.finish(stopped=True)

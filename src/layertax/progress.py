@@ -156,7 +156,9 @@ class LineProgress:
                 if stop.is_set():
                     return
                 if not self.said:
-                    self._say("started")
+                    # Every step taken and the work not yet ended (scan's input written, its count
+                    # still checked): it has not just started.
+                    self._say("finishing" if self.total and self.done >= self.total else "started")
                 elif self.beats and self.clock() - self.last >= self.every_s:
                     self._say(self.doing or "under way")
             if not self.beats:
