@@ -13,6 +13,7 @@ from conftest import TESTS
 
 from layertax.engine.builder import kernels, toolchain
 from layertax.engine.measure.protocol import parse
+from layertax.errors import UsageError
 from layertax.experiment import Case, Classic, ClassicFigure, CKernel, Experiment, PythonKernel, RuntimeKernel
 
 PROBES = {
@@ -147,3 +148,37 @@ def test_no_such_case_is_exit_1_and_bad_arguments_exit_2(probes, lang):
     assert missing.returncode == 1 and "no such case" in (parse(missing.stdout).error or "")
     assert _run(argv, "--case", "count", "--samples").returncode == 2
     assert _run(argv, "--case", "count", "--samples", "abc").returncode == 2
+
+
+def test_a_java_kernel_settles_untimed_before_its_samples_and_says_how_long(probes):
+    """--settle-ns: untimed samples for that long after the warm-up (the JIT's compiler threads
+    share the timed thread's CPU), then exactly the samples asked for, each verified; the
+    descriptor says how long it settled. Its cost is asserted only as work done: the probe's
+    count kernel counts every iteration, settled or timed."""
+    argv = _argv(probes, "java")
+    done = _run(argv, "--case", "count", "--samples", "3", "--iters", "1000", "--settle-ns", "30000000")
+    assert done.returncode == 0, done.stderr
+    out = parse(done.stdout, expected_case="count")
+    assert out.descriptor["settle_ns"] == 30_000_000
+    assert [(s["iters"], s["ops"]) for s in out.samples] == [(1000, 3000)] * 3
+    assert _run(argv, "--case", "count", "--settle-ns", "-1").returncode == 2
+
+
+def test_the_engine_asks_java_kernels_alone_to_settle(tmp_path):
+    from layertax.engine.measure.scheduler import Scheduler
+    from layertax.engine.measure.settings import Settings
+
+    settings = Settings.from_options(jit_settle=0.1, pin=False)
+    assert settings.jit_settle_ns == 100_000_000 and "jit_settle_ns" in settings.given
+    scheduler = Scheduler(settings)
+
+    def argv(kind: str) -> list[str]:
+        kernel = type("Built", (), {"argv": [kind], "kind": kind})()
+        run = type("CaseRun", (), {"kernel": kernel, "case": type("C", (), {"name": "count"})(), "iters": None})()
+        return scheduler._argv(run, tmp_path, 3)
+
+    assert argv("java")[-2:] == ["--settle-ns", "100000000"]
+    assert all("--settle-ns" not in argv(kind) for kind in ("c", "python", "go", "rust", "node", "perl"))
+    assert Settings().jit_settle_ns == 250_000_000
+    with pytest.raises(UsageError, match="--jit-settle"):
+        Settings.from_options(jit_settle=61, pin=False)

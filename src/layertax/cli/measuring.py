@@ -51,6 +51,9 @@ def list_cmd(experiment: str | None) -> None:
               f"round median, so more of them take its noise out of the ratios. [default: {_D.baseline_bursts}]")
 @click.option("--min-time", type=Finite(min=0.0001, max=60), help="Minimum seconds per sample; kernels calibrate "
               f"their iterations to it. [default: {_D.min_sample_ns / 1e9:g}]")
+@click.option("--jit-settle", type=Finite(min=0, max=60), metavar="SECONDS", help="Untimed running a Java kernel "
+              "does after its warm-up, before its timed samples, while the JIT's compiler threads finish (they share "
+              f"its CPU). [default: {_D.jit_settle_ns / 1e9:g}]")
 @click.option("--case", "case_globs", multiple=True, metavar="GLOB", help="Run only cases matching GLOB (repeatable); the baseline always runs.")
 @click.option("--timeout", type=Finite(min=0.1, max=86400), default=60.0, show_default=True, help="Seconds one kernel invocation may take before it is killed and its case marked failed.")
 @click.option("--seed", type=int, help="Seed of the round shuffles (recorded in the result; give it to replay an order).")
@@ -67,7 +70,7 @@ def list_cmd(experiment: str | None) -> None:
               "calls per operation (the timed runs are never traced).")
 @keeping_options
 def run(experiment_names, quick, thorough, precision, budget, runs, warmup, burst, pairing, baseline_bursts, min_time,
-        case_globs, timeout, seed, cpu, no_pin, no_priority, no_save, allow_concurrent, metric, no_syscalls,
+        jit_settle, case_globs, timeout, seed, cpu, no_pin, no_priority, no_save, allow_concurrent, metric, no_syscalls,
         everything, **options) -> None:
     """Run experiments (all of them if none is named) and print a table per experiment.
 
@@ -83,7 +86,7 @@ def run(experiment_names, quick, thorough, precision, budget, runs, warmup, burs
     exports = export_values(options)
     own = {key: value for key, value in options.items() if "__" in key}
     settings = {"quick": quick, "thorough": thorough, "precision": precision, "budget": budget, "runs": runs, "warmup": warmup, "burst": burst,
-                "baseline_bursts": baseline_bursts, "pairing": pairing, "min_time": min_time,
+                "baseline_bursts": baseline_bursts, "pairing": pairing, "min_time": min_time, "jit_settle": jit_settle,
                 "timeout": timeout, "seed": seed, "cpu": cpu, "pin": not no_pin, "raise_priority": not no_priority,
                 "count_syscalls": not no_syscalls, "metric": metric}
     exit_with(running.run(experiment_names, case_globs, settings, own, exports, not no_save, allow_concurrent,

@@ -212,6 +212,7 @@ def own_settings_line(exp: dict) -> str | None:
         return None
     names = {"runs": "rounds", "burst": "samples per round", "warmup": "warm-up rounds",
              "min_sample_ns": "min sample ns", "baseline_bursts": "baseline bursts per round",
+             "jit_settle_ns": "JIT settle ns",
              "pairing": "pairing"}
     return "this experiment ran with " + ", ".join(f"{names.get(k, k)} = {v}" for k, v in own.items())
 

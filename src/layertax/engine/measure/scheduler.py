@@ -159,6 +159,8 @@ class Scheduler:
             argv.append("--raise-priority")
         if run.iters:
             argv += ["--iters", str(run.iters)]
+        if run.kernel.kind == "java":
+            argv += ["--settle-ns", str(s.jit_settle_ns)]
         return argv
 
     def invoke(self, run: CaseRun, workroot: Path, samples: int, round_no: int | None,

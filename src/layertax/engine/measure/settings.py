@@ -50,6 +50,12 @@ class Settings:
     # docs/method/statistics.md).
     pairing: str = "beside"
     min_sample_ns: int = 5_000_000
+    # Untimed samples a Java kernel runs after its calibration, for this long, before its timed
+    # ones: the JIT's compiler threads go on working for a few hundred ms of a JVM's life, on the
+    # CPU its timed thread is pinned to, and a sample they preempt runs slow. 250 ms took
+    # callchain's Java ratios 2-10% lower, where 500 ms took them no further (docs/method/
+    # statistics.md, "Why Java's kernels settle").
+    jit_settle_ns: int = 250_000_000
     timeout: float = 60.0          # seconds, per invocation of a kernel
     seed: int | None = None        # of the shuffles; drawn and recorded if not given
     cpu: int | None = None         # pin kernels to this CPU; None: do not pin
@@ -75,7 +81,7 @@ class Settings:
                      seed: int | None = None, cpu: int | None = None, pin: bool = True,
                      raise_priority: bool = True, count_syscalls: bool = True, metric: str = "time",
                      baseline_bursts: int | None = None, pairing: str | None = None,
-                     options: dict | None = None) -> Settings:
+                     jit_settle: float | None = None, options: dict | None = None) -> Settings:
         """The settings of one `layertax run`: --quick's or --thorough's values, then every flag
         given explicitly over them (and recorded as given, so they also beat an experiment's own
         defaults). --runs N fixes the number of rounds, as --thorough does (40, no budget)."""
@@ -95,7 +101,8 @@ class Settings:
             settings.budget_s = budget or None   # --budget 0: no limit
         explicit = {"runs": runs, "warmup": warmup, "burst": burst, "baseline_bursts": baseline_bursts,
                     "pairing": pairing,
-                    "min_sample_ns": None if min_time is None else int(min_time * 1e9)}
+                    "min_sample_ns": None if min_time is None else int(min_time * 1e9),
+                    "jit_settle_ns": None if jit_settle is None else int(jit_settle * 1e9)}
         for name, value in explicit.items():
             if value is not None:
                 setattr(settings, name, value)
@@ -138,6 +145,8 @@ class Settings:
             raise UsageError("--baseline-bursts must be between 1 and 10")
         if self.pairing not in PAIRINGS:
             raise UsageError(f"--pairing must be one of {', '.join(PAIRINGS)}")
+        if not 0 <= self.jit_settle_ns <= 60_000_000_000:
+            raise UsageError("--jit-settle must be between 0 and 60 seconds")
         if self.burst < 1 or self.min_sample_ns < 1 or self.timeout <= 0:
             raise UsageError("burst, minimum sample time and timeout must be positive")
         if self.precision is not None and not 0 < self.precision < 1:
@@ -157,7 +166,8 @@ class Settings:
 # What sets a round's cost and how far its ratios spread. A run measured another way (--quick's
 # shorter samples, a --burst given, callgrind's counts, a --thorough file) says nothing of what
 # this one will cost or reach, so the budget and the forecast read only runs of the same design.
-DESIGN_KEYS = ("quick", "thorough", "metric", "burst", "baseline_bursts", "pairing", "min_sample_ns", "warmup")
+DESIGN_KEYS = ("quick", "thorough", "metric", "burst", "baseline_bursts", "pairing", "min_sample_ns", "warmup",
+               "jit_settle_ns")
 
 
 def design(settings: dict, experiment: str | None = None, overrides: dict | None = None) -> dict:

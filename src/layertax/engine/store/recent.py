@@ -19,7 +19,7 @@ from __future__ import annotations
 
 # How many of the newest runs with the experiment are looked at, at most, to find comparable ones.
 LOOK_BACK = 20
-_RUN_SETTINGS = ("metric", "quick", "min_sample_ns", "burst", "warmup", "baseline_bursts")
+_RUN_SETTINGS = ("metric", "quick", "min_sample_ns", "burst", "warmup", "baseline_bursts", "jit_settle_ns")
 
 
 def way(doc: dict, exp: dict) -> tuple:

@@ -99,7 +99,7 @@ public final class Harness {
 
     public static <S> void main(String kernel, List<Case<S>> cases, String[] args, long defaultWarmupIters) {
         String caseName = null, dir = null;
-        long samples = 5, minNs = 10_000_000L, iters = 0, warmup = defaultWarmupIters;
+        long samples = 5, minNs = 10_000_000L, iters = 0, warmup = defaultWarmupIters, settleNs = 0;
         try {
             for (int i = 0; i < args.length; i++) {
                 String a = args[i];
@@ -113,11 +113,12 @@ public final class Harness {
                     case "--min-sample-ns" -> minNs = Long.parseLong(v);
                     case "--iters" -> iters = Long.parseLong(v);
                     case "--warmup-iters" -> warmup = Long.parseLong(v);
+                    case "--settle-ns" -> settleNs = Long.parseLong(v);
                     case "--cpu" -> Long.parseLong(v);  // pinned by the engine before exec
                     default -> throw new IllegalArgumentException("bad option: " + a);
                 }
             }
-            if (samples < 1 || minNs < 0 || iters < 0 || warmup < 0) throw new IllegalArgumentException("negative value");
+            if (samples < 1 || minNs < 0 || iters < 0 || warmup < 0 || settleNs < 0) throw new IllegalArgumentException("negative value");
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
             System.exit(2);
@@ -151,6 +152,7 @@ public final class Harness {
                     + json(System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"))
                     + ",\"clock\":\"System.nanoTime (CLOCK_MONOTONIC)\",\"clock_res_ns\":1,\"clock_overhead_ns\":"
                     + overhead + ",\"ops_per_iter\":" + c.opsPerIter() + ",\"warmup_iters\":" + warmup
+                    + ",\"settle_ns\":" + settleNs
                     + ",\"pinned\":" + pinned + ",\"pin\":" + json("cpus allowed " + cpus + " (set by the engine)")
                     + ",\"priority\":" + json(nice() + " (set by the engine)") + "}");
             if (warmup > 0) timed(c, state, warmup);
@@ -163,6 +165,10 @@ public final class Harness {
                     iters = (long) (iters * factor) + 1;
                 }
             }
+            // The JIT's compiler threads go on working for a few hundred ms of a JVM's life, on the
+            // CPU its timed thread is pinned to: untimed samples for settleNs first let them finish
+            // (docs/method/statistics.md, "Why Java's kernels settle").
+            for (long spent = 0; spent < settleNs; ) spent += timed(c, state, iters)[0];
             for (long i = 0; i < samples; i++) emit(sampleJson(c, iters, timed(c, state, iters)));
         } catch (Exception e) {
             problem(c.name(), "error", e.toString());
