@@ -126,6 +126,26 @@ def _result(dodge: bool, series: list[dict], samples: list[dict]) -> dict:
             "cases": [{"name": "a", "samples": samples}], "controls": []}
 
 
+def test_the_note_goes_by_the_interruptions_learned_again_where_the_timer_moved():
+    """A CPU found shared with a busy task is left, and its successor's interruptions learned
+    again (a placement line): the launches after it dodged those, and the note says so, where
+    the first CPU's spin found none in step."""
+    tick = [{"period_ns": 4 * MS, "hit": 25, "points": 25}]
+    dodged = [{"exit_ns": 500_000, "clear_ns": 3 * MS, "dodged": True}] * 4
+    result = _result(True, [], dodged)
+    assert "no periodic interruption of the pinned CPU found" in ticks.note(result)
+    moved = {"round": 3, "from": 0, "to": 1, "waited": 3, "of": 10,
+             "ticks": {**result["launch"]["descriptor"]["ticks"], "series": tick}}
+    result["launch"]["moves"] = [moved]
+    text = ticks.note(result)
+    assert text.startswith("CPU 1, where the timer moved, is interrupted every 4.00 ms")
+    assert "4 of 4 launches started clear of them" in text
+    # Moved to a CPU whose spin found none: the first CPU's series still tells the earlier launches.
+    again = _result(True, tick, dodged)
+    again["launch"]["moves"] = [{**moved, "ticks": {**moved["ticks"], "series": []}}]
+    assert ticks.note(again).startswith("the pinned CPU is interrupted every 4.00 ms")
+
+
 def test_the_note_counts_the_launches_an_interruption_landed_in():
     tick = [{"period_ns": 4 * MS, "hit": 25, "points": 25}]
     # Started at once: 2 of 8 took longer than the time they had, and ran 10% slower.
@@ -174,7 +194,9 @@ def test_a_stamped_program_that_runs_on_past_the_period_is_started_clear_until_m
         if len(periods) == 1 and 1.25 * longest < room:
             assert any(x["dodged_until"] == "main" for x in stamped)
     # The note judges a launch started clear until main by its spawn->main.
-    result = {"launch": {"descriptor": lines[0] | {"pinned": True}},
+    # A CPU found busy is left, and the interruptions learned again on the next (a placement line).
+    moves = [x["placement"] for x in lines if "placement" in x]
+    result = {"launch": {"descriptor": lines[0] | {"pinned": True}, "moves": moves},
               "cases": [{"name": "s", "samples": [protocol.parse_line(json.dumps(x)).sample(None) for x in stamped]}],
               "controls": []}
     to_main = sum(x["dodged_until"] == "main" for x in stamped)

@@ -240,20 +240,26 @@ def _model(model_file: Path | None, progress_factory, say, keep_calibration: boo
     return model.fit(doc, "a quick calibration sweep run now")
 
 
-def _calibration(fitted: dict, by_name: dict, reference, pic, empty_pic) -> dict | None:
+def _calibration(fitted: dict, by_name: dict, reference, pic, empty_pic) -> tuple[dict | None, str | None]:
     """The reference program's measured loader time over the model's: how this machine runs today.
-    reference: (its static picture, its loadtime variant), or None."""
+    reference: (its static picture, its loadtime variant), or None. (the calibration, None), or
+    (None, why there is none)."""
     ref, empty = by_name.get(measure.REFERENCE), by_name.get(EMPTY_STAMPED)
     if reference is None or not ref or not ref["samples"] or not empty:
-        return None
+        return None, "no reference measurement"
     reference_pic, variant = reference
     predicted = model.predict_difference(fitted, reference_pic.counts(False), empty_pic.counts(False))
     measured = _paired_difference(ref, empty, "first_init_ns")
-    if not measured or predicted <= 0 or measured <= 0:
-        return None
-    return {"program": str(reference_pic.program.path), "shape": model.REFERENCE_SHAPE, "variant": variant,
-            "linker": pic.program.linker, "predicted_ns": predicted, "measured_ns": measured,
-            "factor": measured / predicted}
+    if predicted <= 0:
+        return None, "the model gives the reference program no time over the empty one"
+    if not measured or measured <= 0:
+        # A few rounds on a busy machine can put the reference's loader time at or under the
+        # empty program's: a difference that says nothing of how this machine runs today.
+        return None, ("the reference program's loader time did not come out above the empty program's in "
+                      "these rounds")
+    return ({"program": str(reference_pic.program.path), "shape": model.REFERENCE_SHAPE, "variant": variant,
+             "linker": pic.program.linker, "predicted_ns": predicted, "measured_ns": measured,
+             "factor": measured / predicted}, None)
 
 
 def _predict(result, pic, empty_pic, reference, stamp_paths, model_file, progress_factory, say,
@@ -264,7 +270,9 @@ def _predict(result, pic, empty_pic, reference, stamp_paths, model_file, progres
     if problem is not None:
         return out
     by_name = {c["name"]: c for c in [*result["cases"], *result["controls"]]}
-    out["calibration"] = _calibration(fitted, by_name, reference, pic, empty_pic)
+    out["calibration"], why = _calibration(fitted, by_name, reference, pic, empty_pic)
+    if why:
+        out["uncalibrated"] = why
     uncalibrated = fitted
     if out["calibration"]:
         fitted = model.scaled(fitted, out["calibration"]["factor"])

@@ -155,7 +155,8 @@ def prediction_table(result: dict) -> dict:
                      f"{duration(cal['measured_ns'])} in these rounds against the model's "
                      f"{duration(cal['predicted_ns'])}, so every slope is scaled by {cal['factor']:.2f}")
     else:
-        notes.append("not calibrated on the day (no reference measurement): the slopes are the sweep's")
+        notes.append(f"not calibrated on the day ({pred.get('uncalibrated') or 'no reference measurement'}): the "
+                     "slopes are the sweep's")
     if "sysv_probes" in pred.get("unpriced", []) and any(over(r, "sysv_probes") for r in pred.get("rows", [])):
         notes.append("the saved sweep had no SysV-hash variant: SysV searches are priced as GNU ones (run "
                      "`layertax loadtime sweep` to price them)")

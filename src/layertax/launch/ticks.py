@@ -30,17 +30,31 @@ def notes(result: dict) -> list[str]:
     return [text] if text else []
 
 
+def _learned(record: dict) -> tuple[dict | None, int | None]:
+    """The interruptions the launches were dodged by, and the CPU they were learned on again
+    where the timer moved (None: the first one's). The timer learns them on its first CPU (the
+    descriptor) and again on each it moves to (a placement line); the last learned that found
+    a series is the one the later launches went by."""
+    record = record or {}
+    learned = [(record.get("descriptor", {}).get("ticks"), None)]
+    learned += [(m.get("ticks"), m.get("to")) for m in record.get("moves") or [] if m.get("ticks") is not None]
+    found = [(t, cpu) for t, cpu in learned if t and t.get("series")]
+    return found[-1] if found else learned[0]
+
+
 def note(result: dict) -> str | None:
     """The note itself (None: no note)."""
-    descriptor = (result.get("launch") or {}).get("descriptor") or {}
-    ticks = descriptor.get("ticks")
+    record = result.get("launch") or {}
+    descriptor = record.get("descriptor") or {}
+    ticks, moved_to = _learned(record)
     if ticks is None or not descriptor.get("pinned"):
         return None
     if not ticks["series"]:
         return (f"no periodic interruption of the pinned CPU found (a {duration(ticks['learn_ns'])} spin saw "
                 f"{ticks['gaps']} gaps, none in step): launches started at once")
     periods = " and every ".join(duration(s["period_ns"]) for s in ticks["series"])
-    head = (f"the pinned CPU is interrupted every {periods} (the kernel's tick among them; "
+    where = "the pinned CPU" if moved_to is None else f"CPU {moved_to}, where the timer moved,"
+    head = (f"{where} is interrupted every {periods} (the kernel's tick among them; "
             f"{duration(ticks['median_gap_ns'])} each, from a loop reading the clock)")
     samples = [s for c in result.get("cases", []) + result.get("controls", []) for s in c.get("samples", [])]
     controls = sum(len(c.get("samples", [])) for c in result.get("controls", []))
