@@ -36,7 +36,7 @@ def _learned(record: dict) -> tuple[dict | None, int | None]:
     descriptor) and again on each it moves to (a placement line); the last learned that found
     a series is the one the later launches went by."""
     record = record or {}
-    learned = [(record.get("descriptor", {}).get("ticks"), None)]
+    learned = [((record.get("descriptor") or {}).get("ticks"), None)]
     learned += [(m.get("ticks"), m.get("to")) for m in record.get("moves") or [] if m.get("ticks") is not None]
     found = [(t, cpu) for t, cpu in learned if t and t.get("series")]
     return found[-1] if found else learned[0]
