@@ -53,8 +53,8 @@ class Settings:
     # Untimed samples a Java kernel runs after its calibration, for this long, before its timed
     # ones: the JIT's compiler threads go on working for a few hundred ms of a JVM's life, on the
     # CPU its timed thread is pinned to, and a sample they preempt runs slow. 250 ms took
-    # callchain's Java ratios 2-10% lower, where 500 ms took them no further (docs/method/
-    # statistics.md, "Why Java's kernels settle").
+    # callchain's Java ratios 2-10% lower (500 ms no further), encoding's 4-87% and scan's 19-32%
+    # (docs/method/statistics.md, "Why Java's kernels settle").
     jit_settle_ns: int = 250_000_000
     timeout: float = 60.0          # seconds, per invocation of a kernel
     seed: int | None = None        # of the shuffles; drawn and recorded if not given
