@@ -51,9 +51,9 @@ def list_cmd(experiment: str | None) -> None:
               f"round median, so more of them take its noise out of the ratios. [default: {_D.baseline_bursts}]")
 @click.option("--min-time", type=Finite(min=0.0001, max=60), help="Minimum seconds per sample; kernels calibrate "
               f"their iterations to it. [default: {_D.min_sample_ns / 1e9:g}]")
-@click.option("--jit-settle", type=Finite(min=0, max=60), metavar="SECONDS", help="Seconds a Java kernel runs "
-              "untimed after its warm-up, before its timed samples, while the JIT's compiler threads (on its CPU) "
-              f"finish. [default: {_D.jit_settle_ns / 1e9:g}]")
+@click.option("--jit-settle", type=Finite(min=0, max=60), metavar="SECONDS", help="Seconds a Java or Node.js "
+              "kernel runs untimed after its warm-up, before its timed samples, while the JIT's compiler threads "
+              f"(on its CPU) finish. [default: {_D.jit_settle_ns / 1e9:g}]")
 @click.option("--case", "case_globs", multiple=True, metavar="GLOB", help="Run only cases matching GLOB (repeatable); the baseline always runs.")
 @click.option("--timeout", type=Finite(min=0.1, max=86400), default=60.0, show_default=True, help="Seconds one kernel invocation may take before it is killed and its case marked failed.")
 @click.option("--seed", type=int, help="Seed of the round shuffles (recorded in the result; give it to replay an order).")

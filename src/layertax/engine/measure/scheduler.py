@@ -36,7 +36,7 @@ from layertax.engine.measure import count_cache
 from layertax.engine.measure.calibration import settled_iters
 from layertax.engine.measure import layout
 from layertax.engine.measure.rounds import RoundPlan
-from layertax.engine.measure.settings import Settings
+from layertax.engine.measure.settings import JIT_KINDS, Settings
 from layertax.scratch import make_private_dir
 
 
@@ -159,7 +159,7 @@ class Scheduler:
             argv.append("--raise-priority")
         if run.iters:
             argv += ["--iters", str(run.iters)]
-        if run.kernel.kind == "java":
+        if run.kernel.kind in JIT_KINDS:
             argv += ["--settle-ns", str(s.jit_settle_ns)]
         return argv
 

@@ -50,11 +50,12 @@ class Settings:
     # docs/method/statistics.md).
     pairing: str = "beside"
     min_sample_ns: int = 5_000_000
-    # Untimed samples a Java kernel runs after its calibration, for this long, before its timed
-    # ones: the JIT's compiler threads go on working for a few hundred ms of a JVM's life, on the
-    # CPU its timed thread is pinned to, and a sample they preempt runs slow. 250 ms took
-    # callchain's Java ratios 2-10% lower (500 ms no further), encoding's 4-87% and scan's 19-32%
-    # (docs/method/statistics.md, "Why Java's kernels settle").
+    # Untimed samples a JIT runtime's kernel (JIT_KINDS) runs after its calibration, for this
+    # long, before its timed ones: the JIT's compiler threads go on working for a few hundred ms
+    # of a JVM's life, on the CPU its timed thread is pinned to, and a sample they preempt runs
+    # slow. 250 ms took callchain's Java ratios 2-10% lower (500 ms no further), encoding's 4-87%
+    # and scan's 19-32%, and Node's 3-15% (docs/method/statistics.md, "Why JIT runtimes' kernels
+    # settle").
     jit_settle_ns: int = 250_000_000
     timeout: float = 60.0          # seconds, per invocation of a kernel
     seed: int | None = None        # of the shuffles; drawn and recorded if not given
@@ -162,6 +163,10 @@ class Settings:
             return None
         return StoppingRule(self.precision, min(self.min_rounds, self.runs), self.runs)
 
+
+# The kinds of kernel that settle before their samples (jit_settle_ns): their runtimes compile
+# on threads of their own while the timed thread runs.
+JIT_KINDS = ("java", "node")
 
 # What sets a round's cost and how far its ratios spread. A run measured another way (--quick's
 # shorter samples, a --burst given, callgrind's counts, a --thorough file) says nothing of what

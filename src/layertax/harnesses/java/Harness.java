@@ -167,7 +167,7 @@ public final class Harness {
             }
             // The JIT's compiler threads go on working for a few hundred ms of a JVM's life, on the
             // CPU its timed thread is pinned to: untimed samples for settleNs first let them finish
-            // (docs/method/statistics.md, "Why Java's kernels settle").
+            // (docs/method/statistics.md, "Why JIT runtimes' kernels settle").
             for (long spent = 0; spent < settleNs; ) spent += timed(c, state, iters)[0];
             for (long i = 0; i < samples; i++) emit(sampleJson(c, iters, timed(c, state, iters)));
         } catch (Exception e) {

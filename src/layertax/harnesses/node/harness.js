@@ -31,8 +31,10 @@ function contextSwitches() {
 }
 
 function parseOptions(argv) {
-  const o = { case: null, dir: null, samples: 5, minSampleNs: 10_000_000, iters: 0, warmupIters: null, raise: false };
-  const numeric = { '--samples': 'samples', '--min-sample-ns': 'minSampleNs', '--iters': 'iters', '--warmup-iters': 'warmupIters' };
+  const o = { case: null, dir: null, samples: 5, minSampleNs: 10_000_000, iters: 0, warmupIters: null, settleNs: 0,
+    raise: false };
+  const numeric = { '--samples': 'samples', '--min-sample-ns': 'minSampleNs', '--iters': 'iters', '--warmup-iters': 'warmupIters',
+    '--settle-ns': 'settleNs' };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--raise-priority') { o.raise = true; continue; }
@@ -99,7 +101,7 @@ function main(kernel, cases, defaultWarmupIters) {
     }
     emit({ kernel, case: c.name, description: c.description, language: 'node',
       runtime: `node ${process.version} (V8 ${process.versions.v8})`, clock: 'process.hrtime.bigint (CLOCK_MONOTONIC)',
-      clock_res_ns: 1, clock_overhead_ns: overhead, ops_per_iter: c.opsPerIter, warmup_iters: warmup,
+      clock_res_ns: 1, clock_overhead_ns: overhead, ops_per_iter: c.opsPerIter, warmup_iters: warmup, settle_ns: o.settleNs,
       pinned: /^\d+$/.test(cpus), pin: `cpus allowed ${cpus} (set by the engine)`, priority: prio });
     if (warmup > 0) timed(c, state, warmup);
     let iters = o.iters;
@@ -111,6 +113,10 @@ function main(kernel, cases, defaultWarmupIters) {
         iters = Math.floor(iters * Math.min(100, Math.max(2, (1.25 * o.minSampleNs) / ns))) + 1;
       }
     }
+    // V8's compiler threads go on optimizing for a while after the warm-up, on the CPU this
+    // process is pinned to: untimed samples for settleNs first let them finish
+    // (docs/method/statistics.md, "Why JIT runtimes' kernels settle").
+    for (let spent = 0; spent < o.settleNs; ) spent += timed(c, state, iters).ns;
     for (let i = 0; i < o.samples; i++) emit(timed(c, state, iters));
     return 0;
   } catch (e) {
