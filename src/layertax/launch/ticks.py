@@ -35,7 +35,6 @@ def _learned(record: dict) -> tuple[dict | None, int | None]:
     where the timer moved (None: the first one's). The timer learns them on its first CPU (the
     descriptor) and again on each it moves to (a placement line); the last learned that found
     a series is the one the later launches went by."""
-    record = record or {}
     learned = [((record.get("descriptor") or {}).get("ticks"), None)]
     learned += [(m.get("ticks"), m.get("to")) for m in record.get("moves") or [] if m.get("ticks") is not None]
     found = [(t, cpu) for t, cpu in learned if t and t.get("series")]

@@ -50,10 +50,6 @@ def _run(argv: list[str], env: dict, cwd: Path, timeout: float) -> tuple[int, st
         return proc.returncode, out.read().decode("utf-8", "replace")
 
 
-def _where() -> Path:
-    return paths.cache_dir() / "wine-prefix"
-
-
 def _made(where: Path) -> bool:
     return (where / "system.reg").is_file()
 
@@ -79,8 +75,8 @@ def prefix() -> Iterator[Path]:
     """layertax's Wine prefix, made on first use, for the length of one use. The use that ends
     last stops the prefix's wineserver (it would otherwise linger for a few seconds); one that
     ends while another still runs leaves it to that one."""
-    where = _where()
-    fd = files.lock_file(paths.cache_dir() / "wine-prefix.lock")   # the cache directory is the user's own
+    where = paths.cache_dir() / "wine-prefix"
+    fd = files.lock_file(where.with_name("wine-prefix.lock"))     # the cache directory is the user's own
     try:
         fcntl.flock(fd, fcntl.LOCK_SH)
         if not _made(where):
