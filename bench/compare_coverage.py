@@ -3,30 +3,30 @@ recorded rounds.
 
 compare sets two runs' per-round ratios of a case side by side: B/A is the Hodges-Lehmann shift
 of their logarithms, its interval Moses' 95% interval for it (the one the Mann-Whitney test
-inverts), widened by the larger of the two runs' drift factors, each estimated over its run's
-experiment (compare.judge_rows, which this bench calls as compare does). Here A and B are two
-runs of one experiment of 10 cases drawn from one model of per-round ratios (_common.py: iid,
-mixture, drift, steps; each with an exact truth), so B/A's truth is known; and, with RUN.json
-files that keep their samples, two runs of each recorded experiment drawn from its recorded
-rounds (blocks of consecutive rounds ten long on average, the same rounds for all its cases, the
-machine's own drift kept), whose truth is 1.
+inverts), widened in ranks by the variance factor of the Mann-Whitney count, estimated over the
+experiment's cases in both runs (rank_dependence.py; compare.judge_rows, which this bench calls
+as compare does). Here A and B are two runs of one experiment of 10 cases drawn from one model of
+per-round ratios (_common.py: iid, mixture, drift, steps; each with an exact truth), so B/A's
+truth is known; and, with RUN.json files that keep their samples, two runs of each recorded
+experiment cut from one recorded run: two disjoint stretches of n consecutive rounds, the same
+rounds for all its cases, so the machine's own drift is kept and no round is in both. Their
+truth is 1; at n rounds a run, the cases that ran at least 2n take part.
 
     .venv/bin/python bench/compare_coverage.py [--sims 1000] [--sizes N,...] [--factors] [--mover]
-                                               [--mean-factor 1.5,1.75] [--experiments 1000] [RUN.json ...]
+                                               [--shortfall X] [--short-factor F]
+                                               [--experiments 1000] [RUN.json ...]
 
 --mover adds, for the same pairs, a design compare does not use: B/A's interval put together from
-each run's own interval of its median (the one a run prints, widened by that run's factor) by MOVER
-(Zou and Donner: the two half-widths added in quadrature on the log scale), to set beside
-compare's. --mean-factor adds, for the same pairs, compare's interval widened another way: by the
-mean of the two runs' factors (what the variance of a difference of two equally long runs'
-estimates takes) instead of the larger, its excess for ranks scaled by each value given (compare:
-the larger, scaled by dependence.RANKS_OVER_SIGNS). --factors adds the drift factor compare widened
-by under each model (its mean and spread: what a run's rounds tell of their own drift);
---experiments adds the geometric-mean row compare prints for each experiment, its truth the
-geometric mean of its cases' truths (simulated experiments, and pairs of runs of each recorded
-experiment of two cases or more, its cases drawn at the same round blocks). Takes about three
-minutes at 1,000 cases a cell (one core), as much again for each of --mover and each --mean-factor
-value, and eighteen more at 1,000 experiments. 93-97% is the goal, as for the runs' own intervals
+each run's own interval of its median (the one a run prints, widened by that run's factor) by
+MOVER (Zou and Donner: the two half-widths added in quadrature on the log scale), to set beside
+compare's. --shortfall and --short-factor run it all with another value of compare's two
+small-sample constants (rank_dependence.py), to see what each does. --factors adds the drift
+factor compare widened by under each model (its mean and spread: what two runs' rounds tell of
+their own drift); --experiments adds the geometric-mean row compare prints for each experiment,
+its truth the geometric mean of its cases' truths (simulated experiments, and pairs of stretches
+of each recorded experiment of two cases or more). Takes about two minutes at 4,000 cases a cell
+on one core, as much again for --mover, and about eight more at 1,000 experiments; --sizes
+splits it over cores. 93-97% is the goal, as for the runs' own intervals
 (bench/interval_coverage.py).
 """
 from __future__ import annotations
@@ -36,13 +36,12 @@ import math
 
 import numpy as np
 
-from layertax.engine.analysis import compare, dependence, stats
+from layertax.engine.analysis import compare, dependence, rank_dependence, stats
 
-from _common import MODELS, block_rounds, finish, recorded_ratios   # this folder's
+from _common import MODELS, finish, recorded_ratios   # this folder's
 
 SIZES = (6, 8, 12, 16, 24, 40)
 CASES = 10          # the cases of one simulated experiment
-BLOCK = 10          # the mean length of a block of recorded rounds
 
 
 def rows(runs_a: list[np.ndarray], runs_b: list[np.ndarray]) -> list[compare.Row]:
@@ -84,23 +83,6 @@ def mover_held(runs_a: list[np.ndarray], runs_b: list[np.ndarray], truths: list[
     return hits
 
 
-def mean_factor_judge(scale: float):
-    """A judge whose interval is compare's widened by the mean of the two runs' factors, its excess
-    over 1 scaled by `scale` for ranks (compare: the larger factor, RANKS_OVER_SIGNS)."""
-    def judge(runs_a: list[np.ndarray], runs_b: list[np.ndarray], truths: list[float]) -> int:
-        factors_a = dependence.factors([list(a) for a in runs_a])
-        factors_b = dependence.factors([list(b) for b in runs_b])
-        hits = 0
-        for a, b, fa, fb, truth in zip(runs_a, runs_b, factors_a, factors_b, truths):
-            # series_ratio_test converts a factor of signs for ranks (for_ranks); this one gives it
-            # the factor of signs whose conversion is 1 + scale * (mean - 1).
-            signs = 1.0 + scale / dependence.RANKS_OVER_SIGNS * ((fa + fb) / 2 - 1.0)
-            _, (low, high), _, _ = stats.series_ratio_test(a, b, (signs, signs))
-            hits += low <= truth <= high
-        return hits
-    return judge
-
-
 def mean_held(runs_a: list[np.ndarray], runs_b: list[np.ndarray], truths: list[float]) -> bool:
     """Whether the geometric-mean row compare prints for an experiment of these cases holds the
     geometric mean of their truths."""
@@ -116,11 +98,20 @@ def simulated_pair(draw, rng, n: int) -> tuple[list[np.ndarray], list[np.ndarray
 
 
 def recorded_pair(rng, ratios: list[np.ndarray], n: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """Two runs of a recorded experiment: its cases' ratios at one draw of round blocks a run, from
-    the rounds all its cases ran (the shortest case's)."""
+    """Two runs of a recorded experiment: two disjoint stretches of n consecutive rounds of one
+    recorded run, the same rounds for every case (of the rounds all its cases ran: the shortest
+    case's, at least 2n)."""
     shortest = min(r.size for r in ratios)
-    pick_a, pick_b = (block_rounds(rng, shortest, n, BLOCK) for _ in range(2))
-    return [r[pick_a] for r in ratios], [r[pick_b] for r in ratios]
+    first = int(rng.integers(0, shortest - 2 * n + 1))          # where the earlier stretch starts
+    second = int(rng.integers(first + n, shortest - n + 1))     # and the later one
+    a, b = (first, second) if rng.random() < 0.5 else (second, first)
+    return [r[a:a + n] for r in ratios], [r[b:b + n] for r in ratios]
+
+
+def long_enough(experiments: list[list[np.ndarray]], n: int) -> list[list[np.ndarray]]:
+    """Each recorded experiment's cases that ran at least 2n rounds (the experiments that have any)."""
+    kept = [[r for r in e if r.size >= 2 * n] for e in experiments]
+    return [e for e in kept if e]
 
 
 def simulated(draw, n: int, sims: int, seed: int, judge=held) -> float:
@@ -130,7 +121,11 @@ def simulated(draw, n: int, sims: int, seed: int, judge=held) -> float:
 
 
 def resampled(experiments: list[list[np.ndarray]], n: int, sims: int, seed: int, judge=held) -> float:
-    """The share of recorded cases whose B/A interval held 1, over pairs of runs of each experiment."""
+    """The share of recorded cases whose B/A interval held 1, over pairs of runs of each experiment
+    long enough for n rounds a run (nan where none is)."""
+    experiments = long_enough(experiments, n)
+    if not experiments:
+        return float("nan")
     rng = np.random.default_rng(seed)
     hits = total = 0
     for _ in range(max(20, sims // sum(len(e) for e in experiments))):
@@ -157,7 +152,11 @@ def simulated_means(draw, n: int, experiments: int, seed: int) -> float:
 
 
 def resampled_means(experiments: list[list[np.ndarray]], n: int, draws: int, seed: int) -> float:
-    """The share of pairs of runs of recorded experiments whose geometric-mean row held 1."""
+    """The share of pairs of runs of recorded experiments whose geometric-mean row held 1 (nan where
+    none has two cases long enough for n rounds a run)."""
+    experiments = [e for e in long_enough(experiments, n) if len(e) >= 2]
+    if not experiments:
+        return float("nan")
     rng = np.random.default_rng(seed)
     hits = total = 0
     for _ in range(max(1, draws // len(experiments))):
@@ -176,29 +175,34 @@ def main() -> int:
                         help="also the drift factor compare widens by under each model: its mean and spread")
     parser.add_argument("--mover", action="store_true",
                         help="also B/A's interval put together from each run's own median interval (MOVER)")
-    parser.add_argument("--mean-factor", help="also the interval widened by the mean of the runs' factors, "
-                        "its excess for ranks scaled by each value (comma-separated)")
+    parser.add_argument("--shortfall", type=float,
+                        help="the factor's small-sample correction to use instead of compare's "
+                        "(rank_dependence.SHORTFALL; 0: none)")
+    parser.add_argument("--short-factor", type=float,
+                        help="the factor for runs too short to estimate one, instead of compare's "
+                        "(rank_dependence.SHORT_FACTOR)")
     parser.add_argument("--experiments", type=int, default=0,
                         help="also the geometric-mean row: simulated experiments (and recorded pairs) a cell")
     args = parser.parse_args()
     sizes = tuple(int(n) for n in args.sizes.split(",")) if args.sizes else SIZES
-    print(f"coverage of compare's B/A [95% CI]; {args.sims} cases a cell; rounds of each run:")
+    if args.shortfall is not None:
+        rank_dependence.SHORTFALL = args.shortfall
+    if args.short_factor is not None:
+        rank_dependence.SHORT_FACTOR = args.short_factor
+    print(f"coverage of compare's B/A [95% CI]; {args.sims} cases a cell; rounds of each run "
+          f"(shortfall {rank_dependence.SHORTFALL:g}, short runs' factor {rank_dependence.SHORT_FACTOR:g}):")
     print(f"{'model':18} " + " ".join(f"{n:>6}" for n in sizes))
     for i, (name, draw) in enumerate(MODELS.items()):
         cells = [simulated(draw, n, args.sims, seed=300 + 10 * i + n) for n in sizes]
         print(f"{name:18} " + " ".join(f"{100 * c:6.1f}" for c in cells), flush=True)
-    experiments = [[ratios for _, ratios in cases] for _, cases in recorded_ratios(args.runs)]
+    experiments = [[ratios for _, ratios in cases]
+                   for _, cases in recorded_ratios(args.runs, at_least=2 * min(sizes))]
     if experiments:
         cells = [resampled(experiments, n, args.sims, seed=500 + n) for n in sizes]
-        print(f"{'recorded (blocks)':18} " + " ".join(f"{100 * c:6.1f}" for c in cells)
-              + f"   ({sum(map(len, experiments))} cases)", flush=True)
+        _recorded_rows(cells, [sum(map(len, long_enough(experiments, n))) for n in sizes], "cases")
     if args.mover:
         _judged_table("coverage of B/A's interval by MOVER from each run's own 95% interval (not compare's)",
                       mover_held, experiments, sizes, args.sims)
-    for scale in (float(v) for v in (args.mean_factor.split(",") if args.mean_factor else [])):
-        _judged_table(f"coverage of compare's interval widened by the mean of the two runs' factors, its "
-                      f"excess x{scale:g} for ranks (not compare's)", mean_factor_judge(scale),
-                      experiments, sizes, args.sims)
     if args.factors:
         _factors(sizes, args.sims)
     if args.experiments:
@@ -215,7 +219,13 @@ def _judged_table(title: str, judge, experiments: list[list[np.ndarray]], sizes:
         print(f"{name:18} " + " ".join(f"{100 * c:6.1f}" for c in cells), flush=True)
     if experiments:
         cells = [resampled(experiments, n, sims, seed=500 + n, judge=judge) for n in sizes]
-        print(f"{'recorded (blocks)':18} " + " ".join(f"{100 * c:6.1f}" for c in cells), flush=True)
+        _recorded_rows(cells, [sum(map(len, long_enough(experiments, n))) for n in sizes], "cases")
+
+
+def _recorded_rows(cells: list[float], counts: list[int], what: str) -> None:
+    """The recorded row, and under it how many recorded cases (or experiments) each cell rests on."""
+    print(f"{'recorded':18} " + " ".join("     -" if math.isnan(c) else f"{100 * c:6.1f}" for c in cells))
+    print(f"{'  (' + what + ')':18} " + " ".join(f"{k:6d}" for k in counts), flush=True)
 
 
 def _factors(sizes: tuple[int, ...], sims: int) -> None:
@@ -236,8 +246,8 @@ def _means(recorded_experiments: list[list[np.ndarray]], sizes: tuple[int, ...],
         print(f"{name:18} " + " ".join(f"{100 * c:6.1f}" for c in cells), flush=True)
     if recorded_experiments:
         cells = [resampled_means(recorded_experiments, n, experiments, seed=900 + n) for n in sizes]
-        print(f"{'recorded (blocks)':18} " + " ".join(f"{100 * c:6.1f}" for c in cells)
-              + f"   ({len(recorded_experiments)} experiments)", flush=True)
+        _recorded_rows(cells, [sum(len(e) >= 2 for e in long_enough(recorded_experiments, n)) for n in sizes],
+                       "experiments")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 import numpy as np
 import pytest
 
-from layertax.engine.analysis import dependence, stats
+from layertax.engine.analysis import dependence, shift, stats
+from scipy import stats as sps
 
 
 def test_median_and_spread_of_known_samples():
@@ -133,7 +134,7 @@ def test_a_sample_that_says_whether_it_was_preempted_is_believed_over_its_switch
 
 def _judged(a, b, threshold: float = stats.DEFAULT_THRESHOLD) -> tuple[str, float]:
     """compare's verdict on two series of independent values (no drift factor), and its B/A."""
-    ratio, ci, p, _ = stats.series_ratio_test(a, b, (1.0, 1.0))
+    ratio, ci, p, _, _ = stats.series_ratio_test(a, b, 1.0)
     return stats.verdict(ratio, ci, p < 0.05, threshold), ratio
 
 
@@ -161,18 +162,31 @@ def test_comparison_detects_a_real_shift_and_respects_the_noise_band():
     assert verdict == "no difference" and ratio == pytest.approx(1.01, rel=1e-6)
 
 
-def test_the_ratio_interval_contains_the_ratio_and_is_widened_by_the_larger_factor_for_ranks():
+def test_the_ratio_interval_is_widened_in_ranks_and_excludes_1_where_the_widened_test_rejects():
     rng = np.random.default_rng(3)
     a = rng.normal(100, 5, 40)
     b = rng.normal(120, 5, 40)
-    ratio, (lo, hi), _, factor = stats.series_ratio_test(a, b, (1.0, 1.0))
-    assert lo < ratio < hi and 1.1 < lo and hi < 1.3 and factor == 1.0
-    # The larger run's factor of signs, 3, is 1 + 1.5 x 2 = 4 for these rank statistics; sqrt(4) = 2:
-    # each side's distance from the point doubles on the log scale.
-    ratio_w, (lo_w, hi_w), _, factor_w = stats.series_ratio_test(a, b, (1.0, 3.0))
-    assert factor_w == 4.0 and ratio_w == ratio
-    assert np.log(ratio / lo_w) == pytest.approx(2 * np.log(ratio / lo)) and np.log(hi_w / ratio) == pytest.approx(
-        2 * np.log(hi / ratio))
+    ratio, (lo, hi), _, factor, coverage = stats.series_ratio_test(a, b, 1.0)
+    assert lo < ratio < hi and 1.1 < lo and hi < 1.3 and factor == 1.0 and coverage == 0.95
+    # A factor of 4: Moses' interval at the confidence whose normal quantile is twice 95%'s
+    # (99.99%), the same ranks shift.py takes at that confidence.
+    ratio_w, (lo_w, hi_w), _, factor_w, coverage_w = stats.series_ratio_test(a, b, 4.0)
+    assert factor_w == 4.0 and ratio_w == ratio and coverage_w == 0.95
+    _, (low, high), _ = shift.shift_interval(np.log(a), np.log(b), 2 * sps.norm.cdf(2 * 1.959964) - 1)
+    assert (lo_w, hi_w) == pytest.approx((np.exp(low), np.exp(high))) and lo_w < lo and hi_w > hi
+    # Interval and test agree at every factor: a shift of 4% in noise of 5%.
+    close = rng.normal(104, 5, 40)
+    for f in (1.0, 1.5, 2.0, 3.0, 5.0):
+        _, (lo_f, hi_f), p, _, _ = stats.series_ratio_test(a, close, f)
+        assert (lo_f > 1 or hi_f < 1) == (p < 0.05), (f, lo_f, hi_f, p)
+
+
+def test_too_few_rounds_for_a_widened_interval_say_what_they_cover():
+    """Three rounds a side: the widest interval covers 90% of independent rounds, less with drift."""
+    a, b = [1.0, 1.1, 1.2], [1.05, 1.15, 1.25]
+    _, ci, _, _, plain = stats.series_ratio_test(a, b, 1.0)
+    _, ci_w, _, _, widened = stats.series_ratio_test(a, b, 2.0)
+    assert plain == pytest.approx(0.9) and widened < plain and ci == ci_w
 
 
 def test_round_summary_treats_each_round_as_one_replicate():

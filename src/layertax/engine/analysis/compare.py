@@ -12,8 +12,8 @@ moved (docs/guide/compare.md).
 
 Each case gets B/A (the Hodges-Lehmann shift of its log values), Moses' interval for it and
 the Mann-Whitney U test (the test that interval inverts), both widened for rounds that drift
-together (stats.series_ratio_test, with each run's drift factor estimated over its
-experiment); the p-values are Holm-corrected over every case compared, so that among many cases
+together (stats.series_ratio_test, the drift factor estimated over the experiment's cases in
+both runs); the p-values are Holm-corrected over every case compared, so that among many cases
 one lucky draw does not read as a change. Where A's or B's run found a ratio moving between this
 machine's runs (between_runs.py keeps how far, tau), both are widened by that too
 (widen_between_runs). A verdict needs the corrected test, the interval excluding 1, and the ratio
@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from layertax.engine.analysis import analyze, between_runs, dependence, shift, stats, two_levels
+from layertax.engine.analysis import analyze, between_runs, dependence, rank_dependence, stats, two_levels
 from layertax.engine import machine
 from layertax import units
 
@@ -49,13 +49,7 @@ class Row:
     between_runs: float = 0.0         # tau: how far the ratio moves between runs here (logs), added to them
     a_rounds: dict[int, float] = field(default_factory=dict, repr=False)   # round id -> median, for the geometric mean
     b_rounds: dict[int, float] = field(default_factory=dict, repr=False)
-
-    @property
-    def coverage(self) -> float:
-        """What a timed row's interval covers: 95%, less with too few rounds for it (shift.py)."""
-        if self.method != "time":
-            return stats.CONFIDENCE
-        return shift.interval_rank(len(self.a_rounds), len(self.b_rounds), stats.CONFIDENCE)[1]
+    coverage: float = stats.CONFIDENCE   # what the interval covers: less where too few rounds reach 95%
 
 
 @dataclass
@@ -200,22 +194,22 @@ def _mean_tau(a: dict, b: dict) -> float | None:
 
 
 def judge_rows(rows: list[Row]) -> None:
-    """Each timed row's B/A, interval, p and drift factor (stats.series_ratio_test). A run's
-    factor for a case is estimated over the experiment's series of the same kind in that run (its
-    cases' ratios to their baselines, or the figures of cases judged on their own), as the run's
-    own intervals are (dependence.factors): one series of 8 to 40 rounds says little about its own
-    drift. The verdict waits for every case's p-value: Holm corrects them together (compare_runs).
+    """Each timed row's B/A, interval, p and drift factor (stats.series_ratio_test). A case's
+    factor is estimated over the experiment's series of the same kind (its cases' ratios to their
+    baselines, or the figures of cases judged on their own) in both runs together
+    (rank_dependence.factors): one series of 8 to 40 rounds says little about its own drift. The
+    verdict waits for every case's p-value: Holm corrects them together (compare_runs).
     bench/compare_coverage.py runs its simulated experiments through here."""
     timed = [r for r in rows if r.method == "time"]
     for kind in (True, False):
         group = [r for r in timed if bool(r.to_baseline) == kind]
         if not group:
             continue
-        factors_a = dependence.factors([list(r.a_rounds.values()) for r in group])
-        factors_b = dependence.factors([list(r.b_rounds.values()) for r in group])
-        for row, fa, fb in zip(group, factors_a, factors_b):
-            row.ratio, row.ci95, row.p_value, row.dependence = stats.series_ratio_test(
-                list(row.a_rounds.values()), list(row.b_rounds.values()), (fa, fb))
+        factors = rank_dependence.factors([list(r.a_rounds.values()) for r in group],
+                                          [list(r.b_rounds.values()) for r in group])
+        for row, factor in zip(group, factors):
+            row.ratio, row.ci95, row.p_value, row.dependence, row.coverage = stats.series_ratio_test(
+                list(row.a_rounds.values()), list(row.b_rounds.values()), factor)
 
 
 # A run's tau is taken where its runs disagree at this level: from a window of up to six runs the

@@ -43,7 +43,7 @@ EXPERIMENT_VALUES = 100
 MIN_ESTIMATED = 8
 
 
-def _lags(n: float) -> int:
+def lags(n: float) -> int:
     """How many lags the sum reaches: 1.5 n^(1/3) (3 at 8 values, 5 at 40), the usual rate for
     a long-run variance, and never past the series."""
     return max(1, min(int(round(1.5 * n ** (1 / 3))), int(n) - 1))
@@ -65,13 +65,13 @@ def _estimate(series: list[np.ndarray]) -> tuple[float, int] | None:
         return None
     count = sum(s.size for s in usable)
     n = count / len(usable)                           # the series' mean length
-    lags = _lags(n)
-    pairs = np.zeros(lags)
+    reach = lags(n)
+    pairs = np.zeros(reach)
     weight = 0.0
     for s in usable:
         signs = np.sign(s - np.median(s))
         weight += float(np.sum(signs * signs))        # a value tied with the median has no side
-        for k in range(1, min(lags, s.size - 1) + 1):
+        for k in range(1, min(reach, s.size - 1) + 1):
             # the mean product over the pairs k apart, scaled to the series' length
             pairs[k - 1] += float(np.sum(signs[k:] * signs[:-k])) * s.size / (s.size - k)
     if weight == 0:
@@ -110,18 +110,6 @@ def factors(series) -> list[float]:
 def variance_factor(values_in_order) -> float:
     """The factor of one series on its own (a run's launches, a baseline's round medians)."""
     return factors([values_in_order])[0]
-
-
-# Ranks of a series that drifts move together about 1.5 times as much as its signs do: for a
-# Gaussian series of correlation rho, (6/pi) asin(rho/2) against (2/pi) asin(rho), 0.955 rho
-# against 0.637 rho when rho is small. bench/compare_coverage.py measures the interval it widens.
-RANKS_OVER_SIGNS = 1.5
-
-
-def for_ranks(factor: float) -> float:
-    """The variance factor of a rank statistic (the Mann-Whitney count, the Hodges-Lehmann shift)
-    from the factor of the signs (`factors`): its excess over 1 is RANKS_OVER_SIGNS times as large."""
-    return 1.0 + RANKS_OVER_SIGNS * max(0.0, factor - 1.0)
 
 
 def widen_ratio_interval(point: float, ci: tuple[float, float], factor: float) -> tuple[float, float]:

@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from layertax.engine.analysis import dependence, shift
+from layertax.engine.analysis import dependence, rank_dependence, shift
 
 CONFIDENCE = 0.95
 # A case that stops adding rounds because its interval met the precision target is one whose
@@ -356,26 +356,36 @@ def interval(draws: np.ndarray, confidence: float = CONFIDENCE) -> tuple[float, 
     return float(np.quantile(draws, alpha / 2)), float(np.quantile(draws, 1 - alpha / 2))
 
 
-def series_ratio_test(a, b, factors: tuple[float, float] | None = None
-                      ) -> tuple[float, tuple[float, float], float, float]:
+def series_ratio_test(a, b, factor: float | None = None
+                      ) -> tuple[float, tuple[float, float], float, float, float]:
     """B/A for two series each taken in order (two runs' per-round ratios to a baseline, or their
     round medians): exp of the Hodges-Lehmann shift of log(b) from log(a), Moses' 95% interval
     for it (shift.py: the interval the Mann-Whitney test inverts), and the Mann-Whitney p.
 
     Both take the values as independent; a run's rounds are not (the machine drifts for
     seconds), and between two runs that made `compare` call unchanged code slower or faster.
-    So both are widened by the larger of the two runs' variance factors (dependence.py):
-    `factors`, each estimated over its run's experiment as the run's own interval is
-    (ratio_factors), else each series' own. bench/compare_coverage.py measures what that covers.
-    Returns (ratio, interval, p, factor), the factor the one for ranks that both were widened by."""
-    if factors is None:
-        factors = (dependence.variance_factor(a), dependence.variance_factor(b))
-    factor = dependence.for_ranks(max(factors))     # the factors are of signs; these are rank statistics
+    So both are widened by the variance factor of the Mann-Whitney count (rank_dependence.py):
+    `factor`, estimated over the experiment's cases in both runs, else over these two series.
+    The interval is widened in ranks, as a run's own median interval is (median_ci): it is
+    Moses' interval at the confidence whose normal quantile is sqrt(factor) times 95%'s, so it
+    excludes 1 where the widened test rejects, whatever the values' distribution.
+    bench/compare_coverage.py measures what it covers.
+    Returns (ratio, interval, p, factor, coverage): the coverage 95%, or less where even the
+    widest interval of these few rounds falls short of it."""
+    from scipy import stats as sps   # here, not at the top: ~0.5 s to load (see level_shift)
+
+    if factor is None:
+        factor = rank_dependence.factors([a], [b])[0]
+    z = float(sps.norm.isf((1 - CONFIDENCE) / 2))
+    widened = float(2 * sps.norm.cdf(z * math.sqrt(max(1.0, factor))) - 1)
     logs_a, logs_b = np.log(np.asarray(a, dtype=float)), np.log(np.asarray(b, dtype=float))
-    estimate, (low, high), _ = shift.shift_interval(logs_a, logs_b)
+    estimate, (low, high), reached = shift.shift_interval(logs_a, logs_b, widened)
+    coverage = CONFIDENCE
+    if reached < widened:          # the widest there is: what it covers with the rounds' drift
+        coverage = float(2 * sps.norm.cdf(float(sps.norm.isf((1 - reached) / 2)) / math.sqrt(max(1.0, factor))) - 1)
     ratio = math.exp(estimate)
-    ci = dependence.widen_ratio_interval(ratio, (math.exp(low), math.exp(high)), factor)
-    return ratio, ci, dependence.widen_p(mann_whitney_p(a, b), factor), factor
+    p = dependence.widen_p(mann_whitney_p(a, b), factor)
+    return ratio, (math.exp(low), math.exp(high)), p, factor, coverage
 
 
 def verdict(ratio: float, ci95: tuple[float, float], significant: bool, threshold: float) -> str:
