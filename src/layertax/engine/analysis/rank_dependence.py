@@ -13,8 +13,8 @@ own two series show, each weighted by how many rounds stand behind it.
 
 An autocorrelation measured over a short series falls short of the one its process has: it is
 measured about the series' own centre (which the correction below takes out exactly for
-independent rounds) and it is biased towards zero by about as much again for rounds that
-drift. bench/compare_coverage.py measures what that leaves and what the interval covers
+independent rounds), and for rounds that drift it is biased further towards zero, by a share
+that shrinks as 1/n (SHORTFALL). bench/compare_coverage.py measures what the interval covers
 (docs/method/statistics.md, "compare's interval").
 """
 from __future__ import annotations
