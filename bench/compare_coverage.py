@@ -13,13 +13,14 @@ rounds for all its cases, so the machine's own drift is kept and no round is in 
 truth is 1; at n rounds a run, the cases that ran at least 2n take part.
 
     .venv/bin/python bench/compare_coverage.py [--sims 1000] [--sizes N,...] [--factors] [--mover]
-                                               [--shortfall X] [--short-factor F]
+                                               [--shortfall X] [--short-factor F] [--apart WHERE]
                                                [--experiments 1000] [RUN.json ...]
 
 --mover adds, for the same pairs, a design compare does not use: B/A's interval put together from
 each run's own interval of its median (the one a run prints, widened by that run's factor) by
 MOVER (Zou and Donner: the two half-widths added in quadrature on the log scale), to set beside
-compare's. --shortfall and --short-factor run it all with another value of compare's two
+compare's. --apart adjacent (or ends) places the two recorded stretches one right after the other
+(or at the run's two ends) instead of anywhere apart. --shortfall and --short-factor run it all with another value of compare's two
 small-sample constants (rank_dependence.py), to see what each does. --factors adds the drift
 factor compare widened by under each model (its mean and spread: what two runs' rounds tell of
 their own drift); --experiments adds the geometric-mean row compare prints for each experiment,
@@ -100,12 +101,22 @@ def simulated_pair(draw, rng, n: int) -> tuple[list[np.ndarray], list[np.ndarray
 def recorded_pair(rng, ratios: list[np.ndarray], n: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Two runs of a recorded experiment: two disjoint stretches of n consecutive rounds of one
     recorded run, the same rounds for every case (of the rounds all its cases ran: the shortest
-    case's, at least 2n)."""
+    case's, at least 2n), placed as APART says."""
     shortest = min(r.size for r in ratios)
-    first = int(rng.integers(0, shortest - 2 * n + 1))          # where the earlier stretch starts
-    second = int(rng.integers(first + n, shortest - n + 1))     # and the later one
+    if APART == "adjacent":                                     # the second right after the first
+        first = int(rng.integers(0, shortest - 2 * n + 1))
+        second = first + n
+    elif APART == "ends":                                       # the run's first and last rounds
+        first, second = 0, shortest - n
+    else:                                                       # anywhere, not overlapping
+        first = int(rng.integers(0, shortest - 2 * n + 1))
+        second = int(rng.integers(first + n, shortest - n + 1))
     a, b = (first, second) if rng.random() < 0.5 else (second, first)
     return [r[a:a + n] for r in ratios], [r[b:b + n] for r in ratios]
+
+
+# Where recorded_pair places its two stretches (--apart).
+APART = "any"
 
 
 def long_enough(experiments: list[list[np.ndarray]], n: int) -> list[list[np.ndarray]]:
@@ -181,10 +192,15 @@ def main() -> int:
     parser.add_argument("--short-factor", type=float,
                         help="the factor for runs too short to estimate one, instead of compare's "
                         "(rank_dependence.SHORT_FACTOR)")
+    parser.add_argument("--apart", choices=("any", "adjacent", "ends"), default="any",
+                        help="where the two recorded stretches lie: anywhere apart, one right after "
+                        "the other, or at the run's two ends")
     parser.add_argument("--experiments", type=int, default=0,
                         help="also the geometric-mean row: simulated experiments (and recorded pairs) a cell")
     args = parser.parse_args()
     sizes = tuple(int(n) for n in args.sizes.split(",")) if args.sizes else SIZES
+    global APART
+    APART = args.apart
     if args.shortfall is not None:
         rank_dependence.SHORTFALL = args.shortfall
     if args.short_factor is not None:
