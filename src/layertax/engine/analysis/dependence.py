@@ -56,6 +56,23 @@ def _corrected(autocorrelations: np.ndarray, n: float) -> float:
     return float((1 + 2 * np.dot(weights, autocorrelations)) / (1 - 2 * weights.sum() / n))
 
 
+def pooled_autocorrelations(centred: list[np.ndarray]) -> tuple[np.ndarray | None, float, int]:
+    """What series of values centred on zero show together: their autocorrelations at lags 1 to
+    lags(n), pooled lag by lag (each lag's mean product over the pairs that far apart, scaled to
+    its series' length), the series' mean length n, and how many values they hold. The
+    autocorrelations are None where every value is 0 (nothing moves). The series are not empty."""
+    count = sum(s.size for s in centred)
+    n = count / len(centred)                          # the series' mean length
+    reach = lags(n)
+    pairs = np.zeros(reach)
+    weight = 0.0
+    for s in centred:
+        weight += float(np.sum(s * s))
+        for k in range(1, min(reach, s.size - 1) + 1):
+            pairs[k - 1] += float(np.sum(s[k:] * s[:-k])) * s.size / (s.size - k)
+    return (pairs / weight if weight else None), n, count
+
+
 def _estimate(series: list[np.ndarray]) -> tuple[float, int] | None:
     """The factor the series show together, with no prior, and how many values it rests on: their
     sign autocorrelations pooled lag by lag. None when none has two values. It may fall below 1
@@ -63,20 +80,11 @@ def _estimate(series: list[np.ndarray]) -> tuple[float, int] | None:
     usable = [s for s in series if s.size >= 2]
     if not usable:
         return None
-    count = sum(s.size for s in usable)
-    n = count / len(usable)                           # the series' mean length
-    reach = lags(n)
-    pairs = np.zeros(reach)
-    weight = 0.0
-    for s in usable:
-        signs = np.sign(s - np.median(s))
-        weight += float(np.sum(signs * signs))        # a value tied with the median has no side
-        for k in range(1, min(reach, s.size - 1) + 1):
-            # the mean product over the pairs k apart, scaled to the series' length
-            pairs[k - 1] += float(np.sum(signs[k:] * signs[:-k])) * s.size / (s.size - k)
-    if weight == 0:
+    # a value tied with the median has no side (sign 0)
+    autocorrelations, n, count = pooled_autocorrelations([np.sign(s - np.median(s)) for s in usable])
+    if autocorrelations is None:
         return 1.0, count                             # every value is the median: nothing to widen
-    return _corrected(pairs / weight, n), count
+    return _corrected(autocorrelations, n), count
 
 
 def factors(series) -> list[float]:

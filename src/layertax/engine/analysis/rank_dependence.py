@@ -67,19 +67,10 @@ def _estimate(series: list[np.ndarray]) -> tuple[float, int] | None:
     usable = [s for s in series if s.size >= 3]
     if not usable:
         return None
-    count = sum(s.size for s in usable)
-    n = count / len(usable)
-    reach = dependence.lags(n)
-    pairs = np.zeros(reach)
-    weight = 0.0
-    for s in usable:
-        ranks = _ranks(s)
-        weight += float(np.sum(ranks * ranks))
-        for k in range(1, min(reach, s.size - 1) + 1):
-            pairs[k - 1] += float(np.sum(ranks[k:] * ranks[:-k])) * s.size / (s.size - k)
-    if weight == 0:
+    autocorrelations, n, count = dependence.pooled_autocorrelations([_ranks(s) for s in usable])
+    if autocorrelations is None:
         return 1.0, count                             # every round the same: nothing to widen
-    return _corrected(pairs / weight, n), count
+    return _corrected(autocorrelations, n), count
 
 
 def factors(series_a, series_b) -> list[float]:

@@ -382,7 +382,7 @@ def series_ratio_test(a, b, factor: float | None = None
     estimate, (low, high), reached = shift.shift_interval(logs_a, logs_b, widened)
     coverage = CONFIDENCE
     if reached < widened:          # the widest there is: what it covers with the rounds' drift
-        coverage = float(2 * sps.norm.cdf(float(sps.norm.isf((1 - reached) / 2)) / math.sqrt(max(1.0, factor))) - 1)
+        coverage = 1.0 - dependence.widen_p(1.0 - reached, factor)
     ratio = math.exp(estimate)
     p = dependence.widen_p(mann_whitney_p(a, b), factor)
     return ratio, (math.exp(low), math.exp(high)), p, factor, coverage
