@@ -14,14 +14,17 @@ truth is 1; at n rounds a run, the cases that ran at least 2n take part.
 
     .venv/bin/python bench/compare_coverage.py [--sims 1000] [--sizes N,...] [--factors] [--mover]
                                                [--shortfall X] [--short-factor F] [--apart WHERE]
-                                               [--experiments 1000] [RUN.json ...]
+                                               [--history] [--experiments 1000] [RUN.json ...]
 
 --mover adds, for the same pairs, a design compare does not use: B/A's interval put together from
 each run's own interval of its median (the one a run prints, widened by that run's factor) by
 MOVER (Zou and Donner: the two half-widths added in quadrature on the log scale), to set beside
 compare's. --apart adjacent (or ends) places the two recorded stretches one right after the other
-(or at the run's two ends) instead of anywhere apart. --shortfall and --short-factor run it all with another value of compare's two
-small-sample constants (rank_dependence.py), to see what each does. --factors adds the drift
+(or at the run's two ends) instead of anywhere apart. --history adds recorded runs as a machine
+with history has them: each a stretch set beside the stretches before it as its earlier runs
+(history_pair), so compare widens a case, and its geometric mean, by the spread between runs its
+runs found there, beside the same pairs judged without (recordings of at least four stretches).
+--shortfall and --short-factor run it all with another value of compare's two small-sample constants (rank_dependence.py), to see what each does. --factors adds the drift
 factor compare widened by under each model (its mean and spread: what two runs' rounds tell of
 their own drift); --experiments adds the geometric-mean row compare prints for each experiment,
 its truth the geometric mean of its cases' truths (simulated experiments, and pairs of stretches
@@ -37,7 +40,7 @@ import math
 
 import numpy as np
 
-from layertax.engine.analysis import compare, dependence, rank_dependence, stats
+from layertax.engine.analysis import between_runs, compare, dependence, rank_dependence, stats
 
 from _common import MODELS, finish, recorded_ratios   # this folder's
 
@@ -119,6 +122,93 @@ def recorded_pair(rng, ratios: list[np.ndarray], n: int) -> tuple[list[np.ndarra
 APART = "any"
 
 
+def history_pair(rng, ratios: list[np.ndarray], n: int):
+    """Two runs of a recorded experiment, each with the earlier runs a run sets it beside: the
+    recording cut into consecutive stretches of n rounds (from a random start, the same rounds
+    for every case), run A a stretch with at least between_runs.MIN_RUNS - 1 stretches before it,
+    run B a later one, and each run's earlier runs the up to WINDOW - 1 stretches right before it,
+    newest first (B's can hold A, as a machine's history does)."""
+    shortest = min(r.size for r in ratios)
+    count = shortest // n
+    start = int(rng.integers(0, shortest - count * n + 1))
+    stretches = [[r[start + k * n:start + (k + 1) * n] for r in ratios] for k in range(count)]
+    first = int(rng.integers(between_runs.MIN_RUNS - 1, count - 1))
+    second = int(rng.integers(first + 1, count))
+
+    def earlier(k: int) -> list[list[np.ndarray]]:
+        return stretches[max(0, k - (between_runs.WINDOW - 1)):k][::-1]
+    return stretches[first], stretches[second], earlier(first), earlier(second)
+
+
+def _run_ratios(stretch: list[np.ndarray]) -> list[dict | None]:
+    """Each case's ratio summary as a run saves it: the median of its rounds and its interval,
+    widened by the factor estimated over the experiment's cases (dependence.factors)."""
+    factors = dependence.factors([list(s) for s in stretch])
+    return [stats.ratio_summary(list(s), factor=f) for s, f in zip(stretch, factors)]
+
+
+def history_held(runs_a, runs_b, earlier_a, earlier_b, truths: list[float]) -> tuple[int, int, bool, bool]:
+    """How many cases B/A's interval holds as compare judges two runs with no earlier runs here,
+    and as it judges them where each run was set beside its earlier ones: widened by the spread
+    between runs (tau) that either found where its runs disagreed (compare.widen_between_runs);
+    then whether the geometric-mean row holds the mean truth, plain and widened by the spread
+    between runs of the mean itself (between_runs.mean_compared, as a run keeps it)."""
+    out = judged(runs_a, runs_b)
+    truth_mean = float(np.exp(np.mean(np.log(truths))))
+    plain = sum(row.ci95[0] <= truth <= row.ci95[1] for row, truth in zip(out, truths))
+    mean_plain = _mean_holds(out, None, truth_mean)
+    now = [_as_run(runs_a), _as_run(runs_b)]
+    before = [[_as_run(s) for s in earlier_a], [_as_run(s) for s in earlier_b]]
+    for k, row in enumerate(out):
+        found = [between_runs.compared(now[side]["cases"][k]["stats"]["ratio"],
+                                       [run["cases"][k]["stats"]["ratio"] for run in before[side]]) or {}
+                 for side in (0, 1)]
+        compare.widen_between_runs(row, max(compare._tau(f) for f in found))
+    means = [between_runs.mean_compared(now[side], before[side]) for side in (0, 1)]
+    mean_tau = max((compare._tau(m) for m in means if m), default=None)
+    return (plain, sum(row.ci95[0] <= truth <= row.ci95[1] for row, truth in zip(out, truths)),
+            mean_plain, _mean_holds(out, mean_tau, truth_mean))
+
+
+def _as_run(stretch: list[np.ndarray]) -> dict:
+    """A stretch as a run saves its experiment: each case's ratio summary, the median of its rounds
+    and its interval, widened by the factor estimated over the experiment's cases."""
+    factors = dependence.factors([list(s) for s in stretch])
+    return {"cases": [{"name": str(k), "stats": {"ratio": stats.ratio_summary(list(s), factor=f)}}
+                      for k, (s, f) in enumerate(zip(stretch, factors))]}
+
+
+def _mean_holds(rows: list[compare.Row], mean_tau: float | None, truth: float) -> bool:
+    """Whether the geometric-mean row of judged rows holds truth (False where there is no row)."""
+    row, _ = compare.geomean_row(compare.ExperimentComparison("bench", "", "time", rows, None, [],
+                                                              mean_tau=mean_tau), 0.02)
+    return row is not None and row.ci95[0] <= truth <= row.ci95[1]
+
+
+def with_history(experiments: list[list[np.ndarray]], n: int, sims: int, seed: int) -> tuple[list[float], int, int]:
+    """Over pairs of runs with their histories (history_pair) of experiments whose every case ran
+    at least four stretches of n rounds: the share of cases whose B/A interval held 1 without
+    history and with it, the share of experiments of two cases or more whose geometric-mean row
+    held 1 without and with, how many cases a draw holds and how many such experiments ([nan] * 4,
+    0, 0 where none did)."""
+    experiments = [e for e in ([r for r in e if r.size >= 4 * n] for e in experiments) if e]
+    if not experiments:
+        return [float("nan")] * 4, 0, 0
+    rng = np.random.default_rng(seed)
+    held_sums = np.zeros(4)
+    cases = sum(map(len, experiments))
+    means = sum(len(e) >= 2 for e in experiments)
+    draws = max(20, sims // cases)
+    for _ in range(draws):
+        for ratios in experiments:
+            plain, widened, mean_plain, mean_widened = history_held(*history_pair(rng, ratios, n), [1.0] * len(ratios))
+            held_sums += (plain, widened, mean_plain if len(ratios) >= 2 else 0, mean_widened if len(ratios) >= 2 else 0)
+    shares = [held_sums[0] / (draws * cases), held_sums[1] / (draws * cases),
+              held_sums[2] / (draws * means) if means else float("nan"),
+              held_sums[3] / (draws * means) if means else float("nan")]
+    return shares, cases, means
+
+
 def long_enough(experiments: list[list[np.ndarray]], n: int) -> list[list[np.ndarray]]:
     """Each recorded experiment's cases that ran at least 2n rounds (the experiments that have any)."""
     kept = [[r for r in e if r.size >= 2 * n] for e in experiments]
@@ -195,6 +285,9 @@ def main() -> int:
     parser.add_argument("--apart", choices=("any", "adjacent", "ends"), default="any",
                         help="where the two recorded stretches lie: anywhere apart, one right after "
                         "the other, or at the run's two ends")
+    parser.add_argument("--history", action="store_true",
+                        help="also recorded runs set beside earlier runs (stretches before them), as "
+                        "compare widens by the spread between runs it finds there")
     parser.add_argument("--experiments", type=int, default=0,
                         help="also the geometric-mean row: simulated experiments (and recorded pairs) a cell")
     args = parser.parse_args()
@@ -205,17 +298,20 @@ def main() -> int:
         rank_dependence.SHORTFALL = args.shortfall
     if args.short_factor is not None:
         rank_dependence.SHORT_FACTOR = args.short_factor
+    # read first, so that a file it cannot read stops it before minutes of simulation
+    experiments = [[ratios for _, ratios in cases]
+                   for _, cases in recorded_ratios(args.runs, at_least=2 * min(sizes))]
     print(f"coverage of compare's B/A [95% CI]; {args.sims} cases a cell; rounds of each run "
           f"(shortfall {rank_dependence.SHORTFALL:g}, short runs' factor {rank_dependence.SHORT_FACTOR:g}):")
     print(f"{'model':18} " + " ".join(f"{n:>6}" for n in sizes))
     for i, (name, draw) in enumerate(MODELS.items()):
         cells = [simulated(draw, n, args.sims, seed=300 + 10 * i + n) for n in sizes]
         print(f"{name:18} " + " ".join(f"{100 * c:6.1f}" for c in cells), flush=True)
-    experiments = [[ratios for _, ratios in cases]
-                   for _, cases in recorded_ratios(args.runs, at_least=2 * min(sizes))]
     if experiments:
         cells = [resampled(experiments, n, args.sims, seed=500 + n) for n in sizes]
         _recorded_rows(cells, [sum(map(len, long_enough(experiments, n))) for n in sizes], "cases")
+    if args.history and experiments:
+        _history(experiments, sizes, args.sims)
     if args.mover:
         _judged_table("coverage of B/A's interval by MOVER from each run's own 95% interval (not compare's)",
                       mover_held, experiments, sizes, args.sims)
@@ -242,6 +338,18 @@ def _recorded_rows(cells: list[float], counts: list[int], what: str) -> None:
     """The recorded row, and under it how many recorded cases (or experiments) each cell rests on."""
     print(f"{'recorded':18} " + " ".join("     -" if math.isnan(c) else f"{100 * c:6.1f}" for c in cells))
     print(f"{'  (' + what + ')':18} " + " ".join(f"{k:6d}" for k in counts), flush=True)
+
+
+def _history(experiments: list[list[np.ndarray]], sizes: tuple[int, ...], sims: int) -> None:
+    print(f"\nrecorded runs, each with the 2 to 5 stretches before it as its earlier runs; {sims} cases a cell:")
+    print(f"{'':24} " + " ".join(f"{n:>6}" for n in sizes))
+    cells = [with_history(experiments, n, sims, seed=600 + n) for n in sizes]
+    for label, k in (("cases, no history", 0), ("cases, with history", 1),
+                     ("mean, no history", 2), ("mean, with history", 3)):
+        print(f"{label:24} " + " ".join("     -" if math.isnan(c[0][k]) else f"{100 * c[0][k]:6.1f}" for c in cells))
+        if k in (1, 3):
+            what = "(cases)" if k == 1 else "(experiments)"
+            print(f"{'  ' + what:24} " + " ".join(f"{c[1 if k == 1 else 2]:6d}" for c in cells), flush=True)
 
 
 def _factors(sizes: tuple[int, ...], sims: int) -> None:

@@ -134,6 +134,27 @@ def test_a_ratio_that_moves_between_runs_here_is_widened_by_that_and_said():
     assert compare.compare_runs(a, b).experiments[0].rows[1].verdict == "slower"
 
 
+def test_runs_without_earlier_runs_here_are_said_to_have_within_run_intervals():
+    """Where neither run was set beside two earlier runs of its design, nothing measured how far
+    its ratios move between runs: one note above the tables names the experiments whose B/A
+    intervals hold only the runs' rounds. One run with two earlier runs is enough to drop it, and
+    an experiment of baselines alone (no ratio) is not named."""
+    a = _run_on_a_machine(1, 1.00, {"x": 100.0, "y": 200.0})
+    b = _run_on_a_machine(2, 1.00, {"x": 100.0, "y": 200.0})
+    c = compare.compare_runs(a, b)
+    assert c.without_history == ["demo"]
+    text = " ".join(_rendered(c, 80).split())
+    assert ("note: demo: no earlier runs here beside A or B, so B/A's intervals hold each run's rounds, not how "
+            "far ratios move between runs; compare adds that once a run has two before it") in text
+    a["experiments"][0]["between_runs"] = {"runs": 1, "cases": {}}
+    assert compare.compare_runs(a, b).without_history == ["demo"]
+    b["experiments"][0]["between_runs"] = {"runs": 2, "cases": {}}
+    c = compare.compare_runs(a, b)
+    assert c.without_history == [] and "no earlier runs here" not in _rendered(c, 80)
+    alone = compare.compare_runs(_doc({"x": _noisy(seed=1)}), _doc({"x": _noisy(seed=2)}))
+    assert alone.without_history == []
+
+
 def test_the_geometric_mean_carries_its_cases_spread_between_runs():
     """Two cases 6% up in B; one moves 3% a run between runs here: the mean's interval is widened
     by the mean of the cases' tau (their offsets taken as moving together), and says so."""

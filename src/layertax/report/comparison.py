@@ -125,6 +125,11 @@ def render(c: Comparison, console: Console, verbose: bool = False) -> None:
     for side, label in (("A", c.a_label), ("B", c.b_label)):
         breaking.print_hanging(console, f"{side}: {label}", indent=0, more=3)
     console.print(_verdicts(c), style="bold")
+    if c.without_history:
+        breaking.print_hanging(console, f"note: {', '.join(c.without_history)}: no earlier runs here beside "
+                               "A or B, so B/A's intervals hold each run's rounds, not how far ratios move "
+                               "between runs; compare adds that once a run has two before it",
+                               "dim", indent=0, more=2)
     if c.machine_differences:
         console.print("warning: the machines differ, so part of any difference may be the machine's:",
                       style="yellow")

@@ -78,6 +78,9 @@ class Comparison:
     only_in_a: list[str]
     only_in_b: list[str]
     load_warnings: list[str] = field(default_factory=list)
+    # Experiments judged on ratios where neither run was set beside enough earlier runs here to
+    # find how far its ratios move between runs (_without_history): their intervals are within-run.
+    without_history: list[str] = field(default_factory=list)
 
 
 def _method(exp: dict) -> str:
@@ -441,9 +444,19 @@ def compare_runs(a: dict, b: dict, threshold: float = stats.DEFAULT_THRESHOLD,
                       + _two_levels(e, threshold) + _moved_before(e, by_name_a[e.name], names_b[e.name]))
         e.notes = _between_runs_note(e)
     names_a = set(by_name_a)
+    within = [e.name for e in experiments
+              if any(r.to_baseline for r in e.rows) and _without_history(by_name_a[e.name], names_b[e.name])]
     return Comparison(a_label, b_label, threshold, machine.differences(a["machine"], b["machine"]), experiments,
                       sorted(names_a - set(names_b)), sorted(set(names_b) - names_a),
-                      _load(a, "A") + _load(b, "B"))
+                      _load(a, "A") + _load(b, "B"), within)
+
+
+def _without_history(exp_a: dict, exp_b: dict) -> bool:
+    """Whether neither run of an experiment was set beside the earlier runs here that tell how far
+    its ratios move between runs (between_runs.MIN_RUNS with it). Then B/A's interval holds the
+    two runs' rounds and no spread between runs: on recorded stretches of one run minutes apart it
+    holds less than its 95% (bench/compare_coverage.py --history; docs/method/statistics.md)."""
+    return all((e.get("between_runs") or {}).get("runs", 0) < between_runs.MIN_RUNS - 1 for e in (exp_a, exp_b))
 
 
 def _load(doc: dict, side: str) -> list[str]:
