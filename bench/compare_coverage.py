@@ -90,9 +90,7 @@ def mover_held(runs_a: list[np.ndarray], runs_b: list[np.ndarray], truths: list[
 def mean_held(runs_a: list[np.ndarray], runs_b: list[np.ndarray], truths: list[float]) -> bool:
     """Whether the geometric-mean row compare prints for an experiment of these cases holds the
     geometric mean of their truths."""
-    row, _ = compare.geomean_row(compare.ExperimentComparison("bench", "", "time", rows(runs_a, runs_b), None, []),
-                                 0.02)
-    return row.ci95[0] <= float(np.exp(np.mean(np.log(truths)))) <= row.ci95[1]
+    return _mean_holds(rows(runs_a, runs_b), None, float(np.exp(np.mean(np.log(truths)))))
 
 
 def simulated_pair(draw, rng, n: int) -> tuple[list[np.ndarray], list[np.ndarray], list[float]]:
@@ -122,43 +120,41 @@ def recorded_pair(rng, ratios: list[np.ndarray], n: int) -> tuple[list[np.ndarra
 APART = "any"
 
 
-def history_pair(rng, ratios: list[np.ndarray], n: int):
+def history_pair(rng, ratios: list[np.ndarray], n: int) -> tuple[int, list[list[np.ndarray]], int, int]:
     """Two runs of a recorded experiment, each with the earlier runs a run sets it beside: the
-    recording cut into consecutive stretches of n rounds (from a random start, the same rounds
-    for every case), run A a stretch with at least between_runs.MIN_RUNS - 1 stretches before it,
-    run B a later one, and each run's earlier runs the up to WINDOW - 1 stretches right before it,
-    newest first (B's can hold A, as a machine's history does)."""
+    recording cut into consecutive stretches of n rounds from a random start round (the same
+    rounds for every case), run A a stretch with at least between_runs.MIN_RUNS - 1 stretches
+    before it, run B a later one. Returns (start, stretches, A's index, B's index); each run's
+    earlier runs are the stretches _earlier() names."""
     shortest = min(r.size for r in ratios)
     count = shortest // n
     start = int(rng.integers(0, shortest - count * n + 1))
     stretches = [[r[start + k * n:start + (k + 1) * n] for r in ratios] for k in range(count)]
     first = int(rng.integers(between_runs.MIN_RUNS - 1, count - 1))
     second = int(rng.integers(first + 1, count))
-
-    def earlier(k: int) -> list[list[np.ndarray]]:
-        return stretches[max(0, k - (between_runs.WINDOW - 1)):k][::-1]
-    return stretches[first], stretches[second], earlier(first), earlier(second)
+    return start, stretches, first, second
 
 
-def _run_ratios(stretch: list[np.ndarray]) -> list[dict | None]:
-    """Each case's ratio summary as a run saves it: the median of its rounds and its interval,
-    widened by the factor estimated over the experiment's cases (dependence.factors)."""
-    factors = dependence.factors([list(s) for s in stretch])
-    return [stats.ratio_summary(list(s), factor=f) for s, f in zip(stretch, factors)]
+def _earlier(k: int) -> range:
+    """The stretches a run at stretch k is set beside: the up to WINDOW - 1 right before it, newest
+    first (B's can hold A, as a machine's history does)."""
+    return range(k - 1, max(0, k - (between_runs.WINDOW - 1)) - 1, -1)
 
 
-def history_held(runs_a, runs_b, earlier_a, earlier_b, truths: list[float]) -> tuple[int, int, bool, bool]:
-    """How many cases B/A's interval holds as compare judges two runs with no earlier runs here,
-    and as it judges them where each run was set beside its earlier ones: widened by the spread
-    between runs (tau) that either found where its runs disagreed (compare.widen_between_runs);
-    then whether the geometric-mean row holds the mean truth, plain and widened by the spread
-    between runs of the mean itself (between_runs.mean_compared, as a run keeps it)."""
-    out = judged(runs_a, runs_b)
+def history_held(stretches: list[list[np.ndarray]], first: int, second: int, as_run,
+                 truths: list[float]) -> tuple[int, int, bool, bool]:
+    """How many cases B/A's interval holds as compare judges two runs (stretches first and second)
+    with no earlier runs here, and as it judges them where each run was set beside its earlier
+    ones (as_run(k): stretch k as a run saves it): widened by the spread between runs (tau) that
+    either found where its runs disagreed (compare.widen_between_runs); then whether the
+    geometric-mean row holds the mean truth, plain and widened by the spread between runs of the
+    mean itself (between_runs.mean_compared, as a run keeps it)."""
+    out = judged(stretches[first], stretches[second])
     truth_mean = float(np.exp(np.mean(np.log(truths))))
     plain = sum(row.ci95[0] <= truth <= row.ci95[1] for row, truth in zip(out, truths))
     mean_plain = _mean_holds(out, None, truth_mean)
-    now = [_as_run(runs_a), _as_run(runs_b)]
-    before = [[_as_run(s) for s in earlier_a], [_as_run(s) for s in earlier_b]]
+    now = [as_run(first), as_run(second)]
+    before = [[as_run(k) for k in _earlier(first)], [as_run(k) for k in _earlier(second)]]
     for k, row in enumerate(out):
         found = [between_runs.compared(now[side]["cases"][k]["stats"]["ratio"],
                                        [run["cases"][k]["stats"]["ratio"] for run in before[side]]) or {}
@@ -199,9 +195,18 @@ def with_history(experiments: list[list[np.ndarray]], n: int, sims: int, seed: i
     cases = sum(map(len, experiments))
     means = sum(len(e) >= 2 for e in experiments)
     draws = max(20, sims // cases)
+    # A stretch recurs in many draws (the same start, the same index): summed up once.
+    saved: dict[tuple[int, int, int], dict] = {}
     for _ in range(draws):
-        for ratios in experiments:
-            plain, widened, mean_plain, mean_widened = history_held(*history_pair(rng, ratios, n), [1.0] * len(ratios))
+        for e, ratios in enumerate(experiments):
+            start, stretches, first, second = history_pair(rng, ratios, n)
+
+            def as_run(k: int) -> dict:
+                if (e, start, k) not in saved:
+                    saved[e, start, k] = _as_run(stretches[k])
+                return saved[e, start, k]
+            plain, widened, mean_plain, mean_widened = history_held(stretches, first, second, as_run,
+                                                                    [1.0] * len(ratios))
             held_sums += (plain, widened, mean_plain if len(ratios) >= 2 else 0, mean_widened if len(ratios) >= 2 else 0)
     shares = [held_sums[0] / (draws * cases), held_sums[1] / (draws * cases),
               held_sums[2] / (draws * means) if means else float("nan"),

@@ -101,7 +101,7 @@ def factors(series) -> list[float]:
     if pooled is None:
         return [1.0] * len(arrays)
     estimate, count = pooled
-    experiment = max(1.0, (count * estimate + PRIOR_VALUES * PRIOR_FACTOR) / (count + PRIOR_VALUES))
+    experiment = max(1.0, shrunk(estimate, count, PRIOR_FACTOR, PRIOR_VALUES))
     out = []
     for s in arrays:
         own = _estimate([s])
@@ -110,9 +110,15 @@ def factors(series) -> list[float]:
             continue
         # Floored before it is blended: a series that looks more independent than independent
         # (alternating signs, by chance) must not pull its experiment's factor down.
-        own_factor = max(1.0, own[0])
-        out.append((s.size * own_factor + EXPERIMENT_VALUES * experiment) / (s.size + EXPERIMENT_VALUES))
+        out.append(shrunk(max(1.0, own[0]), s.size, experiment, EXPERIMENT_VALUES))
     return out
+
+
+def shrunk(estimate: float, values: float, toward: float, toward_values: float) -> float:
+    """An estimate from `values` values shrunk towards `toward`, weighed as `toward_values` values:
+    their weighted mean (each tier of a factor: an experiment's towards the prior, a series' own
+    towards its experiment's)."""
+    return (values * estimate + toward_values * toward) / (values + toward_values)
 
 
 def variance_factor(values_in_order) -> float:

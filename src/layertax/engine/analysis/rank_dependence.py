@@ -23,13 +23,11 @@ import numpy as np
 
 from layertax.engine.analysis import dependence
 
-# The experiment's estimate is shrunk towards PRIOR_FACTOR as if it were PRIOR_VALUES rounds,
-# and a case's own estimate towards its experiment's as if that were EXPERIMENT_VALUES rounds:
-# the weights a run's own factor takes (dependence.py), and its prior, which for ranks lies
-# between what simulated independent and drifting rounds need (1.0 and 1.5).
+# The experiment's estimate is shrunk towards PRIOR_FACTOR, and a case's own estimate towards
+# its experiment's, with the weights a run's own factor takes (dependence.PRIOR_VALUES,
+# dependence.EXPERIMENT_VALUES); the prior for ranks lies between what simulated independent and
+# drifting rounds need (1.0 and 1.5).
 PRIOR_FACTOR = 1.3
-PRIOR_VALUES = 100
-EXPERIMENT_VALUES = 100
 # The estimated excess over 1 of a drifting series falls short of its true one by a share that
 # shrinks as 1/n (the bias of an autocorrelation measured over n values); dividing by
 # 1 - SHORTFALL/n restores most of it and leaves independent rounds' estimate at 1. Without it
@@ -86,7 +84,7 @@ def factors(series_a, series_b) -> list[float]:
     if pooled is None:
         return [SHORT_FACTOR] * len(pairs)
     estimate, count = pooled
-    experiment = max(1.0, (count * estimate + PRIOR_VALUES * PRIOR_FACTOR) / (count + PRIOR_VALUES))
+    experiment = max(1.0, dependence.shrunk(estimate, count, PRIOR_FACTOR, dependence.PRIOR_VALUES))
     out = []
     for pair in pairs:
         own = _estimate(list(pair))
@@ -95,6 +93,5 @@ def factors(series_a, series_b) -> list[float]:
             continue
         # floored before it is blended, as a run's own is: a case whose rounds alternate by chance
         # must not pull below its experiment
-        factor, rounds = max(1.0, own[0]), own[1]
-        out.append((rounds * factor + EXPERIMENT_VALUES * experiment) / (rounds + EXPERIMENT_VALUES))
+        out.append(dependence.shrunk(max(1.0, own[0]), own[1], experiment, dependence.EXPERIMENT_VALUES))
     return out
