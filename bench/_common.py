@@ -277,6 +277,14 @@ def recorded_ratios(paths: list[str], at_least: int = 30) -> list[tuple[str, lis
     return found
 
 
+def every_cpu_cases(paths: list[str]) -> set[tuple[str, str]]:
+    """(experiment, case) of every case of saved runs that runs on every CPU at once
+    (experiment.Case.every_cpu: the ^ mark)."""
+    return {(exp["name"], case["name"]) for path in paths
+            for exp in read_run(path, Path(sys.argv[0]).name)["experiments"]
+            for case in exp.get("cases", []) if case.get("every_cpu")}
+
+
 # ---- simulated rounds: models of per-round ratios with an exact truth ----------------------
 
 def iid(rng, n):

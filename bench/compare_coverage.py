@@ -13,18 +13,25 @@ rounds for all its cases, so the machine's own drift is kept and no round is in 
 truth is 1; at n rounds a run, the cases that ran at least 2n take part.
 
     .venv/bin/python bench/compare_coverage.py [--sims 1000] [--sizes N,...] [--factors] [--mover]
-                                               [--shortfall X] [--short-factor F] [--apart WHERE]
+                                               [--shortfall X] [--short-factor F] [--every-cpu-tau T]
+                                               [--apart WHERE]
                                                [--history] [--experiments 1000] [RUN.json ...]
 
 --mover adds, for the same pairs, a design compare does not use: B/A's interval put together from
 each run's own interval of its median (the one a run prints, widened by that run's factor) by
 MOVER (Zou and Donner: the two half-widths added in quadrature on the log scale), to set beside
 compare's. --apart adjacent (or ends) places the two recorded stretches one right after the other
-(or at the run's two ends) instead of anywhere apart. --history adds recorded runs as a machine
-with history has them: each a stretch set beside the stretches before it as its earlier runs
-(history_pair), so compare widens a case, and its geometric mean, by the spread between runs its
-runs found there, beside the same pairs judged without (recordings of at least four stretches).
---shortfall and --short-factor run it all with another value of compare's two small-sample constants (rank_dependence.py), to see what each does. --factors adds the drift
+(or at the run's two ends) instead of anywhere apart. A recorded case that runs on every CPU at
+once (the ^ mark) is judged as compare judges it where no run has history: widened by compare's
+prior spread between runs (EVERY_CPU_TAU; --every-cpu-tau sets another). --history adds
+recorded runs as a machine with history has them: each a stretch set beside the stretches
+before it as its earlier runs (history_pair), so compare widens a case, and its geometric mean,
+by the spread between runs its runs found there, beside the same pairs judged without
+(recordings of at least four stretches); then the cases on every CPU alone (on their rounds
+only, with the prior, with history), and the root mean square of their spread between a
+recording's stretches, which the prior stands for. --shortfall and --short-factor run it all
+with another value of compare's two small-sample constants (rank_dependence.py), to see what
+each does. --factors adds the drift
 factor compare widened by under each model (its mean and spread: what two runs' rounds tell of
 their own drift); --experiments adds the geometric-mean row compare prints for each experiment,
 its truth the geometric mean of its cases' truths (simulated experiments, and pairs of stretches
@@ -36,31 +43,53 @@ splits it over cores. 93-97% is the goal, as for the runs' own intervals
 from __future__ import annotations
 
 import argparse
+import copy
 import math
 
 import numpy as np
 
 from layertax.engine.analysis import between_runs, compare, dependence, rank_dependence, stats
 
-from _common import MODELS, finish, recorded_ratios   # this folder's
+from _common import MODELS, every_cpu_cases, finish, recorded_ratios   # this folder's
 
 SIZES = (6, 8, 12, 16, 24, 40)
 CASES = 10          # the cases of one simulated experiment
+
+
+class EveryCpu(np.ndarray):
+    """A recorded case's ratios where the case runs on every CPU at once (experiment.Case.every_cpu),
+    so that compare gives it EVERY_CPU_TAU where no run here found its spread. A view: its slices
+    are EveryCpu too."""
 
 
 def rows(runs_a: list[np.ndarray], runs_b: list[np.ndarray]) -> list[compare.Row]:
     """An experiment's cases as compare sets them side by side, A's and B's rounds of each (their
     ratios to a baseline; round ids shared by the cases, as in a run), not yet judged."""
     return [compare.Row("bench", str(i), float(np.median(a)), float(np.median(b)), float("nan"),
-                        (float("nan"), float("nan")), "time", a_rounds=dict(enumerate(a)),
-                        b_rounds=dict(enumerate(b)), to_baseline="base")
+                        (float("nan"), float("nan")), "time", a_rounds=dict(enumerate(map(float, a))),
+                        b_rounds=dict(enumerate(map(float, b))), to_baseline="base",
+                        every_cpu=isinstance(a, EveryCpu))
             for i, (a, b) in enumerate(zip(runs_a, runs_b))]
 
 
-def judged(runs_a: list[np.ndarray], runs_b: list[np.ndarray]) -> list[compare.Row]:
-    """An experiment's cases judged as compare judges them."""
+def rounds_only(runs_a: list[np.ndarray], runs_b: list[np.ndarray]) -> list[compare.Row]:
+    """An experiment's cases judged on the two runs' rounds alone, as compare judges them before
+    it widens for the spread between runs."""
     out = rows(runs_a, runs_b)
     compare.judge_rows(out)
+    return out
+
+
+def judged(runs_a: list[np.ndarray], runs_b: list[np.ndarray]) -> list[compare.Row]:
+    """An experiment's cases judged as compare judges them where neither run has earlier runs here:
+    on their rounds, and a case on every CPU widened by EVERY_CPU_TAU."""
+    return _fresh(rounds_only(runs_a, runs_b))
+
+
+def _fresh(out: list[compare.Row]) -> list[compare.Row]:
+    """Rows judged on their rounds, widened as compare widens them on a machine with no history."""
+    for row in out:
+        compare.widen_for_runs_here(row, ({}, {}))
     return out
 
 
@@ -90,7 +119,9 @@ def mover_held(runs_a: list[np.ndarray], runs_b: list[np.ndarray], truths: list[
 def mean_held(runs_a: list[np.ndarray], runs_b: list[np.ndarray], truths: list[float]) -> bool:
     """Whether the geometric-mean row compare prints for an experiment of these cases holds the
     geometric mean of their truths."""
-    return _mean_holds(rows(runs_a, runs_b), None, float(np.exp(np.mean(np.log(truths)))))
+    every_cpu = any(isinstance(a, EveryCpu) for a in runs_a)      # whose tau the mean takes in
+    return _mean_holds(judged(runs_a, runs_b) if every_cpu else rows(runs_a, runs_b), None,
+                       float(np.exp(np.mean(np.log(truths)))))
 
 
 def simulated_pair(draw, rng, n: int) -> tuple[list[np.ndarray], list[np.ndarray], list[float]]:
@@ -142,28 +173,36 @@ def _earlier(k: int) -> range:
 
 
 def history_held(stretches: list[list[np.ndarray]], first: int, second: int, as_run,
-                 truths: list[float]) -> tuple[int, int, bool, bool]:
-    """How many cases B/A's interval holds as compare judges two runs (stretches first and second)
-    with no earlier runs here, and as it judges them where each run was set beside its earlier
-    ones (as_run(k): stretch k as a run saves it): widened by the spread between runs (tau) that
-    either found where its runs disagreed (compare.widen_between_runs); then whether the
-    geometric-mean row holds the mean truth, plain and widened by the spread between runs of the
-    mean itself (between_runs.mean_compared, as a run keeps it)."""
-    out = judged(stretches[first], stretches[second])
+                 truths: list[float]) -> dict[str, int]:
+    """What B/A's intervals hold as compare judges two runs (stretches first and second): with no
+    earlier runs here (a case on every CPU widened by EVERY_CPU_TAU), and where each run was set
+    beside its earlier ones (as_run(k): stretch k as a run saves it), widened by the spread
+    between runs (tau) either found where its runs disagreed (compare.widen_for_runs_here). Counts
+    of cases held ("plain", "widened"), of the cases on every CPU among them ("every", "every
+    plain", "every widened", and "every rounds", on their rounds alone), and whether the
+    geometric-mean row held the mean truth ("mean plain", "mean widened": by the spread between
+    runs of the mean itself, between_runs.mean_compared, as a run keeps it)."""
+    out = rounds_only(stretches[first], stretches[second])
+    fresh = _fresh([copy.copy(row) for row in out])
     truth_mean = float(np.exp(np.mean(np.log(truths))))
-    plain = sum(row.ci95[0] <= truth <= row.ci95[1] for row, truth in zip(out, truths))
-    mean_plain = _mean_holds(out, None, truth_mean)
     now = [as_run(first), as_run(second)]
     before = [[as_run(k) for k in _earlier(first)], [as_run(k) for k in _earlier(second)]]
+    every = [row.every_cpu for row in out]
+    rounds = [row.ci95[0] <= truth <= row.ci95[1] for row, truth in zip(out, truths)]
     for k, row in enumerate(out):
-        found = [between_runs.compared(now[side]["cases"][k]["stats"]["ratio"],
-                                       [run["cases"][k]["stats"]["ratio"] for run in before[side]]) or {}
-                 for side in (0, 1)]
-        compare.widen_between_runs(row, max(compare._tau(f) for f in found))
+        found = tuple(between_runs.compared(now[side]["cases"][k]["stats"]["ratio"],
+                                            [run["cases"][k]["stats"]["ratio"] for run in before[side]]) or {}
+                      for side in (0, 1))
+        compare.widen_for_runs_here(row, found)
     means = [between_runs.mean_compared(now[side], before[side]) for side in (0, 1)]
     mean_tau = max((compare._tau(m) for m in means if m), default=None)
-    return (plain, sum(row.ci95[0] <= truth <= row.ci95[1] for row, truth in zip(out, truths)),
-            mean_plain, _mean_holds(out, mean_tau, truth_mean))
+    plain = [row.ci95[0] <= truth <= row.ci95[1] for row, truth in zip(fresh, truths)]
+    widened = [row.ci95[0] <= truth <= row.ci95[1] for row, truth in zip(out, truths)]
+    return {"plain": sum(plain), "widened": sum(widened), "every": sum(every),
+            "every rounds": sum(h for h, e in zip(rounds, every) if e),
+            "every plain": sum(h for h, e in zip(plain, every) if e),
+            "every widened": sum(h for h, e in zip(widened, every) if e),
+            "mean plain": _mean_holds(fresh, None, truth_mean), "mean widened": _mean_holds(out, mean_tau, truth_mean)}
 
 
 def _as_run(stretch: list[np.ndarray]) -> dict:
@@ -181,20 +220,25 @@ def _mean_holds(rows: list[compare.Row], mean_tau: float | None, truth: float) -
     return row is not None and row.ci95[0] <= truth <= row.ci95[1]
 
 
-def with_history(experiments: list[list[np.ndarray]], n: int, sims: int, seed: int) -> tuple[list[float], int, int]:
+# with_history's shares: each a count of history_held's over a count of what it is out of.
+HISTORY_SHARES = {"cases, no history": ("plain", "cases"), "cases, with history": ("widened", "cases"),
+                  "every CPU, rounds only": ("every rounds", "every"), "every CPU, no history": ("every plain", "every"),
+                  "every CPU, with history": ("every widened", "every"),
+                  "mean, no history": ("mean plain", "means"), "mean, with history": ("mean widened", "means")}
+
+
+def with_history(experiments: list[list[np.ndarray]], n: int, sims: int, seed: int) -> tuple[dict[str, float], dict[str, int]]:
     """Over pairs of runs with their histories (history_pair) of experiments whose every case ran
-    at least four stretches of n rounds: the share of cases whose B/A interval held 1 without
-    history and with it, the share of experiments of two cases or more whose geometric-mean row
-    held 1 without and with, how many cases a draw holds and how many such experiments ([nan] * 4,
-    0, 0 where none did)."""
+    at least four stretches of n rounds: the shares of cases, of cases on every CPU, and of
+    experiments of two cases or more whose intervals held 1 (HISTORY_SHARES; nan where there
+    were none), and how many of each a draw holds."""
     experiments = [e for e in ([r for r in e if r.size >= 4 * n] for e in experiments) if e]
-    if not experiments:
-        return [float("nan")] * 4, 0, 0
+    counts = {"cases": sum(map(len, experiments)), "means": sum(len(e) >= 2 for e in experiments),
+              "every": sum(isinstance(r, EveryCpu) for e in experiments for r in e)}
+    sums = dict.fromkeys(("plain", "widened", "every rounds", "every plain", "every widened",
+                          "mean plain", "mean widened"), 0)
+    draws = max(20, sims // counts["cases"]) if experiments else 0
     rng = np.random.default_rng(seed)
-    held_sums = np.zeros(4)
-    cases = sum(map(len, experiments))
-    means = sum(len(e) >= 2 for e in experiments)
-    draws = max(20, sims // cases)
     # A stretch recurs in many draws (the same start, the same index): summed up once.
     saved: dict[tuple[int, int, int], dict] = {}
     for _ in range(draws):
@@ -205,13 +249,30 @@ def with_history(experiments: list[list[np.ndarray]], n: int, sims: int, seed: i
                 if (e, start, k) not in saved:
                     saved[e, start, k] = _as_run(stretches[k])
                 return saved[e, start, k]
-            plain, widened, mean_plain, mean_widened = history_held(stretches, first, second, as_run,
-                                                                    [1.0] * len(ratios))
-            held_sums += (plain, widened, mean_plain if len(ratios) >= 2 else 0, mean_widened if len(ratios) >= 2 else 0)
-    shares = [held_sums[0] / (draws * cases), held_sums[1] / (draws * cases),
-              held_sums[2] / (draws * means) if means else float("nan"),
-              held_sums[3] / (draws * means) if means else float("nan")]
-    return shares, cases, means
+            held_now = history_held(stretches, first, second, as_run, [1.0] * len(ratios))
+            for key in sums:
+                sums[key] += held_now[key] if len(ratios) >= 2 or not key.startswith("mean") else 0
+    shares = {label: sums[held_key] / (draws * counts[of]) if draws and counts[of] else float("nan")
+              for label, (held_key, of) in HISTORY_SHARES.items()}
+    return shares, counts
+
+
+def every_cpu_spread(experiments: list[list[np.ndarray]], n: int) -> float:
+    """The root mean square, over the recorded cases on every CPU, of the spread between a
+    recording's consecutive stretches of n rounds (between_runs.spread_between, each stretch
+    summed up as a run saves itself): the spread compare's EVERY_CPU_TAU stands for (nan where no
+    such case has two stretches)."""
+    spreads = []
+    for ratios in experiments:
+        stretches = [[r[k * n:(k + 1) * n] for r in ratios] for k in range(min(r.size for r in ratios) // n)]
+        if len(stretches) < 2:
+            continue
+        runs = [_as_run(stretch) for stretch in stretches]
+        for c, r in enumerate(ratios):
+            if isinstance(r, EveryCpu):
+                points = [between_runs.point(run["cases"][c]["stats"]["ratio"]) for run in runs]
+                spreads.append(between_runs.spread_between([(x, se) for x, se, _ in filter(None, points)]))
+    return float(np.sqrt(np.mean(np.square(spreads)))) if spreads else float("nan")
 
 
 def long_enough(experiments: list[list[np.ndarray]], n: int) -> list[list[np.ndarray]]:
@@ -287,6 +348,8 @@ def main() -> int:
     parser.add_argument("--short-factor", type=float,
                         help="the factor for runs too short to estimate one, instead of compare's "
                         "(rank_dependence.SHORT_FACTOR)")
+    parser.add_argument("--every-cpu-tau", type=float,
+                        help=f"compare's prior spread between runs of a case on every CPU (default {compare.EVERY_CPU_TAU:g})")
     parser.add_argument("--apart", choices=("any", "adjacent", "ends"), default="any",
                         help="where the two recorded stretches lie: anywhere apart, one right after "
                         "the other, or at the run's two ends")
@@ -303,9 +366,12 @@ def main() -> int:
         rank_dependence.SHORTFALL = args.shortfall
     if args.short_factor is not None:
         rank_dependence.SHORT_FACTOR = args.short_factor
+    if args.every_cpu_tau is not None:
+        compare.EVERY_CPU_TAU = args.every_cpu_tau
     # read first, so that a file it cannot read stops it before minutes of simulation
-    experiments = [[ratios for _, ratios in cases]
-                   for _, cases in recorded_ratios(args.runs, at_least=2 * min(sizes))]
+    every_cpu = every_cpu_cases(args.runs)
+    experiments = [[ratios.view(EveryCpu) if (name, case) in every_cpu else ratios for case, ratios in cases]
+                   for name, cases in recorded_ratios(args.runs, at_least=2 * min(sizes))]
     print(f"coverage of compare's B/A [95% CI]; {args.sims} cases a cell; rounds of each run "
           f"(shortfall {rank_dependence.SHORTFALL:g}, short runs' factor {rank_dependence.SHORT_FACTOR:g}):")
     print(f"{'model':18} " + " ".join(f"{n:>6}" for n in sizes))
@@ -349,12 +415,14 @@ def _history(experiments: list[list[np.ndarray]], sizes: tuple[int, ...], sims: 
     print(f"\nrecorded runs, each with the 2 to 5 stretches before it as its earlier runs; {sims} cases a cell:")
     print(f"{'':24} " + " ".join(f"{n:>6}" for n in sizes))
     cells = [with_history(experiments, n, sims, seed=600 + n) for n in sizes]
-    for label, k in (("cases, no history", 0), ("cases, with history", 1),
-                     ("mean, no history", 2), ("mean, with history", 3)):
-        print(f"{label:24} " + " ".join("     -" if math.isnan(c[0][k]) else f"{100 * c[0][k]:6.1f}" for c in cells))
-        if k in (1, 3):
-            what = "(cases)" if k == 1 else "(experiments)"
-            print(f"{'  ' + what:24} " + " ".join(f"{c[1 if k == 1 else 2]:6d}" for c in cells), flush=True)
+    for label, (_, of) in HISTORY_SHARES.items():
+        print(f"{label:24} " + " ".join("     -" if math.isnan(c[0][label]) else f"{100 * c[0][label]:6.1f}"
+                                         for c in cells))
+        if label.endswith("with history"):
+            print(f"{'  (' + of + ' a draw)':24} " + " ".join(f"{c[1][of]:6d}" for c in cells), flush=True)
+    spreads = [every_cpu_spread(experiments, n) for n in sizes]
+    print(f"{'every-CPU spread (tau)':24} " + " ".join("     -" if math.isnan(t) else f"{t:6.3f}" for t in spreads)
+          + f"   (compare's prior: {compare.EVERY_CPU_TAU:g})", flush=True)
 
 
 def _factors(sizes: tuple[int, ...], sims: int) -> None:

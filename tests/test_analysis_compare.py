@@ -1,5 +1,6 @@
 """compare on synthetic samples: verdicts, Holm, the geometric mean, machines; hyperfine imports."""
 import json
+import math
 
 import numpy as np
 import pytest
@@ -153,6 +154,42 @@ def test_runs_without_earlier_runs_here_are_said_to_have_within_run_intervals():
     assert c.without_history == [] and "no earlier runs here" not in _rendered(c, 80)
     alone = compare.compare_runs(_doc({"x": _noisy(seed=1)}), _doc({"x": _noisy(seed=2)}))
     assert alone.without_history == []
+
+
+def test_a_case_on_every_cpu_carries_at_least_the_prior_spread_between_runs():
+    """y runs on every CPU at once (the ^ mark) and its ratio is 6% up in B with tight rounds. With
+    no earlier runs here, its B/A interval holds 2 EVERY_CPU_TAU^2 more variance than its rounds
+    show, so a 6% move is not called, and a note says what stands in; x, on one CPU, is judged on
+    its rounds. Earlier runs that found y steady keep the prior (its moves come in bursts); earlier
+    runs that found it moving more than the prior widen it by what they found."""
+    a = _run_on_a_machine(1, 1.00, {"x": 100.0, "y": 200.0})
+    b = _run_on_a_machine(2, 1.00, {"x": 100.0, "y": 212.0})
+    plain = compare.compare_runs(a, b).experiments[0].rows[1]
+    for doc in (a, b):
+        doc["experiments"][0]["cases"][1]["every_cpu"] = True
+    c = compare.compare_runs(a, b)
+    x, y = c.experiments[0].rows
+    assert y.prior_spread and y.between_runs == compare.EVERY_CPU_TAU and y.ratio == plain.ratio
+    assert not x.prior_spread and x.between_runs == 0
+    z = 1.959964
+    se = [(np.log(r.ci95[1]) - np.log(r.ci95[0])) / (2 * z) for r in (plain, y)]
+    assert se[1] ** 2 == pytest.approx(se[0] ** 2 + 2 * compare.EVERY_CPU_TAU ** 2, rel=0.05)
+    assert plain.verdict == "slower" and y.verdict == "no difference"
+    assert c.experiments[0].notes == [
+        "y: runs on every CPU at once (^), so the ratio moves between runs with the load on the machine's "
+        "other CPUs, in bursts few runs show; B/A's interval includes at least "
+        f"{math.expm1(compare.EVERY_CPU_TAU):.1%} a run (such cases' spread on a 2-vCPU VM): a change must "
+        "exceed that to be called"]
+    text = " ".join(_rendered(c, 80).split())
+    assert "not how far ratios move between runs (but for cases on every CPU, noted below)" in text
+    record = {"runs": 6, "low": 1.9, "high": 2.1, "p": 0.6, "moved": False, "tau": 0.0}
+    a["experiments"][0]["between_runs"] = {"runs": 5, "cases": {"y": record}}
+    steady = compare.compare_runs(a, b).experiments[0].rows[1]
+    assert steady.prior_spread and steady.between_runs == compare.EVERY_CPU_TAU
+    record.update(p=0.001, tau=0.2)
+    e = compare.compare_runs(a, b).experiments[0]
+    assert not e.rows[1].prior_spread and e.rows[1].between_runs == 0.2
+    assert e.notes[0].startswith("y: B/A's interval includes how far the ratio moved between this machine's")
 
 
 def test_the_geometric_mean_carries_its_cases_spread_between_runs():

@@ -139,3 +139,27 @@ def test_run_designs_takes_the_baseline_again_over_k_of_its_bursts_in_the_same_r
     assert rows[3][1] == designs.noise_probe.spread(whole["c"])
     exp["cases"][0]["samples"] = [s for s in base if s["slot"] == 1]      # one burst a round: no subsets
     assert designs.baseline_subsets(exp) == []
+
+
+def test_compare_coverage_judges_a_case_on_every_cpu_as_compare_does_without_history():
+    """A recorded experiment of two steady cases, the second on every CPU and at another level in
+    each stretch of 8 rounds (a move between runs that no stretch shows). Without history compare
+    widens only that case, by EVERY_CPU_TAU; the history rows count it apart; and the spread
+    between stretches the prior stands for is found for it alone."""
+    import numpy as np
+
+    cover = _bench("compare_coverage")
+    rng = np.random.default_rng(5)
+    steady = np.exp(rng.normal(0, 0.01, 48))
+    levels = np.repeat(np.exp(rng.normal(0, 0.15, 6)), 8)
+    moving = (levels * np.exp(rng.normal(0, 0.01, 48))).view(cover.EveryCpu)
+    assert isinstance(moving[8:16], cover.EveryCpu)                       # a stretch keeps the tag
+    rows = cover.judged([steady[:8], moving[:8]], [steady[8:16], moving[8:16]])
+    assert [r.every_cpu for r in rows] == [False, True]
+    assert [r.between_runs for r in rows] == [0.0, cover.compare.EVERY_CPU_TAU] and rows[1].prior_spread
+    shares, counts = cover.with_history([[steady, moving]], 8, 40, seed=1)
+    assert counts == {"cases": 2, "means": 1, "every": 1}
+    assert set(shares) == set(cover.HISTORY_SHARES) and all(0 <= v <= 1 for v in shares.values())
+    assert shares["every CPU, no history"] >= shares["every CPU, rounds only"]
+    assert cover.every_cpu_spread([[steady, moving]], 8) > 0.05
+    assert np.isnan(cover.every_cpu_spread([[steady, steady.copy()]], 8))

@@ -126,10 +126,11 @@ def render(c: Comparison, console: Console, verbose: bool = False) -> None:
         breaking.print_hanging(console, f"{side}: {label}", indent=0, more=3)
     console.print(_verdicts(c), style="bold")
     if c.without_history:
+        prior = any(r.prior_spread for e in c.experiments if e.name in c.without_history for r in e.rows)
         breaking.print_hanging(console, f"note: {', '.join(c.without_history)}: no earlier runs here beside "
                                "A or B, so B/A's intervals hold each run's rounds, not how far ratios move "
-                               "between runs; compare adds that once a run has two before it",
-                               "dim", indent=0, more=2)
+                               "between runs" + (" (but for cases on every CPU, noted below)" if prior else "")
+                               + "; compare adds that once a run has two before it", "dim", indent=0, more=2)
     if c.machine_differences:
         console.print("warning: the machines differ, so part of any difference may be the machine's:",
                       style="yellow")
