@@ -31,9 +31,8 @@ by the spread between runs its runs found there, beside the same pairs judged wi
 only, with the prior, with history), and the root mean square of their spread between a
 recording's stretches, which the prior stands for. --shortfall and --short-factor run it all
 with another value of compare's two small-sample constants (rank_dependence.py), to see what
-each does. --factors adds the drift
-factor compare widened by under each model (its mean and spread: what two runs' rounds tell of
-their own drift); --experiments adds the geometric-mean row compare prints for each experiment,
+each does. --factors adds the drift factor compare widened by under each model (its mean and
+spread: what two runs' rounds tell of their own drift); --experiments adds the geometric-mean row compare prints for each experiment,
 its truth the geometric mean of its cases' truths (simulated experiments, and pairs of stretches
 of each recorded experiment of two cases or more). Takes about two minutes at 4,000 cases a cell
 on one core, as much again for --mover, and about eight more at 1,000 experiments; --sizes
