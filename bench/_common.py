@@ -263,26 +263,27 @@ def read_run(path: str | Path, prog: str) -> dict:
         raise SystemExit(2) from None
 
 
-def recorded_ratios(paths: list[str], at_least: int = 30) -> list[tuple[str, list[tuple[str, np.ndarray]]]]:
+def recorded_ratios(paths: list[str], at_least: int = 30,
+                    every_cpu_as: type | None = None) -> list[tuple[str, list[tuple[str, np.ndarray]]]]:
     """The recorded paired ratios (in round order) of every case of saved runs with at least
-    `at_least` rounds: (experiment, [(case, ratios)]) per experiment that has such a case."""
+    `at_least` rounds: (experiment, [(case, ratios)]) per experiment that has such a case. Where
+    every_cpu_as (an ndarray subclass) is given, a case that runs on every CPU at once
+    (experiment.Case.every_cpu: the ^ mark) has its ratios viewed as it."""
     found = []
     for path in paths:
         doc = read_run(path, Path(sys.argv[0]).name)
         for exp in doc["experiments"]:
-            cases = [(case["name"], np.array(ratios_to_baseline(exp, case))) for case in exp.get("cases", [])]
+            cases = [(case["name"], _tagged(np.array(ratios_to_baseline(exp, case)),
+                                            every_cpu_as if case.get("every_cpu") else None))
+                     for case in exp.get("cases", [])]
             cases = [(name, ratios) for name, ratios in cases if ratios.size >= at_least]
             if cases:
                 found.append((exp["name"], cases))
     return found
 
 
-def every_cpu_cases(paths: list[str]) -> set[tuple[str, str]]:
-    """(experiment, case) of every case of saved runs that runs on every CPU at once
-    (experiment.Case.every_cpu: the ^ mark)."""
-    return {(exp["name"], case["name"]) for path in paths
-            for exp in read_run(path, Path(sys.argv[0]).name)["experiments"]
-            for case in exp.get("cases", []) if case.get("every_cpu")}
+def _tagged(ratios: np.ndarray, as_type: type | None) -> np.ndarray:
+    return ratios if as_type is None else ratios.view(as_type)
 
 
 # ---- simulated rounds: models of per-round ratios with an exact truth ----------------------

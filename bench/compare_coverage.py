@@ -49,7 +49,7 @@ import numpy as np
 
 from layertax.engine.analysis import between_runs, compare, dependence, rank_dependence, stats
 
-from _common import MODELS, every_cpu_cases, finish, recorded_ratios   # this folder's
+from _common import MODELS, finish, recorded_ratios   # this folder's
 
 SIZES = (6, 8, 12, 16, 24, 40)
 CASES = 10          # the cases of one simulated experiment
@@ -94,7 +94,12 @@ def _fresh(out: list[compare.Row]) -> list[compare.Row]:
 
 def held(runs_a: list[np.ndarray], runs_b: list[np.ndarray], truths: list[float]) -> int:
     """How many of an experiment's cases have B/A's interval holding their truth."""
-    return sum(row.ci95[0] <= truth <= row.ci95[1] for row, truth in zip(judged(runs_a, runs_b), truths))
+    return sum(_holds(judged(runs_a, runs_b), truths))
+
+
+def _holds(judged_rows: list[compare.Row], truths: list[float]) -> list[bool]:
+    """Whether each row's B/A interval holds its truth."""
+    return [row.ci95[0] <= truth <= row.ci95[1] for row, truth in zip(judged_rows, truths)]
 
 
 def mover_held(runs_a: list[np.ndarray], runs_b: list[np.ndarray], truths: list[float]) -> int:
@@ -159,10 +164,17 @@ def history_pair(rng, ratios: list[np.ndarray], n: int) -> tuple[int, list[list[
     shortest = min(r.size for r in ratios)
     count = shortest // n
     start = int(rng.integers(0, shortest - count * n + 1))
-    stretches = [[r[start + k * n:start + (k + 1) * n] for r in ratios] for k in range(count)]
+    stretches = _stretches(ratios, n, start)
     first = int(rng.integers(between_runs.MIN_RUNS - 1, count - 1))
     second = int(rng.integers(first + 1, count))
     return start, stretches, first, second
+
+
+def _stretches(ratios: list[np.ndarray], n: int, start: int = 0) -> list[list[np.ndarray]]:
+    """A recorded experiment cut into consecutive stretches of n rounds from round `start`, the
+    same rounds for every case (as many as its shortest case holds)."""
+    count = (min(r.size for r in ratios) - start) // n
+    return [[r[start + k * n:start + (k + 1) * n] for r in ratios] for k in range(count)]
 
 
 def _earlier(k: int) -> range:
@@ -187,7 +199,7 @@ def history_held(stretches: list[list[np.ndarray]], first: int, second: int, as_
     now = [as_run(first), as_run(second)]
     before = [[as_run(k) for k in _earlier(first)], [as_run(k) for k in _earlier(second)]]
     every = [row.every_cpu for row in out]
-    rounds = [row.ci95[0] <= truth <= row.ci95[1] for row, truth in zip(out, truths)]
+    rounds = _holds(out, truths)
     for k, row in enumerate(out):
         found = tuple(between_runs.compared(now[side]["cases"][k]["stats"]["ratio"],
                                             [run["cases"][k]["stats"]["ratio"] for run in before[side]]) or {}
@@ -195,12 +207,13 @@ def history_held(stretches: list[list[np.ndarray]], first: int, second: int, as_
         compare.widen_for_runs_here(row, found)
     means = [between_runs.mean_compared(now[side], before[side]) for side in (0, 1)]
     mean_tau = max((compare._tau(m) for m in means if m), default=None)
-    plain = [row.ci95[0] <= truth <= row.ci95[1] for row, truth in zip(fresh, truths)]
-    widened = [row.ci95[0] <= truth <= row.ci95[1] for row, truth in zip(out, truths)]
+    plain, widened = _holds(fresh, truths), _holds(out, truths)
+
+    def on_every_cpu(holds: list[bool]) -> int:
+        return sum(h and e for h, e in zip(holds, every))
     return {"plain": sum(plain), "widened": sum(widened), "every": sum(every),
-            "every rounds": sum(h for h, e in zip(rounds, every) if e),
-            "every plain": sum(h for h, e in zip(plain, every) if e),
-            "every widened": sum(h for h, e in zip(widened, every) if e),
+            "every rounds": on_every_cpu(rounds), "every plain": on_every_cpu(plain),
+            "every widened": on_every_cpu(widened),
             "mean plain": _mean_holds(fresh, None, truth_mean), "mean widened": _mean_holds(out, mean_tau, truth_mean)}
 
 
@@ -263,7 +276,7 @@ def every_cpu_spread(experiments: list[list[np.ndarray]], n: int) -> float:
     such case has two stretches)."""
     spreads = []
     for ratios in experiments:
-        stretches = [[r[k * n:(k + 1) * n] for r in ratios] for k in range(min(r.size for r in ratios) // n)]
+        stretches = _stretches(ratios, n)
         if len(stretches) < 2:
             continue
         runs = [_as_run(stretch) for stretch in stretches]
@@ -368,9 +381,8 @@ def main() -> int:
     if args.every_cpu_tau is not None:
         compare.EVERY_CPU_TAU = args.every_cpu_tau
     # read first, so that a file it cannot read stops it before minutes of simulation
-    every_cpu = every_cpu_cases(args.runs)
-    experiments = [[ratios.view(EveryCpu) if (name, case) in every_cpu else ratios for case, ratios in cases]
-                   for name, cases in recorded_ratios(args.runs, at_least=2 * min(sizes))]
+    experiments = [[ratios for _, ratios in cases]
+                   for _, cases in recorded_ratios(args.runs, at_least=2 * min(sizes), every_cpu_as=EveryCpu)]
     print(f"coverage of compare's B/A [95% CI]; {args.sims} cases a cell; rounds of each run "
           f"(shortfall {rank_dependence.SHORTFALL:g}, short runs' factor {rank_dependence.SHORT_FACTOR:g}):")
     print(f"{'model':18} " + " ".join(f"{n:>6}" for n in sizes))

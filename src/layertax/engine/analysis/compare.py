@@ -491,8 +491,8 @@ def compare_runs(a: dict, b: dict, threshold: float = stats.DEFAULT_THRESHOLD,
 def _without_history(exp_a: dict, exp_b: dict) -> bool:
     """Whether neither run of an experiment was set beside the earlier runs here that tell how far
     its ratios move between runs (between_runs.MIN_RUNS with it). Then B/A's interval holds the
-    two runs' rounds and no spread between runs: on recorded stretches of one run minutes apart it
-    holds less than its 95% (bench/compare_coverage.py --history; docs/method/statistics.md)."""
+    two runs' rounds and no spread between runs, but for cases on every CPU (EVERY_CPU_TAU)
+    (bench/compare_coverage.py --history; docs/method/statistics.md)."""
     return all((e.get("between_runs") or {}).get("runs", 0) < between_runs.MIN_RUNS - 1 for e in (exp_a, exp_b))
 
 
