@@ -14,38 +14,43 @@ truth is 1; at n rounds a run, the cases that ran at least 2n take part.
 
     .venv/bin/python bench/compare_coverage.py [--sims 1000] [--sizes N,...] [--factors] [--mover]
                                                [--shortfall X] [--short-factor F] [--every-cpu-tau T]
-                                               [--apart WHERE]
+                                               [--apart WHERE] [--by-gap]
                                                [--history] [--experiments 1000] [RUN.json ...]
 
---mover adds, for the same pairs, a design compare does not use: B/A's interval put together from
-each run's own interval of its median (the one a run prints, widened by that run's factor) by
-MOVER (Zou and Donner: the two half-widths added in quadrature on the log scale), to set beside
-compare's. --apart adjacent (or ends) places the two recorded stretches one right after the other
-(or at the run's two ends) instead of anywhere apart. A recorded case that runs on every CPU at
-once (the ^ mark) is judged as compare judges it where no run has history: widened by compare's
-prior spread between runs (EVERY_CPU_TAU; --every-cpu-tau sets another). --history adds
-recorded runs as a machine with history has them: each a stretch set beside the stretches
-before it as its earlier runs (history_pair), so compare widens a case, and its geometric mean,
-by the spread between runs its runs found there, beside the same pairs judged without
-(recordings of at least four stretches); then the cases on every CPU alone (on their rounds
-only, with the prior, with history), and the root mean square of their spread between a
-recording's stretches, which the prior stands for. --shortfall and --short-factor run it all
-with another value of compare's two small-sample constants (rank_dependence.py), to see what
-each does. --factors adds the drift factor compare widened by under each model (its mean and
-spread: what two runs' rounds tell of their own drift); --experiments adds the geometric-mean row compare prints for each experiment,
-its truth the geometric mean of its cases' truths (simulated experiments, and pairs of stretches
-of each recorded experiment of two cases or more). Takes about two minutes at 4,000 cases a cell
-on one core, as much again for --mover, and about eight more at 1,000 experiments; --sizes
-splits it over cores. 93-97% is the goal, as for the runs' own intervals
+--by-gap adds the recorded cases judged over every pair of whole stretches once, by how many
+rounds apart the two start (how far a ratio moves between runs minutes apart). --mover adds, for
+the same pairs, a design compare does not use: B/A's interval put together from each run's own
+interval of its median (the one a run prints, widened by that run's factor) by MOVER (Zou and
+Donner: the two half-widths added in quadrature on the log scale), to set beside compare's.
+--apart adjacent (or ends) places the two recorded stretches one right after the other (or at the
+run's two ends) instead of anywhere apart. A recorded case that runs on every CPU at once (the ^
+mark) is judged as compare judges it where no run has history: widened by compare's prior spread
+between runs (EVERY_CPU_TAU; --every-cpu-tau sets another). --history adds recorded runs as a
+machine with history has them: each a stretch set beside the stretches before it as its earlier
+runs (history_pair), so compare widens a case, and its geometric mean, by the spread between runs
+its runs found there, beside the same pairs judged without (recordings of at least four
+stretches); then the cases on every CPU alone (on their rounds only, with the prior, with
+history), and the root mean square of their spread between a recording's stretches, which the
+prior stands for. --shortfall and --short-factor run it all with another value of compare's two
+small-sample constants (rank_dependence.py), to see what each does. --factors adds the drift
+factor compare widened by under each model (its mean and spread: what two runs' rounds tell of
+their own drift); --experiments adds the geometric-mean row compare prints for each experiment,
+its truth the geometric mean of its cases' truths (simulated experiments, and every pair of whole
+stretches of each recorded experiment of two cases or more, with the Wilson interval of that
+share). Takes about two minutes at 4,000 cases a cell on one core, as much again for --mover,
+about eight more at 1,000 experiments, and five for --by-gap on three recordings of 160 rounds;
+--sizes splits it over cores. 93-97% is the goal, as for the runs' own intervals
 (bench/interval_coverage.py).
 """
 from __future__ import annotations
 
 import argparse
 import copy
+import itertools
 import math
 
 import numpy as np
+from scipy import stats as scipy_stats
 
 from layertax.engine.analysis import between_runs, compare, dependence, rank_dependence, stats
 
@@ -330,19 +335,50 @@ def simulated_means(draw, n: int, experiments: int, seed: int) -> float:
     return sum(mean_held(*simulated_pair(draw, rng, n)) for _ in range(experiments)) / experiments
 
 
-def resampled_means(experiments: list[list[np.ndarray]], n: int, draws: int, seed: int) -> float:
-    """The share of pairs of runs of recorded experiments whose geometric-mean row held 1 (nan where
-    none has two cases long enough for n rounds a run)."""
-    experiments = [e for e in long_enough(experiments, n) if len(e) >= 2]
-    if not experiments:
-        return float("nan")
-    rng = np.random.default_rng(seed)
+def every_pair(experiments: list[list[np.ndarray]], n: int):
+    """Every pair of whole stretches of n rounds (cut from round 0) of each recorded experiment's
+    cases that ran at least 2n: (A's rounds, B's rounds, how many rounds apart they start), A
+    the earlier. Each distinct pair once, so a share over them is not a share of a few pairs
+    drawn many times."""
+    for ratios in long_enough(experiments, n):
+        stretches = _stretches(ratios, n)
+        for i, j in itertools.combinations(range(len(stretches)), 2):
+            yield stretches[i], stretches[j], (j - i) * n
+
+
+def resampled_means(experiments: list[list[np.ndarray]], n: int) -> tuple[int, int]:
+    """Over every pair of whole stretches of the recorded experiments of two cases or more long
+    enough for n rounds a run: how many pairs' geometric-mean row held 1, and how many pairs."""
     hits = total = 0
-    for _ in range(max(1, draws // len(experiments))):
-        for ratios in experiments:
-            hits += mean_held(*recorded_pair(rng, ratios, n), [1.0] * len(ratios))
+    for a, b, _ in every_pair([e for e in experiments if len(e) >= 2], n):
+        if len(a) >= 2:
+            hits += mean_held(a, b, [1.0] * len(a))
             total += 1
-    return hits / total
+    return hits, total
+
+
+# How many rounds apart two recorded stretches start (from, to): --by-gap's columns.
+GAPS = ((1, 20), (21, 40), (41, 80), (81, 120), (121, 10 ** 6))
+
+
+def held_by_gap(experiments: list[list[np.ndarray]], n: int) -> list[tuple[int, int]]:
+    """Over every pair of whole stretches of n rounds of the recorded experiments: how many cases'
+    B/A interval held 1, and how many cases, for each of GAPS."""
+    out = [[0, 0] for _ in GAPS]
+    for a, b, apart in every_pair(experiments, n):
+        cell = next(out[k] for k, (low, high) in enumerate(GAPS) if low <= apart <= high)
+        cell[0] += held(a, b, [1.0] * len(a))
+        cell[1] += len(a)
+    return [(hits, total) for hits, total in out]
+
+
+def share_interval(hits: int, total: int) -> tuple[float, float]:
+    """The Wilson 95% interval of a share of hits out of total (nan where total is 0). Recorded pairs
+    share stretches, so it is if anything narrower than the share's real uncertainty."""
+    if not total:
+        return float("nan"), float("nan")
+    ci = scipy_stats.binomtest(hits, total).proportion_ci(confidence_level=0.95, method="wilson")
+    return float(ci.low), float(ci.high)
 
 
 def main() -> int:
@@ -365,11 +401,15 @@ def main() -> int:
     parser.add_argument("--apart", choices=("any", "adjacent", "ends"), default="any",
                         help="where the two recorded stretches lie: anywhere apart, one right after "
                         "the other, or at the run's two ends")
+    parser.add_argument("--by-gap", action="store_true",
+                        help="also the recorded cases over every pair of whole stretches, by how many "
+                        "rounds apart the two start")
     parser.add_argument("--history", action="store_true",
                         help="also recorded runs set beside earlier runs (stretches before them), as "
                         "compare widens by the spread between runs it finds there")
     parser.add_argument("--experiments", type=int, default=0,
-                        help="also the geometric-mean row: simulated experiments (and recorded pairs) a cell")
+                        help="also the geometric-mean row: simulated experiments a cell (recorded: "
+                        "every pair of whole stretches once)")
     args = parser.parse_args()
     sizes = tuple(int(n) for n in args.sizes.split(",")) if args.sizes else SIZES
     global APART
@@ -392,6 +432,8 @@ def main() -> int:
     if experiments:
         cells = [resampled(experiments, n, args.sims, seed=500 + n) for n in sizes]
         _recorded_rows(cells, [sum(map(len, long_enough(experiments, n))) for n in sizes], "cases")
+    if args.by_gap and experiments:
+        _by_gap(experiments, sizes)
     if args.history and experiments:
         _history(experiments, sizes, args.sims)
     if args.mover:
@@ -453,9 +495,31 @@ def _means(recorded_experiments: list[list[np.ndarray]], sizes: tuple[int, ...],
         cells = [simulated_means(draw, n, experiments, seed=700 + 10 * i + n) for n in sizes]
         print(f"{name:18} " + " ".join(f"{100 * c:6.1f}" for c in cells), flush=True)
     if recorded_experiments:
-        cells = [resampled_means(recorded_experiments, n, experiments, seed=900 + n) for n in sizes]
-        _recorded_rows(cells, [sum(len(e) >= 2 for e in long_enough(recorded_experiments, n)) for n in sizes],
+        counts = [resampled_means(recorded_experiments, n) for n in sizes]
+        _recorded_rows([hits / total if total else float("nan") for hits, total in counts],
+                       [sum(len(e) >= 2 for e in long_enough(recorded_experiments, n)) for n in sizes],
                        "experiments")
+        _counted_rows(counts, "pairs")
+
+
+def _counted_rows(counts: list[tuple[int, int]], what: str) -> None:
+    """Under a recorded row: how many distinct pairs (or cases) each cell counts, and the Wilson 95%
+    interval of its share."""
+    print(f"{'  (' + what + ')':18} " + " ".join(f"{total:6d}" for _, total in counts))
+    bounds = [share_interval(hits, total) for hits, total in counts]
+    for side, label in enumerate(("  (Wilson low)", "  (Wilson high)")):
+        print(f"{label:18} " + " ".join("     -" if math.isnan(b[side]) else f"{100 * b[side]:6.1f}"
+                                        for b in bounds), flush=True)
+
+
+def _by_gap(experiments: list[list[np.ndarray]], sizes: tuple[int, ...]) -> None:
+    print("\nrecorded cases over every pair of whole stretches, by how many rounds apart they start:")
+    print(f"{'rounds a run':18} " + " ".join(f"{f'{low}-{high}' if high < 10 ** 6 else f'{low}+':>12}"
+                                             for low, high in GAPS))
+    for n in sizes:
+        cells = held_by_gap(experiments, n)
+        print(f"{n:<18} " + " ".join(f"{100 * hits / total:5.1f} {f'({total})':>6}" if total else f"{'-':>12}"
+                                     for hits, total in cells), flush=True)
 
 
 if __name__ == "__main__":

@@ -163,3 +163,31 @@ def test_compare_coverage_judges_a_case_on_every_cpu_as_compare_does_without_his
     assert shares["every CPU, no history"] >= shares["every CPU, rounds only"]
     assert cover.every_cpu_spread([[steady, moving]], 8) > 0.05
     assert np.isnan(cover.every_cpu_spread([[steady, steady.copy()]], 8))
+
+
+def test_compare_coverage_counts_every_pair_of_whole_stretches_once_by_how_far_apart():
+    """A recorded experiment of 48 rounds cut into stretches of 8: its 15 pairs, each once, sorted
+    by how many rounds apart they start; a steady experiment's intervals hold 1 in every pair, and
+    an experiment whose later half sits 30% higher misses in the pairs that cross it. The share
+    of held geometric means carries its Wilson interval."""
+    import numpy as np
+
+    cover = _bench("compare_coverage")
+    rng = np.random.default_rng(7)
+    steady = [np.exp(rng.normal(0, 0.01, 48)) for _ in range(3)]
+    pairs = list(cover.every_pair([steady], 8))
+    assert len(pairs) == 15 and sorted({apart for _, _, apart in pairs}) == [8, 16, 24, 32, 40]
+    assert all(len(a) == len(b) == 3 and a[0].size == 8 for a, b, _ in pairs)
+    by_gap = cover.held_by_gap([steady], 8)
+    assert len(by_gap) == len(cover.GAPS) and sum(total for _, total in by_gap) == 45
+    assert sum(hits for hits, _ in by_gap) >= 40                          # steady: about 95% hold
+    assert cover.resampled_means([steady], 8)[1] == 15
+    stepped = [r * np.r_[np.ones(24), np.full(24, 1.3)] for r in steady]
+    crossing = sum(hits for hits, _ in cover.held_by_gap([stepped], 8))
+    assert crossing <= 45 - 3 * 9                                         # 3 x 3 pairs cross the step
+    hits, total = cover.resampled_means([stepped], 8)
+    assert total == 15 and hits <= 15 - 9
+    low, high = cover.share_interval(hits, total)
+    assert low < hits / total < high and 0 < low and high < 1
+    assert all(np.isnan(cover.share_interval(0, 0)))
+    assert list(cover.every_pair([[steady[0][:15]]], 8)) == []            # too short for two stretches
