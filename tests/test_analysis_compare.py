@@ -359,13 +359,13 @@ def test_compare_says_how_the_geometric_mean_interval_was_drawn(tmp_path):
     assert "1.00x" in flat and "100 ns" in flat
 
 
-def _rendered(c, width: int) -> str:
+def _rendered(c, width: int, verbose: bool = False) -> str:
     import io
 
     from rich.console import Console
 
     out = io.StringIO()
-    comparison.render(c, Console(file=out, width=width, no_color=True))
+    comparison.render(c, Console(file=out, width=width, no_color=True), verbose=verbose)
     return out.getvalue()
 
 
@@ -375,13 +375,16 @@ def test_the_comparison_table_never_cuts_a_figure(width):
     a = _doc({n: _noisy(seed=i) for i, n in enumerate(names)})
     b = _doc({n: _noisy(seed=i + 9, scale=1.05) for i, n in enumerate(names)})
     c = compare.compare_runs(a, b)
-    text = _rendered(c, width)
-    assert max(map(len, text.splitlines())) <= width and "…" not in text
+    text, verbose = _rendered(c, width), _rendered(c, width, verbose=True)
+    for shown in (text, verbose):
+        assert max(map(len, shown.splitlines())) <= width and "…" not in shown
     for row in c.experiments[0].rows:
         lo, hi = row.ci95
         d = units.ratio_decimals(row.ratio, lo, hi)
-        for figure in (f"{row.ratio:.{d}f}x", f"[{lo:.{d}f}, {hi:.{d}f}]", f"{row.p_holm:.2g}"):
-            assert figure in text, figure
+        for figure in (f"{row.ratio:.{d}f}x", f"[{lo:.{d}f}, {hi:.{d}f}]"):
+            assert figure in text and figure in verbose, figure
+        # where the p column does not fit beside the rest, --verbose has it
+        assert f"{row.p_holm:.2g}" in verbose
     flat = " ".join(text.split())
     assert "slower" in flat
     # the long name breaks after its hyphens only: each part whole, in order
@@ -409,18 +412,27 @@ def test_b_over_a_carries_the_digits_its_interval_supports():
 
 def test_each_case_takes_one_line_where_its_figures_fit():
     """At 100 columns twenty-odd cases with long names: one line a case, the interval beside its
-    ratio (no outer rules); at 80 the ratio goes above its interval; nothing past the width."""
+    ratio (no outer rules). At 80 the p column gives way, so each case's figures and whole verdict
+    still take one line (its name breaking after a hyphen), and the last line says --verbose has
+    p; with --verbose, the ratio goes above its interval instead. Nothing past the width."""
     names = [f"case-with-a-longish-name-{i}" for i in range(20)]
     a = _doc({n: _noisy(seed=i) for i, n in enumerate(names)})
     b = _doc({n: _noisy(seed=i + 40, scale=1.01) for i, n in enumerate(names)})
     c = compare.compare_runs(a, b)
-    at_100, at_80 = _rendered(c, 100), _rendered(c, 80)
-    assert max(map(len, at_100.splitlines())) <= 100 and max(map(len, at_80.splitlines())) <= 80
+    at_100, at_80, verbose_80 = _rendered(c, 100), _rendered(c, 80), _rendered(c, 80, verbose=True)
+    assert max(map(len, at_100.splitlines())) <= 100
+    assert max(map(len, at_80.splitlines())) <= 80 and max(map(len, verbose_80.splitlines())) <= 80
     for row in c.experiments[0].rows:
         line = next(ln for ln in at_100.splitlines() if ln.startswith(row.case + " "))
         assert comparison._ratio(row) in line and row.verdict in line
-    assert sum(ln.startswith("case-with") for ln in at_80.splitlines()) == 20
-    assert not any(comparison._ratio(row) in at_80 for row in c.experiments[0].rows)
+        line = next(ln for ln in at_80.splitlines() if comparison._ratio(row) in ln)
+        assert line.startswith("case-with-") and line.rstrip().endswith(row.verdict)
+    def header(text):
+        return next(ln for ln in text.splitlines() if ln.startswith("case "))
+    assert "p (Holm)" not in header(at_80) and "each case's p (Holm)" in " ".join(at_80.split())
+    assert "p (Holm)" in header(verbose_80) and "each case's p" not in verbose_80
+    assert sum(ln.startswith("case-with") for ln in verbose_80.splitlines()) == 20
+    assert not any(comparison._ratio(row) in verbose_80 for row in c.experiments[0].rows)
 
 
 def test_at_80_columns_a_verdict_is_never_cut_beside_an_interval_of_three_decimals():
@@ -437,7 +449,7 @@ def test_at_80_columns_a_verdict_is_never_cut_beside_an_interval_of_three_decima
                                   ("rust-fs-rename-long", "no difference"))]
     e = compare.ExperimentComparison("e", "ns", "time", rows, None, [])
     out = io.StringIO()
-    Console(file=out, width=80, no_color=True).print(comparison._table(e, 80))
+    Console(file=out, width=80, no_color=True).print(comparison._table(e, 80)[0])
     text = out.getvalue()
     assert max(map(len, text.splitlines())) <= 80
     assert "inconclusive" in text.split() and text.split().count("difference") == 2

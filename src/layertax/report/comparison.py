@@ -39,11 +39,13 @@ def _p(row: Row) -> str:
     return f"{row.p_holm:.2g}"
 
 
-def _table(e: ExperimentComparison, width: int) -> Table:
+def _table(e: ExperimentComparison, width: int, verbose: bool = False) -> tuple[Table, bool]:
     """The full table where each row fits on one line; else a compact one (no outer rules) with
-    each row's figures on one line where they fit (the mean's name may take two), or else each
-    ratio above its interval, names and verdicts wrapping between words; so that no figure is
-    ever cut or split at 80 columns."""
+    each row's figures on one line where they fit (the mean's name may take two); else, but for
+    --verbose, the same without the p column, so that each row's figures and verdict still take
+    one line and a long name breaks between its words; or else each ratio above its interval,
+    names and verdicts wrapping between words. So no figure is ever cut or split at 80 columns.
+    Returns the table and whether it left the p column out."""
     what = ("instructions/op" if e.method == "instructions" else
             "medians of per-round ratios to the baseline (x) or times" if any(r.to_baseline for r in e.rows)
             else "median (per-round medians)")
@@ -57,7 +59,12 @@ def _table(e: ExperimentComparison, width: int) -> Table:
     # (the mean's "(interval ≥95%)" goes under its name).
     figures = columns[1:]
     names = widths.column("case", (cells[0] for row, cells in rows if row is not e.geomean))
-    split = not full and widths.compact([max(names, len("geometric mean")), *figures]) > width
+    narrow = not full and widths.compact([max(names, len("geometric mean")), *figures]) > width
+    # Without p (the verdict already says what the test decided), every figure and the whole
+    # verdict: the names get what is left, where that is at least CASE_MIN.
+    lean_others = [*columns[1:4], columns[5]]
+    lean = narrow and not verbose and width - widths.compact([0, *lean_others]) >= CASE_MIN
+    split = narrow and not lean
     t = Table(title=title, title_justify="left") if full else \
         Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False, show_edge=False)
     verdict_word = max((len(w) for _, cells in rows for w in cells[5].split()), default=None)
@@ -66,21 +73,22 @@ def _table(e: ExperimentComparison, width: int) -> Table:
         # The names get what the figures (each ratio above its interval where split) and the
         # verdicts' longest word leave; a longer name breaks between its words and after its
         # hyphens, never inside a word (a folded one read "py-os-rename-byt" / "es").
-        others = figures if not split else \
+        others = lean_others if lean else figures if not split else \
             [widths.column(h, (line for _, cells in rows for line in _above(cells[i]).split("\n")))
              for i, h in enumerate(headers) if 0 < i < 5] + [max(verdict_word or 0, len("verdict"))]
         limit = max(CASE_MIN, width - widths.compact([0, *others]))
+    shown = [i for i in range(1, 5) if not (lean and i == 4)]
     t.add_column("case", no_wrap=True)
-    for header in headers[1:5]:
-        t.add_column(header, justify="right", no_wrap=True)
-    t.add_column("verdict", min_width=verdict_word)
+    for i in shown:
+        t.add_column(headers[i], justify="right", no_wrap=True)
+    t.add_column("verdict", min_width=columns[5] if lean else verdict_word, no_wrap=lean)
     for row, cells in rows:
         style = "bold" if row is e.geomean else ""
-        ratio = _above(cells[3]) if split else cells[3]
+        figure = {3: _above(cells[3]) if split else cells[3]}
         name = breaking.name(cells[0], limit) if limit and len(cells[0]) > limit else cells[0]
-        t.add_row(Text(name, style=style), cells[1], cells[2], ratio, cells[4],
+        t.add_row(Text(name, style=style), *(figure.get(i, cells[i]) for i in shown),
                   Text(cells[5], style=VERDICT_STYLE[row.verdict]))
-    return t
+    return t, lean
 
 
 def _above(figure: str) -> str:
@@ -132,21 +140,24 @@ def render(c: Comparison, console: Console, verbose: bool = False) -> None:
                                "between runs" + (" (but for cases on every CPU, noted below)" if prior else "")
                                + "; compare adds that once a run has two before it", "dim", indent=0, more=2)
     if c.machine_differences:
-        console.print("warning: the machines differ, so part of any difference may be the machine's:",
-                      style="yellow")
+        breaking.print_hanging(console, "warning: the machines differ, so part of any difference may be the "
+                               "machine's:", "yellow", indent=0, more=2)
         for line in c.machine_differences:
             breaking.print_hanging(console, line, "yellow")
     if c.load_warnings:
-        console.print("warning: something else ran while these were measured; its load is in the figures:",
-                      style="yellow")
+        breaking.print_hanging(console, "warning: something else ran while these were measured; its load is in "
+                               "the figures:", "yellow", indent=0, more=2)
         for line in c.load_warnings:
             breaking.print_hanging(console, line, "yellow")
     if verbose:
-        console.print(_how(c), style="dim")
+        breaking.print_hanging(console, _how(c), "dim", indent=0, more=2)
+    without_p = False
     for e in c.experiments:
         console.print()
         if e.rows:
-            console.print(_table(e, console.width))
+            table, lean = _table(e, console.width, verbose)
+            without_p |= lean
+            console.print(table)
             console.print(f"  {_counts(e.rows)}", style="dim")
             if verbose and e.geomean and e.geomean_method != "exact":
                 breaking.print_hanging(console, f"geometric mean interval: {e.geomean_method}", "dim")
@@ -163,4 +174,5 @@ def render(c: Comparison, console: Console, verbose: bool = False) -> None:
     for name in c.only_in_b:
         console.print(f"{name}: only in B", style="dim")
     if not verbose:
-        console.print("how each verdict is reached, and how each mean's interval was drawn: --verbose", style="dim")
+        breaking.print_hanging(console, ("each case's p (Holm), " if without_p else "") + "how each verdict is "
+                               "reached, and how each mean's interval was drawn: --verbose", "dim", indent=0, more=2)
