@@ -390,3 +390,27 @@ def test_a_line_under_a_table_wraps_with_a_hanging_indent_and_keeps_a_figure_wit
     wide = breaking.hanging("名前 " * 30, 40).split("\n")
     from rich.cells import cell_len
     assert all(cell_len(line) <= 40 for line in wide)
+
+
+@pytest.mark.parametrize("width", [60, 80, 100])
+def test_the_answer_never_parts_an_interval_and_wraps_within_the_width(width):
+    """An experiment's one-sentence answer, printed before its tables, wraps between words at the
+    console's width, never inside an interval: "[0.89," / "1.04]" read as two figures."""
+    import re
+
+    from layertax.report import breaking, format as fmt
+
+    exp = json.loads((Path(__file__).parent / "data" / "recorded" / "callchain.json").read_text())["experiments"][0]
+    said = fmt.answer(exp)
+    intervals = re.findall(r"\[[^\]]+\]", said)
+    assert intervals
+    out = io.StringIO()
+    terminal.render_experiment(exp, Console(file=out, width=width, no_color=True), verbose=False)
+    lines = out.getvalue().splitlines()
+    first = next(i for i, line in enumerate(lines) if line.strip() and said.startswith(line.strip()))
+    answer = lines[first:first + len(said) // (width // 2) + 2]
+    joined = " ".join(line.strip() for line in answer)
+    assert joined.startswith(said) and all(len(line) <= width for line in answer)
+    for interval in intervals:
+        assert any(interval in line for line in answer), interval
+    assert breaking.hanging("a " * 30 + "[0.89, 1.04]", 66, 0, 0).split("\n")[-1] == "[0.89, 1.04]"

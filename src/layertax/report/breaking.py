@@ -7,6 +7,8 @@ import re
 
 # A figure and the unit after it, kept on one line by hanging().
 UNIT = re.compile(r"(\d) (ns|µs|ms|s|min|KiB|MiB|GiB|kB|MB|GB|GB/s|B|cycles|instructions)\b")
+# An interval's two ends, kept on one line by hanging(): "[0.89," / "1.04]" read as two figures.
+INTERVAL = re.compile(r"\[([^\]\s]+), ([^\]\s]+)\]")
 
 
 def hyphens(word: str, limit: int) -> str:
@@ -53,12 +55,14 @@ def hanging(text: str, width: int, indent: int = 2, more: int = 2) -> str:
     """A line under a table as a paragraph with a hanging indent: its first line `indent` spaces
     in, the lines it wraps onto `more` further, so that each note reads as one item at 80
     columns (a terminal, or rich, starts them at column 0). Breaks between words, never between
-    a figure and its unit ("1.3 ms"), measured in terminal cells; a word wider than a whole line
-    is folded, as rich folds it. Line breaks in the text start a new first line."""
+    a figure and its unit ("1.3 ms") nor inside an interval ("[0.97, 1.03]"), measured in
+    terminal cells; a word wider than a whole line is folded, as rich folds it. Line breaks in
+    the text start a new first line."""
     from rich.cells import cell_len, chop_cells
 
     out = []
-    for paragraph in UNIT.sub("\\1\u00a0\\2", text).split("\n"):
+    kept = INTERVAL.sub("[\\1,\u00a0\\2]", UNIT.sub("\\1\u00a0\\2", text))
+    for paragraph in kept.split("\n"):
         line, room = " " * indent, max(1, width - indent - more)
         for word in (w for w in paragraph.split(" ") if w):
             if line.strip() and cell_len(line) + 1 + cell_len(word) > width:

@@ -421,7 +421,7 @@ def render_experiment(exp: dict, console: Console, verbose: bool = True,
     console.print(exp["question"], style="bold")
     said = fmt.answer(exp)
     if said:
-        console.print(said, markup=False, highlight=False)
+        breaking.print_hanging(console, said, indent=0, more=0)
     instructions = exp.get("metric") == "instructions"
     if instructions:
         tables, legend = _instructions_table(exp, console.width)
