@@ -400,13 +400,15 @@ def _stacked(table: dict, styles: dict, width: int) -> Group:
 
 
 def _print_table(console: Console, table) -> None:
-    """A table under its title, the title wrapped at the terminal's width between its words:
-    rich would wrap it at the table's own width, two or three lines where the terminal has room
-    for one. The title is text, never markup (it may name a case or a program)."""
+    """A table under its title, the title wrapped at the terminal's width between its words as a
+    note is (breaking.hanging: no trailing space, a figure kept whole): rich would wrap it at the
+    table's own width, two or three lines where the terminal has room for one. The title is
+    text, never markup (it may name a case or a program)."""
     if isinstance(table, Table) and table.title:
         title = table.title.plain if isinstance(table.title, Text) else str(table.title)
         table.title = None
-        console.print(Text(title), style="table.title", markup=False, highlight=False)
+        console.print(Text(breaking.hanging(title, console.width, 0, 0)), style="table.title", markup=False,
+                      highlight=False, soft_wrap=True)
     console.print(table)
 
 
