@@ -350,8 +350,8 @@ def resampled_means(experiments: list[list[np.ndarray]], n: int) -> tuple[int, i
     """Over every pair of whole stretches of the recorded experiments of two cases or more long
     enough for n rounds a run: how many pairs' geometric-mean row held 1, and how many pairs."""
     hits = total = 0
-    for a, b, _ in every_pair([e for e in experiments if len(e) >= 2], n):
-        if len(a) >= 2:
+    for a, b, _ in every_pair(experiments, n):
+        if len(a) >= 2:                   # of its cases, those long enough for n rounds a run
             hits += mean_held(a, b, [1.0] * len(a))
             total += 1
     return hits, total

@@ -81,5 +81,7 @@ def hanging(text: str, width: int, indent: int = 2, more: int = 2) -> str:
 
 def print_hanging(console, text: str, style: str | None = None, indent: int = 2, more: int = 2) -> None:
     """Prints a line under a table with hanging() at the console's width: text, never markup."""
-    console.print(hanging(str(text), console.width, indent, more), style=style, markup=False, highlight=False,
+    from rich.text import Text
+
+    console.print(Text(hanging(str(text), console.width, indent, more)), style=style, highlight=False,
                   soft_wrap=True)

@@ -84,9 +84,8 @@ def _table(e: ExperimentComparison, width: int, verbose: bool = False) -> tuple[
     t.add_column("verdict", min_width=columns[5] if lean else verdict_word, no_wrap=lean)
     for row, cells in rows:
         style = "bold" if row is e.geomean else ""
-        figure = {3: _above(cells[3]) if split else cells[3]}
         name = breaking.name(cells[0], limit) if limit and len(cells[0]) > limit else cells[0]
-        t.add_row(Text(name, style=style), *(figure.get(i, cells[i]) for i in shown),
+        t.add_row(Text(name, style=style), *(_above(cells[i]) if split and i == 3 else cells[i] for i in shown),
                   Text(cells[5], style=VERDICT_STYLE[row.verdict]))
     return t, lean
 

@@ -407,8 +407,7 @@ def _print_table(console: Console, table) -> None:
     if isinstance(table, Table) and table.title:
         title = table.title.plain if isinstance(table.title, Text) else str(table.title)
         table.title = None
-        console.print(Text(breaking.hanging(title, console.width, 0, 0)), style="table.title", markup=False,
-                      highlight=False, soft_wrap=True)
+        breaking.print_hanging(console, title, "table.title", indent=0, more=0)
     console.print(table)
 
 
