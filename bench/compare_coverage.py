@@ -381,11 +381,22 @@ def share_interval(hits: int, total: int) -> tuple[float, float]:
     return float(ci.low), float(ci.high)
 
 
+def _sizes(text: str) -> tuple[int, ...]:
+    """--sizes: round counts of at least 2, comma-separated; anything else one line from argparse."""
+    try:
+        sizes = tuple(int(n) for n in text.split(","))
+    except ValueError:
+        sizes = ()
+    if not sizes or min(sizes) < 2:
+        raise argparse.ArgumentTypeError(f"not round counts of at least 2, comma-separated: {text!r}")
+    return sizes
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("runs", nargs="*", help="saved results with their samples (recorded rounds)")
     parser.add_argument("--sims", type=int, default=1000, help="simulated cases a cell")
-    parser.add_argument("--sizes", help="the rounds of each run (comma-separated)")
+    parser.add_argument("--sizes", type=_sizes, help="the rounds of each run (comma-separated)")
     parser.add_argument("--factors", action="store_true",
                         help="also the drift factor compare widens by under each model: its mean and spread")
     parser.add_argument("--mover", action="store_true",
@@ -411,7 +422,7 @@ def main() -> int:
                         help="also the geometric-mean row: simulated experiments a cell (recorded: "
                         "every pair of whole stretches once)")
     args = parser.parse_args()
-    sizes = tuple(int(n) for n in args.sizes.split(",")) if args.sizes else SIZES
+    sizes = args.sizes or SIZES
     global APART
     APART = args.apart
     if args.shortfall is not None:
