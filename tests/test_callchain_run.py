@@ -41,6 +41,9 @@ def test_quick_run_prints_the_table_and_saves(quick_run):
     # The noise probe takes seconds: said as it starts (no terminal here), its forecast after.
     probe = p.stderr.index("layertax: measuring this machine's noise")
     assert probe < p.stderr.index("noise probe (") < p.stderr.index("layertax: callchain: ")
+    # Notes wrap between words with a hanging indent, as the lines under a table do (no line left
+    # with the trailing space of rich's own wrapping).
+    assert not [line for line in p.stderr.splitlines() if line != line.rstrip()]
     assert "saved: " in p.stdout
     saved = p.stdout.split("saved: ")[1].split()[0]
     assert saved.startswith(str(tmp / "data" / "layertax" / "runs"))

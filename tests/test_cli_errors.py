@@ -102,8 +102,13 @@ def test_the_listing_and_the_doctor_wrap_each_item_under_itself_at_80_columns():
     assert listing and all(len(line) <= 80 for line in listing)
     assert all(line.split(" - ")[0] in names for line in listing if line and not line.startswith(" "))
     assert any(line.startswith("    ") for line in listing)     # some item did wrap
-    advice = run_cli("doctor", env={"COLUMNS": "80"}).stdout.split("for steadier measurements\n", 1)[1]
+    answer, advice = run_cli("doctor", env={"COLUMNS": "80"}).stdout.split("for steadier measurements\n", 1)
     assert all(line.startswith("  ") for line in advice.splitlines())
+    # The answer and the machine's line wrap under themselves too, with no trailing space.
+    lines = answer.strip().splitlines()
+    assert len(lines) > 2 and all(len(line) <= 80 and line == line.rstrip() for line in lines)
+    starts = [line for line in lines if not line.startswith(" ")]
+    assert starts[0] == lines[0] and len(starts) == 2 and starts[1].startswith("machine: ")
 
 
 def test_a_closed_stdout_does_not_lose_the_exports(tmp_path):

@@ -414,3 +414,18 @@ def test_the_answer_never_parts_an_interval_and_wraps_within_the_width(width):
     for interval in intervals:
         assert any(interval in line for line in answer), interval
     assert breaking.hanging("a " * 30 + "[0.89, 1.04]", 66, 0, 0).split("\n")[-1] == "[0.89, 1.04]"
+
+
+@pytest.mark.parametrize("width", [40, 60])
+def test_the_question_wraps_between_words_with_no_trailing_space(width):
+    """An experiment's question, its first line, wraps as the answer does: between words, within
+    the width, and no line left with the trailing space rich's own wrapping leaves."""
+    exp = json.loads((Path(__file__).parent / "data" / "recorded" / "callchain.json").read_text())["experiments"][0]
+    out = io.StringIO()
+    terminal.render_experiment(exp, Console(file=out, width=width, no_color=True), verbose=False)
+    lines = out.getvalue().splitlines()
+    first = next(i for i, line in enumerate(lines) if line.strip())
+    question = lines[first:first + 2 + len(exp["question"]) // width]
+    assert " ".join(question).startswith(exp["question"])
+    assert all(len(line) <= width and line == line.rstrip() for line in question)
+    assert len([line for line in question if line]) > 1

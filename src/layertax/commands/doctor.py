@@ -42,14 +42,14 @@ def run(verbose: bool = False) -> int:
         usual = budget.newest_seen(fp.get("machine_id"), design(Settings().to_dict()),
                                    {e.name for e in experiments.registry().values() if e.measure is None})
     if probe:
-        out.print(noise_verdict(probe["spread"], probe["seconds"], usual, noise_probe.two_speeds(probe)),
-                  markup=False, highlight=False)
+        verdict = noise_verdict(probe["spread"], probe["seconds"], usual, noise_probe.two_speeds(probe))
+        breaking.print_hanging(out, verdict, indent=0)
     else:
-        out.print(f"noise probe not run: {failed}", markup=False, highlight=False)
+        breaking.print_hanging(out, f"noise probe not run: {failed}", indent=0)
     found = sum(1 for version in fp["tools"].values() if version != "missing")
     known = len(toolchain.TOOLS) + len(toolchain.LIBRARIES)
-    out.print(f"machine: {fmt.machine_line(fp)}; {found} of the {known} tools layertax uses found",
-              markup=False, highlight=False)
+    breaking.print_hanging(out, f"machine: {fmt.machine_line(fp)}; {found} of the {known} tools layertax uses "
+                           "found", indent=0)
     out.print("\n[bold]for steadier measurements[/bold]", markup=True)
     advice = machine.advice(fp, activity) + [("info", toolchain.hint(name)) for name in OPTIONAL_TOOLS
                                              if not toolchain.available(name)]

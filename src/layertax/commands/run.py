@@ -86,13 +86,15 @@ def run(experiment_names: tuple[str, ...], case_globs: tuple[str, ...], settings
     from layertax.commands import keeping
     from layertax.engine.session import run_session
     from layertax.progress import for_console
+    from layertax.report.breaking import print_hanging
 
     exports = keeping.targets(export_options, save)
     out, err = consoles.console(), consoles.console(stderr=True)
     with Measuring(allow_concurrent) as claim:
         session = run_session(chosen, settings, case_globs, save, progress=lambda: for_console(err),
-                              note=lambda message: err.print(message, style="dim"),
-                              warn=lambda message: err.print(message, style="yellow"), busy=consoles.working,
+                              note=lambda message: print_hanging(err, message, "dim", indent=0),
+                              warn=lambda message: print_hanging(err, message, "yellow", indent=0),
+                              busy=consoles.working,
                               claim=claim)
     measured = any(c.get("samples") for e in session.doc["experiments"] for c in e.get("cases", []))
     if session.interrupted and not measured:

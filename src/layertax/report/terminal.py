@@ -419,7 +419,7 @@ def render_experiment(exp: dict, console: Console, verbose: bool = True,
     experiments would repeat it under each)."""
     legends_said = set() if legends_said is None else legends_said
     console.print()
-    console.print(exp["question"], style="bold")
+    breaking.print_hanging(console, exp["question"], "bold", indent=0, more=0)
     said = fmt.answer(exp)
     if said:
         breaking.print_hanging(console, said, indent=0, more=0)
