@@ -254,6 +254,24 @@ def test_control_characters_and_markup_from_a_result_reach_no_terminal_and_no_ex
     assert "<img" not in texts["markdown"] and "<img" not in texts["html"]
 
 
+def test_a_wrapped_line_escapes_control_characters_as_the_console_does():
+    """Notes, answers and titles reach the terminal through breaking.print_hanging as a rich Text,
+    which the console's own escaping (SafeConsole.render_str) never sees: it escapes them itself,
+    keeping line breaks, and measures the escapes it prints."""
+    import io
+
+    from layertax.console import SafeConsole
+    from layertax.report import breaking
+
+    out = io.StringIO()
+    breaking.print_hanging(SafeConsole(file=out, width=30, markup=False),
+                           "a note naming evil\x1b[2Jclear\x07 and [link=http://evil.example/]x\nforged: line")
+    text = out.getvalue()
+    assert "\x1b" not in text and "\x07" not in text and "\\x1b[2Jclear" in text
+    assert "[link=http://evil.example/]x" in text.replace("\n", "").replace(" ", "")
+    assert all(len(line) <= 30 for line in text.splitlines())
+
+
 def test_an_error_quoting_a_hostile_name_is_one_printable_line(tmp_path):
     hostile = tmp_path / "evil\x1b[2J\nforged.json"
     done = run_cli("report", str(hostile))

@@ -107,11 +107,11 @@ def run(experiment_names: tuple[str, ...], case_globs: tuple[str, ...], settings
             exp["not_run"] = left_out[exp["name"]]
     keeping.keep(session.doc, out, save, exports, session.path, verbose=verbose)
     if session.interrupted:
-        err.print("interrupted: kept the rounds that finished (an unfinished round is left out)"
-                  + ("; saved above" if save else ""))
+        print_hanging(err, "interrupted: kept the rounds that finished (an unfinished round is left out)"
+                      + ("; saved above" if save else ""), indent=0)
         return 130
     failed = session.failed_cases
     if failed:
-        err.print(f"layertax: {len(failed)} case(s) failed: {', '.join(failed)}")
+        print_hanging(err, f"layertax: {len(failed)} case(s) failed: {', '.join(failed)}", indent=0)
         return 1
     return 0

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from layertax.text import printable_lines
+
 # A figure and the unit after it, kept on one line by hanging().
 UNIT = re.compile(r"(\d) (ns|µs|ms|s|min|KiB|MiB|GiB|kB|MB|GB|GB/s|B|cycles|instructions)\b")
 # An interval's two ends, kept on one line by hanging(): "[0.89," / "1.04]" read as two figures.
@@ -57,11 +59,13 @@ def hanging(text: str, width: int, indent: int = 2, more: int = 2) -> str:
     columns (a terminal, or rich, starts them at column 0). Breaks between words, never between
     a figure and its unit ("1.3 ms") nor inside an interval ("[0.97, 1.03]"), measured in
     terminal cells; a word wider than a whole line is folded, as rich folds it. Line breaks in
-    the text start a new first line."""
+    the text start a new first line. Every other control character is escaped first (its
+    printed escape is what is measured): the caller prints the result as a Text, which the
+    console's own escaping does not see."""
     from rich.cells import cell_len, chop_cells
 
     out = []
-    kept = INTERVAL.sub("[\\1,\u00a0\\2]", UNIT.sub("\\1\u00a0\\2", text))
+    kept = INTERVAL.sub("[\\1,\u00a0\\2]", UNIT.sub("\\1\u00a0\\2", printable_lines(text)))
     for paragraph in kept.split("\n"):
         line, room = " " * indent, max(1, width - indent - more)
         for word in (w for w in paragraph.split(" ") if w):

@@ -449,8 +449,9 @@ def render_experiment(exp: dict, console: Console, verbose: bool = True,
                     breaking.print_hanging(console, line, "dim")
                 legends_said.add(line)
     if instructions:
-        console.print("the layer chains: from the loop down to the system call, inclusive instructions per "
-                      "operation (x calls per operation); (syscall) marks the function that made it", style="dim")
+        breaking.print_hanging(console, "the layer chains: from the loop down to the system call, inclusive "
+                               "instructions per operation (x calls per operation); (syscall) marks the function "
+                               "that made it", "dim", indent=0)
         for case in exp["cases"]:
             tree = _chain_tree(case)
             if tree is not None:
@@ -527,7 +528,7 @@ def render(doc: dict, console: Console, verbose: bool = True) -> None:
                                   if timed else ""), "dim", indent=0)
     concurrent = fmt.concurrent_line(doc)
     if concurrent:
-        console.print(concurrent, style="bold yellow")
+        breaking.print_hanging(console, concurrent, "bold yellow", indent=0)
     legends_said: set[str] = set()
     for exp in doc["experiments"]:
         render_experiment(exp, console, verbose, legends_said)
