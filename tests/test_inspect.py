@@ -282,6 +282,8 @@ def test_the_calibration_saved_line_keeps_its_path_whole_and_notes_wrap_between_
     lines = buffer.getvalue().splitlines()
     assert lines[0] == f"saved: {path}"
     assert all(len(line) <= 60 for line in lines[1:]) and len(lines) > 2
+    # as the notes under a table: the lines it wraps onto indented under it, no trailing space
+    assert all(line.startswith("  ") and line == line.rstrip() for line in lines[2:])
     assert " ".join(lines[1:]).split() == ("no usable loadtime sweep saved for this machine: running a quick "
                                           "calibration (`layertax loadtime sweep` runs a fuller one)").split()
 

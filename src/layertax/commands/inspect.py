@@ -15,6 +15,7 @@ from layertax.inspect.run import inspect as inspect_program
 from layertax.inspect.run import resolve_binary
 from layertax.launch import settings as launch_settings
 from layertax.progress import for_console
+from layertax.report.breaking import print_hanging
 
 
 def notes_on(err):
@@ -22,7 +23,10 @@ def notes_on(err):
     whole (the one naming the calibration it saved) keeps its path on one line (soft wrap),
     whole for copy and paste, as the `saved:` line after every run does."""
     def say(message: str, whole: bool = False) -> None:
-        err.print(message, style="dim", soft_wrap=whole)
+        if whole:
+            err.print(message, style="dim", soft_wrap=True)
+        else:
+            print_hanging(err, message, "dim", indent=0)
     return say
 
 
