@@ -48,8 +48,8 @@ def run(verbose: bool = False) -> int:
         breaking.print_hanging(out, f"noise probe not run: {failed}", indent=0)
     found = sum(1 for version in fp["tools"].values() if version != "missing")
     known = len(toolchain.TOOLS) + len(toolchain.LIBRARIES)
-    breaking.print_hanging(out, f"machine: {fmt.machine_line(fp)}; {found} of the {known} tools layertax uses "
-                           "found", indent=0)
+    machine_line = f"machine: {fmt.machine_line(fp)}; {found} of the {known} tools layertax uses found"
+    breaking.print_hanging(out, machine_line, indent=0)
     out.print("\n[bold]for steadier measurements[/bold]", markup=True)
     advice = machine.advice(fp, activity) + [("info", toolchain.hint(name)) for name in OPTIONAL_TOOLS
                                              if not toolchain.available(name)]

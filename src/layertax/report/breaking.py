@@ -84,7 +84,8 @@ def hanging(text: str, width: int, indent: int = 2, more: int = 2) -> str:
 
 
 def print_hanging(console, text: str, style: str | None = None, indent: int = 2, more: int = 2) -> None:
-    """Prints a line under a table with hanging() at the console's width: text, never markup."""
+    """Prints text wrapped by hanging() at the console's width (a note under a table, a question,
+    an answer, a command's own message): text, never markup, its control characters escaped."""
     from rich.text import Text
 
     console.print(Text(hanging(str(text), console.width, indent, more)), style=style, highlight=False,
