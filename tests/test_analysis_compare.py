@@ -378,6 +378,7 @@ def test_the_comparison_table_never_cuts_a_figure(width):
     text, verbose = _rendered(c, width), _rendered(c, width, verbose=True)
     for shown in (text, verbose):
         assert max(map(len, shown.splitlines())) <= width and "…" not in shown
+        assert all(line == line.rstrip() for line in shown.splitlines())   # no blank cell's padding
     for row in c.experiments[0].rows:
         lo, hi = row.ci95
         d = units.ratio_decimals(row.ratio, lo, hi)

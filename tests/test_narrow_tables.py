@@ -429,3 +429,13 @@ def test_the_question_wraps_between_words_with_no_trailing_space(width):
     assert " ".join(question).startswith(exp["question"])
     assert all(len(line) <= width and line == line.rstrip() for line in question)
     assert len([line for line in question if line]) > 1
+
+
+@pytest.mark.parametrize("path", RECORDED, ids=lambda p: p.stem)
+@pytest.mark.parametrize("width", [80, 100])
+def test_no_line_ends_in_spaces(path, width):
+    """A table row whose last column is blank (a case with no classic figure) ends where its last
+    figure does: rich pads the blank cell to its column's width, and a log or a diff keeps it."""
+    text = _render(json.loads(path.read_text()), width)
+    padded = [line for line in text.splitlines() if line != line.rstrip()]
+    assert not padded, padded[:3]

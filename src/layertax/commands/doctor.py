@@ -119,13 +119,13 @@ def _details(out, fp: dict) -> None:
         if key in ("mitigations", "tools"):
             continue
         t.add_row(key, "-" if value in (None, "", []) else str(value))
-    out.print(t)
+    breaking.print_trimmed(out, t)
     tools = Table(title="tools", show_header=False, title_justify="left")
     tools.add_column("tool", style="bold")
     tools.add_column("version")
     for name, version in fp["tools"].items():
         tools.add_row(name, version)
-    out.print(tools)
+    breaking.print_trimmed(out, tools)
     vulnerable = {k: v for k, v in fp["mitigations"].items() if v.lower() != "not affected"}
     if vulnerable:
         out.print("[bold]CPU vulnerabilities[/bold] (mitigations tax every system call and context switch):",

@@ -11,7 +11,7 @@ from layertax import console as consoles
 from layertax.engine import machine
 from layertax.engine.store import history, results, runs
 from layertax.errors import UsageError
-from layertax.report import widths
+from layertax.report import breaking, widths
 from layertax.text import printable
 
 
@@ -65,7 +65,7 @@ def listing(limit: int, all_machines: bool, experiment: str | None = None, verbo
         "file": r["path"]}.items()} for r in rows]
     fields = VERBOSE_FIELDS if verbose else FIELDS
     if widths.boxed([widths.column(col, (c[col] for c in cells)) for col in fields]) <= out.width:
-        out.print(_table(cells, fields))
+        breaking.print_trimmed(out, _table(cells, fields))
     else:   # soft_wrap: a long path stays one line (the terminal folds it; copying it keeps it whole)
         out.print(_stacked(cells), markup=False, highlight=False, soft_wrap=True)
     return 0

@@ -43,7 +43,7 @@ def _cases(exp, out) -> None:
     for case in exp.cases:
         base = " (base)" if case.name == exp.group_baseline(case.group) else ""
         t.add_row(case.name + base, case.group or "-", case.language, case.layer)
-    out.print(t)
+    breaking.print_trimmed(out, t)
 
 
 def run(name: str | None = None) -> int:

@@ -90,3 +90,28 @@ def print_hanging(console, text: str, style: str | None = None, indent: int = 2,
 
     console.print(Text(hanging(str(text), console.width, indent, more)), style=style, highlight=False,
                   soft_wrap=True)
+
+
+def print_trimmed(console, renderable) -> None:
+    """Prints a table (or a tree) without the spaces rich pads each line's last cell with: a row
+    whose last column is blank (a case with no classic figure) would otherwise end in a run of
+    spaces, which a log, a diff or a pasted report keeps. Its cells are escaped as they render
+    (the console's render_str)."""
+    from rich.segment import Segment, Segments
+
+    segments = []
+    for line in console.render_lines(renderable, pad=False, new_lines=False):
+        segments += _trimmed(line)
+        segments.append(Segment.line())
+    console.print(Segments(segments))
+
+
+def _trimmed(line: list) -> list:
+    """A rendered line without its trailing whitespace (a whole segment of it, or a segment's end)."""
+    line = list(line)
+    while line and not line[-1].control and not line[-1].text.strip():
+        line.pop()
+    if line and not line[-1].control:
+        last = line[-1]
+        line[-1] = type(last)(last.text.rstrip(), last.style)
+    return line

@@ -156,7 +156,7 @@ def render(c: Comparison, console: Console, verbose: bool = False) -> None:
         if e.rows:
             table, lean = _table(e, console.width, verbose)
             without_p |= lean
-            console.print(table)
+            breaking.print_trimmed(console, table)
             console.print(f"  {_counts(e.rows)}", style="dim")
             if verbose and e.geomean and e.geomean_method != "exact":
                 breaking.print_hanging(console, f"geometric mean interval: {e.geomean_method}", "dim")

@@ -9,6 +9,7 @@ from rich.text import Text
 
 from layertax import units
 from layertax.engine.analysis.fleet import Cell, ExperimentTable, Fleet
+from layertax.report import breaking
 
 
 def _cell(cell: Cell) -> Text:
@@ -58,7 +59,7 @@ def render(f: Fleet, console: Console) -> None:
         console.print("the machines' fingerprints do not differ (the same machine, or identical ones)", style="dim")
     for exp in f.experiments:
         console.print()
-        console.print(_table(f, exp))
+        breaking.print_trimmed(console, _table(f, exp))
         if exp.classic_source and any(r.classic is not None for r in exp.rows):
             console.print(f"  then: {exp.classic_source}", style="dim", markup=False, highlight=False)
     if not f.experiments:

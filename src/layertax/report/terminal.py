@@ -408,7 +408,7 @@ def _print_table(console: Console, table) -> None:
         title = table.title.plain if isinstance(table.title, Text) else str(table.title)
         table.title = None
         breaking.print_hanging(console, title, "table.title", indent=0, more=0)
-    console.print(table)
+    breaking.print_trimmed(console, table)
 
 
 def render_experiment(exp: dict, console: Console, verbose: bool = True,
@@ -455,7 +455,7 @@ def render_experiment(exp: dict, console: Console, verbose: bool = True,
         for case in exp["cases"]:
             tree = _chain_tree(case)
             if tree is not None:
-                console.print(tree)
+                breaking.print_trimmed(console, tree)
     # "detail" tables print only with --verbose; a "brief" one stands in for them without it.
     hidden = [table["title"] for table in exp.get("tables", []) if table["rows"] and table.get("detail")
               and not verbose]
