@@ -1,6 +1,7 @@
 """Where a name or a header may break onto a second line in a terminal table: between its words
 and after its hyphens, never inside a word (a table left to fold a name cuts it anywhere:
-"mmap-simd-fre" / "sh")."""
+"mmap-simd-fre" / "sh"); and the two printers that keep to it: a wrapped line (print_hanging)
+and a table with no line ending in spaces (print_trimmed)."""
 from __future__ import annotations
 
 import re
