@@ -110,9 +110,10 @@ def print_trimmed(console, renderable) -> None:
 def _trimmed(line: list) -> list:
     """A rendered line without its trailing whitespace (a whole segment of it, or a segment's end)."""
     line = list(line)
-    while line and not line[-1].control and not line[-1].text.strip():
+    while line and not line[-1].control:
+        text = line[-1].text.rstrip()
+        if text:
+            line[-1] = line[-1]._replace(text=text)
+            break
         line.pop()
-    if line and not line[-1].control:
-        last = line[-1]
-        line[-1] = type(last)(last.text.rstrip(), last.style)
     return line
