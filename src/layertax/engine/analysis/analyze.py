@@ -9,9 +9,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Collection
 
-import numpy as np
-
 from layertax.engine.analysis import level_shift, stats, two_levels
+from layertax.engine.analysis.median import median
 from layertax.result.model import Case
 
 
@@ -38,7 +37,7 @@ def sample_metric(exp: dict) -> str | None:
 def field_median(case: dict, key: str) -> float | None:
     """The median of one field over a case's samples (e.g. a launch's minflt), None if it has none."""
     values = [s[key] for s in samples_of(case) if s.get(key) is not None]
-    return float(np.median(values)) if values else None
+    return median(values) if values else None
 
 
 def round_samples(case: dict, metric: str | None = None) -> dict[int, list[float]]:
@@ -75,7 +74,7 @@ def _beside(case: dict | Case, medians: dict[int, float], bursts: dict[tuple[int
     beside = {s["round"]: s["beside"] for s in samples_of(case) if "beside" in s}
     if not beside:
         return medians
-    return {r: float(np.median(bursts[(r, beside[r])])) if (r, beside.get(r)) in bursts else m
+    return {r: median(bursts[(r, beside[r])]) if (r, beside.get(r)) in bursts else m
             for r, m in medians.items()}
 
 
@@ -94,7 +93,7 @@ def paired_bases(cases: dict[str, dict | Case], baselines: dict[str, str | None]
 
 
 def _medians(rounds: dict[int, list[float]]) -> dict[int, float]:
-    return {r: float(np.median(v)) for r, v in rounds.items()}
+    return {r: median(v) for r, v in rounds.items()}
 
 
 def preempted(sample: dict) -> bool | None:
