@@ -14,12 +14,13 @@ run: setup
 	@bash scripts/run-all.sh $(BIN) $(OUT)
 
 # The suite on every logical CPU up to four (pytest-xdist), a test file a worker: a file's shared fixture
-# (a quick run several tests read) runs once. No test asserts a timing, so tests side by side
-# change no result; TEST_WORKERS=0 runs it in one process.
+# (a quick run several tests read) runs once. Files go out in the order tests/conftest.py gives
+# (the longest first), not pytest-xdist's (most tests first). No test asserts a timing, so tests
+# side by side change no result; TEST_WORKERS=0 runs it in one process.
 TEST_WORKERS ?= logical
 
 test: setup
-	$(BIN)/python -m pytest --numprocesses $(TEST_WORKERS) --maxprocesses 4 --dist loadfile
+	$(BIN)/python -m pytest --numprocesses $(TEST_WORKERS) --maxprocesses 4 --dist loadfile --no-loadscope-reorder
 
 # Bytecode for the sources written once here: an environment with PYTHONDONTWRITEBYTECODE set
 # (CI images often do) otherwise compiles every module at each of the CLI's starts, a quarter

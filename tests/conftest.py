@@ -21,6 +21,21 @@ os.environ.setdefault("GOCACHE", os.path.join(os.environ.get("XDG_CACHE_HOME") o
                                               "go-build"))
 
 
+# The files that take a worker longest (40 s or more each on the 2-vCPU VM of
+# docs/method/measurement.md: `pytest --durations=0`, summed by file), run first. pytest-xdist
+# hands out files most tests first unless told not to (the Makefile passes
+# --no-loadscope-reorder), and then the fleet's file, few tests and over a minute of venvs, came
+# last: its whole time was the run's tail, the other worker idle. Started first it overlaps the
+# rest. A stale list costs balance only, never a result.
+LONGEST_FIRST = ("test_fleet.py", "test_callchain_run.py", "test_difference_counts.py", "test_windows.py",
+                 "test_hostile_input.py", "test_inspect.py", "test_written_results.py", "test_loadtime.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))    # stable: the rest as collected
+
+
 @pytest.fixture(scope="session")
 def cache_root(tmp_path_factory) -> Path:
     """The build cache of the whole run. pytest-xdist's workers share one (the directory above
