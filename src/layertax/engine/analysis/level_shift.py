@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from layertax.engine.analysis.median import median
-
 WINDOWS = 10
 MIN_PER_WINDOW = 10
 ALPHA = 1e-3
@@ -37,7 +35,7 @@ def level_shift(values_in_order) -> dict | None:
     if windows < 3:
         return None
     parts = np.array_split(x, windows)
-    medians = [median(p) for p in parts]
+    medians = [float(np.median(p)) for p in parts]
     low, high = min(medians), max(medians)
     if low <= 0 or high / low - 1 <= EFFECT:
         return None

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import functools
 import math
+import statistics
 
 import numpy as np
 
 from layertax.engine.analysis import dependence, rank_dependence, shift
-from layertax.engine.analysis.median import median
 
 CONFIDENCE = 0.95
 # A case that stops adding rounds because its interval met the precision target is one whose
@@ -180,7 +180,7 @@ def summarize_rounds(rounds: list[list[float]]) -> dict:
     rounds = [r for r in rounds if len(r)]
     if not rounds:
         raise ValueError("no samples")
-    summary = {**_describe([v for r in rounds for v in r]), **_interval([median(r) for r in rounds], True)}
+    summary = {**_describe([v for r in rounds for v in r]), **_interval([float(statistics.median(r)) for r in rounds], True)}
     summary["rounds"] = len(rounds)
     return summary
 
