@@ -180,7 +180,8 @@ def summarize_rounds(rounds: list[list[float]]) -> dict:
     rounds = [r for r in rounds if len(r)]
     if not rounds:
         raise ValueError("no samples")
-    summary = {**_describe([v for r in rounds for v in r]), **_interval([float(statistics.median(r)) for r in rounds], True)}
+    medians = [float(statistics.median(r)) for r in rounds]
+    summary = {**_describe([v for r in rounds for v in r]), **_interval(medians, True)}
     summary["rounds"] = len(rounds)
     return summary
 
