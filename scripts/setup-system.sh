@@ -42,12 +42,18 @@ done
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "setup: installing optional system tools: ${missing[*]}"
+  # apt's own output is hidden (hundreds of lines); a line before each step says what the wait is.
+  echo "setup: apt-get update, then the install of ${#missing[@]} package(s) and what they need ..."
   export DEBIAN_FRONTEND=noninteractive
+  started=$SECONDS
   if apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq "${missing[@]}" >/dev/null 2>&1; then
+    echo "setup: installed in $((SECONDS - started)) s"
     exit 0
   fi
+  echo "setup: the install together failed; trying each package on its own"
   # Install one by one so that one unavailable package does not block the rest.
   for pkg in "${missing[@]}"; do
+    echo "setup: $pkg ..."
     apt-get install -y -qq "$pkg" >/dev/null 2>&1 || echo "setup: could not install $pkg (its variants will be skipped)"
   done
   exit 0
