@@ -538,8 +538,8 @@ def test_progress_lines_with_a_total_not_known_yet_show_no_share_and_no_eta():
     progress.step("round 1/40 a")
     progress.finish()
     lines = out.getvalue().splitlines()
-    assert lines[0] == "layertax: encoding: 0/? (-) started [0s]"
-    assert lines[1] == "layertax: encoding: 2/? (-) warm-up 1 [12s]"    # counted, no ETA
+    assert lines[0] == "layertax: encoding: 0/? started [0s]"
+    assert lines[1] == "layertax: encoding: 2/? warm-up 1 [12s]"    # counted, no ETA
     assert lines[2] == "layertax: encoding: 4/12 (33%) round 1/40 a [24s, about 48s left]"
     assert lines[-1] == "layertax: encoding: 12/12 (100%) done [24s]"
 

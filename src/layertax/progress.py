@@ -121,9 +121,11 @@ class LineProgress:
         eta = ""
         if going and self.done and self.total and self.total > self.done:
             eta = f", about {_clock(_left(elapsed / self.done * (self.total - self.done), self.ends_by, now))} left"
-        share = f"{self.done / self.total:.0%}" if self.total else "-"
-        total = "?" if self.total is None else self.total
-        self.console.print(f"layertax: {self.name}: {self.done}/{total} ({share}) {description} "
+        # Until the total is known (a run's rounds are counted after its warm-up): "n/?", no share.
+        count = f"{self.done}/?" if self.total is None else f"{self.done}/{self.total}"
+        if self.total:
+            count += f" ({self.done / self.total:.0%})"
+        self.console.print(f"layertax: {self.name}: {count} {description} "
                            f"[{_clock(elapsed)}{eta}]", markup=False, highlight=False, soft_wrap=True)
         self.last = self.clock()
         self.said = True
