@@ -41,9 +41,8 @@ done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-  echo "setup: installing optional system tools: ${missing[*]}"
   # apt's own output is hidden (hundreds of lines); a line before each step says what the wait is.
-  echo "setup: apt-get update, then the install of ${#missing[@]} package(s) and what they need ..."
+  echo "setup: apt-get update, then installing these optional system tools and what they need: ${missing[*]} ..."
   export DEBIAN_FRONTEND=noninteractive
   started=$SECONDS
   if apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq "${missing[@]}" >/dev/null 2>&1; then

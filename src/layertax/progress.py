@@ -121,7 +121,7 @@ class LineProgress:
         eta = ""
         if going and self.done and self.total and self.total > self.done:
             eta = f", about {_clock(_left(elapsed / self.done * (self.total - self.done), self.ends_by, now))} left"
-        # Until the total is known (a run's rounds are counted after its warm-up): "n/?", no share.
+        # "n/?" until a total is known (the module's docstring), as rich's bar shows it
         count = f"{self.done}/?" if self.total is None else f"{self.done}/{self.total}"
         if self.total:
             count += f" ({self.done / self.total:.0%})"
