@@ -22,7 +22,7 @@ def _u_cdf_by_enumeration(n: int, m: int) -> list[float]:
 
 @pytest.mark.parametrize("n, m", [(1, 1), (2, 3), (4, 5), (5, 4), (6, 6)])
 def test_the_u_distribution_is_the_count_of_every_arrangement(n, m):
-    assert shift._u_cdf(n, m) == pytest.approx(_u_cdf_by_enumeration(n, m), abs=1e-12)
+    assert shift.u_cdf(n, m) == pytest.approx(_u_cdf_by_enumeration(n, m), abs=1e-12)
 
 
 def test_the_ranks_are_the_tables_critical_values_interpolated():

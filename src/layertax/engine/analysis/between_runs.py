@@ -24,6 +24,8 @@ from __future__ import annotations
 import math
 import statistics
 
+from layertax.engine.analysis import distributions
+
 # The test's level: a run has up to ~100 ratios, and a mark should be about a move, not the
 # one-in-twenty chance of an honest 95% interval; at 0.001 a run of 100 steady ratios has a
 # false mark less than once in ten runs (bench/between_runs_marks.py).
@@ -61,10 +63,8 @@ def heterogeneity(points: list[tuple[float, float]], floor: bool = True) -> floa
     """The p-value of Cochran's Q for (log value, standard error) pairs: how likely values this
     far apart are if all measured one quantity; no standard error is taken below their median
     unless floor is False (bench/between_runs_marks.py sets the two side by side)."""
-    from scipy.special import chdtrc   # chi2.sf without the distribution object's checks, at every case
-
     q, _ = _cochran_q(points, floor)
-    return float(chdtrc(len(points) - 1, q))
+    return distributions.chi2_sf(q, len(points) - 1)
 
 
 def spread_between(points: list[tuple[float, float]]) -> float:

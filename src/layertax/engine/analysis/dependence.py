@@ -28,6 +28,8 @@ import math
 
 import numpy as np
 
+from layertax.engine.analysis import distributions
+
 # The prior: the ratios of recorded runs on a shared 2-vCPU VM give pooled factors of 1.1 to
 # 1.6 (docs/method/statistics.md); it weighs as much as PRIOR_VALUES values of an experiment.
 PRIOR_FACTOR = 1.3
@@ -140,7 +142,5 @@ def widen_p(p_value: float, factor: float) -> float:
     variance is factor times larger: the test's normal statistic shrinks by sqrt(factor)."""
     if factor <= 1.0 or p_value >= 1.0:
         return p_value
-    from scipy import stats as sps   # here, not at the top: ~0.5 s to load (see level_shift)
-
-    z = float(sps.norm.isf(p_value / 2))
-    return float(2 * sps.norm.sf(z / math.sqrt(factor)))
+    z = distributions.normal_isf(p_value / 2)
+    return 2 * distributions.normal_sf(z / math.sqrt(factor))

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from layertax.engine.analysis import rank_tests
+
 WINDOWS = 10
 MIN_PER_WINDOW = 10
 ALPHA = 1e-3
@@ -39,11 +41,7 @@ def level_shift(values_in_order) -> dict | None:
     low, high = min(medians), max(medians)
     if low <= 0 or high / low - 1 <= EFFECT:
         return None
-    # Imported here: scipy.stats takes ~0.5 s to load, and at the top it would hold back
-    # every command's first measurement (a launch run's first spawn) by that much.
-    from scipy import stats as sps
-
-    p_value = float(sps.kruskal(*parts).pvalue)
+    p_value = rank_tests.kruskal_p(*parts)
     if p_value >= ALPHA:
         return None
     bounds, first = [], 1

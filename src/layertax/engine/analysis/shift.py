@@ -20,6 +20,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from layertax.engine.analysis import distributions
+
 # Up to this many pairs the Mann-Whitney U distribution is counted exactly (integers); above it
 # the normal approximation is within a small fraction of a rank of it.
 EXACT_PAIRS = 2500
@@ -30,7 +32,7 @@ _RESOLUTION = 1e-12
 
 
 @lru_cache(maxsize=256)
-def _u_cdf(n: int, m: int) -> tuple[float, ...]:
+def u_cdf(n: int, m: int) -> tuple[float, ...]:
     """P(U <= u) for u = 0..n*m, U the Mann-Whitney count of two independent samples of n and m
     values without ties: the coefficients of the Gaussian binomial [n+m choose n], counted as
     the product over k = 1..n of (1 - q^(m+k)) / (1 - q^k), in exact integers."""
@@ -52,7 +54,7 @@ def _u_cdf(n: int, m: int) -> tuple[float, ...]:
 
 def _coverage(rank: int, n: int, m: int) -> float:
     """The coverage of [D(rank), D(nm + 1 - rank)], D the sorted differences."""
-    return 1.0 - 2.0 * _u_cdf(n, m)[rank - 1]
+    return 1.0 - 2.0 * u_cdf(n, m)[rank - 1]
 
 
 @lru_cache(maxsize=1024)
@@ -62,13 +64,11 @@ def interval_rank(n: int, m: int, confidence: float) -> tuple[float, float]:
     the extremes fall short (3 values a side, or fewer), the rank is 1 and the coverage theirs."""
     pairs = n * m
     if pairs > EXACT_PAIRS:
-        from scipy import stats as sps   # here, not at the top: ~0.5 s to load (see level_shift)
-
         sd = math.sqrt(pairs * (n + m + 1) / 12)
-        rank = pairs / 2 + 0.5 - float(sps.norm.isf((1 - confidence) / 2)) * sd
+        rank = pairs / 2 + 0.5 - distributions.normal_isf((1 - confidence) / 2) * sd
         if rank >= 1:
             return rank, confidence
-        return 1.0, float(2 * sps.norm.cdf((pairs / 2 - 0.5) / sd) - 1)
+        return 1.0, 2 * distributions.normal_cdf((pairs / 2 - 0.5) / sd) - 1
     widest = _coverage(1, n, m)
     if widest < confidence:
         return 1.0, widest

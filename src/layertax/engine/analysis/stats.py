@@ -20,7 +20,7 @@ import statistics
 
 import numpy as np
 
-from layertax.engine.analysis import dependence, rank_dependence, shift
+from layertax.engine.analysis import dependence, distributions, rank_dependence, rank_tests, shift
 
 CONFIDENCE = 0.95
 # A case that stops adding rounds because its interval met the precision target is one whose
@@ -72,9 +72,7 @@ def _at_rank(x: np.ndarray, rank: float) -> float:
 
 def _rank_coverage(j: int, n: int) -> float:
     """The coverage of [X(j), X(n-j+1)] for the median of n independent values (binomial ranks)."""
-    from scipy import stats as sps   # here, not at the top: ~0.5 s to load (see level_shift)
-
-    return float(1.0 - 2.0 * sps.binom.cdf(j - 1, n, 0.5))
+    return 1.0 - 2.0 * distributions.binomial_half_cdf(j - 1, n)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -82,7 +80,7 @@ def _interpolated_rank(n: int, confidence: float) -> tuple[float, float]:
     """(rank, coverage) of the median's interval of n independent values: the fractional lower
     rank whose symmetric pair covers the confidence, interpolated between the two pairs of ranks
     that bracket it (median_ci). Cached: it depends on n and the confidence only, and a report
-    asks it for every case, each of a few scipy calls per rank tried."""
+    asks it for every case, each of a binomial cdf per rank tried."""
     widest = _rank_coverage(1, n)
     if widest < confidence:
         return 1.0, widest
@@ -127,10 +125,8 @@ def median_ci(values, confidence: float = CONFIDENCE, factor: float = 1.0) -> tu
         # where the factor is 1 but for its last bit
         rank = min(rank, centre - (centre - rank) * math.sqrt(factor))
         if rank < 1.0:        # even [min, max] is short of it: say how short (normal approximation)
-            from scipy import stats as sps
-
             rank = 1.0
-            coverage = min(coverage, float(2.0 * sps.norm.cdf((n / 2 - 0.5) / (math.sqrt(n * factor) / 2)) - 1.0))
+            coverage = min(coverage, 2.0 * distributions.normal_cdf((n / 2 - 0.5) / (math.sqrt(n * factor) / 2)) - 1.0)
     return _at_rank(x, rank), _at_rank(x, n + 1 - rank), float(coverage)
 
 
@@ -374,12 +370,10 @@ def series_ratio_test(a, b, factor: float | None = None
     bench/compare_coverage.py measures what it covers.
     Returns (ratio, interval, p, factor, coverage): the coverage 95%, or less where even the
     widest interval of these few rounds falls short of it."""
-    from scipy import stats as sps   # here, not at the top: ~0.5 s to load (see level_shift)
-
     if factor is None:
         factor = rank_dependence.factors([a], [b])[0]
-    z = float(sps.norm.isf((1 - CONFIDENCE) / 2))
-    widened = float(2 * sps.norm.cdf(z * math.sqrt(max(1.0, factor))) - 1)
+    z = distributions.normal_isf((1 - CONFIDENCE) / 2)
+    widened = 2 * distributions.normal_cdf(z * math.sqrt(max(1.0, factor))) - 1
     logs_a, logs_b = np.log(np.asarray(a, dtype=float)), np.log(np.asarray(b, dtype=float))
     estimate, (low, high), reached = shift.shift_interval(logs_a, logs_b, widened)
     coverage = CONFIDENCE
@@ -407,10 +401,8 @@ def mann_whitney_p(a, b) -> float:
     a = np.asarray(a, dtype=float)
     b = np.asarray(b, dtype=float)
     if np.array_equal(np.sort(a), np.sort(b)):
-        return 1.0   # identical samples (a run compared with itself): scipy's tie correction gives nan
-    from scipy import stats as sps   # here, not at the top: ~0.5 s to load (see level_shift)
-
-    return float(sps.mannwhitneyu(a, b, alternative="two-sided").pvalue)
+        return 1.0   # identical samples (a run compared with itself): no evidence either way
+    return rank_tests.mann_whitney_p(a, b)
 
 
 def holm(p_values: list[float]) -> list[float]:
