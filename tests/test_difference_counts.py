@@ -183,8 +183,10 @@ def test_system_calls_of_real_rename_layers(tmp_path, cache_root):
 
 # ---- kernels in other languages ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("kind", ["go", "rust", "java", "node"])
-def test_runtime_kernels_speak_the_protocol_and_verify(kind, cache_root):
+@pytest.mark.parametrize("kind", ["c", "python", "go", "rust", "java", "node"])
+def test_every_kernel_speaks_the_protocol_and_verifies_every_case(kind, cache_root):
+    """Each of callchain's cases, run a few samples on its own kernel (the end-to-end run in
+    test_callchain_run takes a case or two of each language)."""
     exp = experiments.get("callchain")
     names = [k.name for k in exp.kernels if getattr(k, "kind", None) == kind]
     prepared = kernels.prepare([exp], cache_root / "layertax")
@@ -204,7 +206,9 @@ def test_runtime_kernels_speak_the_protocol_and_verify(kind, cache_root):
                 continue
             assert case["status"] == "ok", case["reason"]
             assert case["descriptor"]["language"] == kind and case["descriptor"]["runtime"]
-            assert len(case["samples"]) == 4 and all(s["ops"] == 2 * s["iters"] for s in case["samples"])
+            # 2 rounds of a burst of 2; the baseline more, measured beside each C case in its process
+            expected = len(case["samples"]) >= 4 if case["name"] == exp.baseline else len(case["samples"]) == 4
+            assert expected and all(s["ops"] == 2 * s["iters"] for s in case["samples"])
 
 
 def test_a_runtime_kernel_that_fails_verification_fails_its_case(tmp_path):
