@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import copy
 import shutil
+import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,7 @@ from layertax.engine.analysis import fleet
 from layertax.engine.store import results
 
 DATA = Path(__file__).parent / "data"
+PROJECT = Path(__file__).parent.parent
 RECORDED = DATA / "recorded" / "callchain.json"
 
 
@@ -66,8 +69,19 @@ def test_fleet_run_on_two_local_hosts_files_both_results_and_prints_the_table(tm
     if _ansible_missing():
         pytest.skip("ansible-core is missing: pip install 'layertax[fleet]'")
     hosts = tmp_path / "hosts"
+    # layertax's dependencies (and its wheel's build requirements, for the controller) fetched
+    # once, into a directory the two hosts' pip installs from (pip's own variables, which reach
+    # the hosts' commands over the local connection): each host resolving against the package
+    # index on its own took longer than this one download.
+    wheels = tmp_path / "wheels"
+    build_requires = tomllib.loads((PROJECT / "pyproject.toml").read_text())["build-system"]["requires"]
+    fetched = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
+                              "--dest", str(wheels), str(PROJECT), *build_requires],
+                             capture_output=True, text=True, timeout=600)
+    assert fetched.returncode == 0, fetched.stderr
     env = {"LAYERTAX_FLEET_HOME": str(hosts), "XDG_DATA_HOME": str(tmp_path / "data"), "LAYERTAX_HISTORY": shared_history,
-           "ANSIBLE_HOME": str(tmp_path / "ansible"), "ANSIBLE_REMOTE_TEMP": str(tmp_path / "ansible-remote")}
+           "ANSIBLE_HOME": str(tmp_path / "ansible"), "ANSIBLE_REMOTE_TEMP": str(tmp_path / "ansible-remote"),
+           "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheels)}
     page = tmp_path / "fleet.html"
     done = run_cli("fleet", "run", "--inventory", str(DATA / "two-local-hosts.ini"), "--html", str(page),
                    "callchain", "--case", "c-rename", "--runs", "3", "--no-syscalls", env=env, timeout=600)
