@@ -26,11 +26,20 @@ needs_wine = pytest.mark.skipif(toolchain.find("wine") is None, reason="wine not
 
 
 @pytest.fixture(scope="module")
-def tree(tmp_path_factory) -> Path:
+def test_cache(cache_root):
+    """The session's build cache for this module's own fixtures, which are set up before each
+    test's (conftest.isolated_dirs) would point there: not the user's own cache."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_CACHE_HOME", str(cache_root))
+        yield cache_root
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory, test_cache) -> Path:
     if toolchain.find("mingw-gcc") is None or toolchain.find("mingw-dlltool") is None:
         pytest.skip("mingw-w64 not installed (gcc-mingw-w64-x86-64)")
     root = tmp_path_factory.mktemp("pe")
-    build.build(SHAPE, root, toolchain.find("mingw-gcc").path, toolchain.find("mingw-dlltool").path)
+    build.build(SHAPE, root, toolchain.find("mingw-gcc"), toolchain.find("mingw-dlltool"))
     return root
 
 
@@ -88,6 +97,25 @@ def test_every_variant_is_built_and_verified(tree):
     assert any("pre-filled" in c for c in claims["name-bound"])
     assert any("wrong address" in c for c in claims["stale-bound"])
     assert any("exporting no names" in c for c in claims["ordinal-based"])
+
+
+@needs_mingw
+def test_a_shape_is_compiled_once_and_its_variants_assembled_each_time(tree, tmp_path):
+    """The tree fixture compiled SHAPE into the build cache; a second build of it runs no ninja,
+    and gives the same programs (bound the same way) in a directory of its own."""
+    from layertax import paths
+
+    lines: list[str] = []
+    again = tmp_path / "again"
+    again.mkdir()
+    build.build(SHAPE, again, toolchain.find("mingw-gcc"), toolchain.find("mingw-dlltool"), on_line=lines.append)
+    assert lines == []                          # ninja never ran: the compiled tree came from the cache
+    key = build.tree_key(SHAPE, toolchain.find("mingw-gcc"), toolchain.find("mingw-dlltool"))
+    assert (paths.cache_dir() / "pe" / key / ".complete").is_file()
+    for name in (*variants.NAMES, "empty"):
+        assert (again / "out" / name / "prog.exe").read_bytes() == (tree / "out" / name / "prog.exe").read_bytes()
+    assert not (again / ".complete").exists()
+    assert build.tree_key(Shape(3, 21, 2), toolchain.find("mingw-gcc"), toolchain.find("mingw-dlltool")) != key
 
 
 @needs_mingw
@@ -286,7 +314,7 @@ def test_the_wine_prefix_is_stopped_by_the_use_that_ends_last(tmp_path, monkeypa
 
 
 @pytest.fixture(scope="module")
-def wine_results(tmp_path_factory) -> Path:
+def wine_results(tmp_path_factory, test_cache) -> Path:
     if toolchain.find("mingw-gcc") is None or toolchain.find("wine") is None:
         pytest.skip("mingw-w64 or wine not installed")
     from layertax.windows import bundle, wine

@@ -104,7 +104,7 @@ def assemble(shape: Shape, runs: int, where: Path, zip_path: Path,
     gcc, dlltool = tools()
     tree = where / "tree"
     tree.mkdir()
-    build.build(shape, tree, gcc.path, dlltool.path, on_line)
+    build.build(shape, tree, gcc, dlltool, on_line)
     report = verify.verify(shape, tree)
     bad = set(verify.failed(report))
     timed = [name for name in report if name not in bad]

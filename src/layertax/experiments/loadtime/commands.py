@@ -170,7 +170,7 @@ def _gen_pe(kit: CommandKit, shape, out: Path, no_build: bool) -> None:
             build.write_ninja(shape, staging, gcc, dlltool)
         else:
             with _NinjaProgress(err) as bar:
-                build.build(shape, staging, tools[0].path, tools[1].path, on_line=bar.line)
+                build.build(shape, staging, tools[0], tools[1], on_line=bar.line)
             report = verify.verify(shape, staging)
             files.write_text(json.dumps(
                 {name: [c.to_dict() for c in claims] for name, claims in report.items()}, indent=1) + "\n", staging / "verification.json")

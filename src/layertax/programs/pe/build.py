@@ -5,11 +5,12 @@ its DLL set, as Windows looks for DLLs in the EXE's directory first) and the bou
 bound by our binder."""
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from pathlib import Path
 
-from layertax import files
-from layertax.engine.builder import ninja
+from layertax import files, paths
+from layertax.engine.builder import ninja, toolchain
 from layertax.engine.builder.ninja import shell_quote
 from layertax.errors import LayertaxError
 from layertax.programs.generate import Shape
@@ -89,15 +90,41 @@ def assemble(shape: Shape, root: Path) -> list[Path]:
     return programs
 
 
-def build(shape: Shape, root: Path, cc: str, dlltool: str,
+def tree_key(shape: Shape, cc: toolchain.Tool, dlltool: toolchain.Tool) -> str:
+    """What goes into the compiled tree: the shape, the two tools and the code that writes it."""
+    h = hashlib.sha256()
+    for part in (generate.GENERATOR_VERSION, repr(shape), cc.path, cc.version, dlltool.path, dlltool.version):
+        h.update(part.encode() + b"\0")
+    for module in (generate, variants):
+        h.update(Path(module.__file__).read_bytes())
+    h.update(Path(__file__).read_bytes())
+    return h.hexdigest()[:24]
+
+
+def build(shape: Shape, root: Path, cc: toolchain.Tool, dlltool: toolchain.Tool,
           on_line: Callable[[str], None] | None = None) -> list[Path]:
-    """Sources, ninja, variant directories under root (which must exist); raises with ninja's
-    log on a failed build."""
-    generate.write_sources(shape, root)
-    write_ninja(shape, root, cc, dlltool)
-    ok, log = ninja.run_ninja(root, on_line=on_line)
-    if not ok:
+    """Sources, ninja, objects and variant directories under root (which must exist); raises with
+    ninja's log on a failed build. The compiling is done once per shape and toolchain, in the
+    build cache as the kernels are (a bundle or a Wine run of the same shape again copies it);
+    the variants are assembled, and the bound ones bound, in root each time."""
+    def write(tree: Path) -> None:
+        generate.write_sources(shape, tree)
+        write_ninja(shape, tree, cc.path, dlltool.path)
+
+    required = ["exe/prog-name.exe", "exe/prog-ordinal.exe", "exe/empty.exe"]
+    required += [f"dlls/{dll_set}/{generate.dll_file(lib)}" for dll_set in sorted({v.dll_set() for v in variants.VARIANTS})
+                 for lib in range(shape.libs)]
+    built, log = ninja.build_tree("pe", tree_key(shape, cc, dlltool), write, paths.cache_dir(), on_line=on_line,
+                                  required=tuple(required))
+    if not built.is_dir():
         files.write_text(log, root / "build.log")
         last = (log.strip().splitlines() or ["no output"])[-1]
         raise LayertaxError(f"the PE build failed (see {root / 'build.log'}): {last}")
+    for entry in sorted(built.iterdir()):
+        if entry.name == ".complete":          # the cache's own mark (the build's log)
+            continue
+        if entry.is_dir():
+            files.copy_tree(entry, root / entry.name)
+        else:
+            files.copy_file(entry, root / entry.name)
     return assemble(shape, root)
