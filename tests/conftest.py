@@ -17,8 +17,11 @@ TESTS = Path(__file__).parent
 # Go's build cache stays the user's own (where XDG_CACHE_HOME pointed before the tests moved it):
 # it is content-addressed and made for builds side by side, and a cold one compiles Go's standard
 # library again, about 40 s of CPU per session.
-os.environ.setdefault("GOCACHE", os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
-                                              "go-build"))
+_USERS_CACHE = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
+os.environ.setdefault("GOCACHE", os.path.join(_USERS_CACHE, "go-build"))
+# pip's cache too (the fleet's hosts install layertax's dependencies): `make setup` has just filled
+# it with the same wheels, which a cold one downloads again, some 100 MB.
+os.environ.setdefault("PIP_CACHE_DIR", os.path.join(_USERS_CACHE, "pip"))
 
 
 # The files that take a worker longest (40 s or more each on the 2-vCPU VM of
@@ -46,6 +49,16 @@ def cache_root(tmp_path_factory) -> Path:
         shared.mkdir(exist_ok=True)
         return shared
     return tmp_path_factory.mktemp("cache")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def session_cache(cache_root):
+    """The session's build cache from the start: a module's fixture (a quick run several tests
+    read, the PE tree) is set up before each test's own directories (isolated_dirs below), and
+    would otherwise build into the user's own cache."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_CACHE_HOME", str(cache_root))
+        yield cache_root
 
 
 @pytest.fixture(autouse=True)

@@ -26,16 +26,7 @@ needs_wine = pytest.mark.skipif(toolchain.find("wine") is None, reason="wine not
 
 
 @pytest.fixture(scope="module")
-def test_cache(cache_root):
-    """The session's build cache for this module's own fixtures, which are set up before each
-    test's (conftest.isolated_dirs) would point there: not the user's own cache."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("XDG_CACHE_HOME", str(cache_root))
-        yield cache_root
-
-
-@pytest.fixture(scope="module")
-def tree(tmp_path_factory, test_cache) -> Path:
+def tree(tmp_path_factory) -> Path:
     if toolchain.find("mingw-gcc") is None or toolchain.find("mingw-dlltool") is None:
         pytest.skip("mingw-w64 not installed (gcc-mingw-w64-x86-64)")
     root = tmp_path_factory.mktemp("pe")
@@ -314,7 +305,7 @@ def test_the_wine_prefix_is_stopped_by_the_use_that_ends_last(tmp_path, monkeypa
 
 
 @pytest.fixture(scope="module")
-def wine_results(tmp_path_factory, test_cache) -> Path:
+def wine_results(tmp_path_factory) -> Path:
     if toolchain.find("mingw-gcc") is None or toolchain.find("wine") is None:
         pytest.skip("mingw-w64 or wine not installed")
     from layertax.windows import bundle, wine
