@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from layertax.engine.analysis import distributions
+
 REGRESSORS = ("relative_relocations", "symbol_lookups", "libraries", "page_faults", "sysv_probes")
 
 
@@ -44,11 +46,7 @@ def fit(points: list[dict], response: str = "spawn_to_main_ns", regressors=REGRE
     ss_tot = float(((y - y.mean()) ** 2).sum())
     sigma2 = ss_res / dof if dof > 0 else float("nan")
     cov = sigma2 * np.linalg.pinv(Xv.T @ Xv)
-    # Student's t quantile from scipy.special (stdtrit), as the statistics' own distributions are
-    # (engine/analysis/distributions.py says why); here, not at the top, as scipy is everywhere.
-    from scipy import special
-
-    t = float(special.stdtrit(dof, 0.975)) if dof > 0 else float("nan")
+    t = distributions.t_ppf(0.975, dof) if dof > 0 else float("nan")
     names = ["intercept", *regressors]
     for col, j in enumerate(varying):
         se = float(np.sqrt(max(cov[col, col], 0.0)))
