@@ -62,9 +62,8 @@ def session_cache(cache_root):
 
 
 @pytest.fixture(autouse=True)
-def isolated_dirs(tmp_path, cache_root, monkeypatch):
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(cache_root))
+def isolated_dirs(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))      # the cache: session_cache above
     # The measuring lock lives in the runtime directory when there is one: each test gets the
     # data directory's instead, its own (a test that wants a runtime directory makes one).
     monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)

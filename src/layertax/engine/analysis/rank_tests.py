@@ -32,7 +32,9 @@ def _tie_term(sizes: np.ndarray) -> float:
 
 
 def mann_whitney_p(a, b) -> float:
-    """The two-sided p-value of Mann-Whitney's U test of two independent samples."""
+    """The two-sided p-value of Mann-Whitney's U test of two independent samples: 1.0 for two
+    samples of the same values (a run compared with itself), where scipy.stats gives nan when
+    every value is the same."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     n1, n2 = a.size, b.size
     ranks, sizes = average_ranks(np.concatenate([a, b]))

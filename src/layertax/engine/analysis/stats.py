@@ -380,7 +380,7 @@ def series_ratio_test(a, b, factor: float | None = None
     if reached < widened:          # the widest there is: what it covers with the rounds' drift
         coverage = 1.0 - dependence.widen_p(1.0 - reached, factor)
     ratio = math.exp(estimate)
-    p = dependence.widen_p(mann_whitney_p(a, b), factor)
+    p = dependence.widen_p(rank_tests.mann_whitney_p(a, b), factor)
     return ratio, (math.exp(low), math.exp(high)), p, factor, coverage
 
 
@@ -395,14 +395,6 @@ def verdict(ratio: float, ci95: tuple[float, float], significant: bool, threshol
     if not significant:
         return "inconclusive"
     return "slower" if ratio > 1 else "faster"
-
-
-def mann_whitney_p(a, b) -> float:
-    a = np.asarray(a, dtype=float)
-    b = np.asarray(b, dtype=float)
-    if np.array_equal(np.sort(a), np.sort(b)):
-        return 1.0   # identical samples (a run compared with itself): no evidence either way
-    return rank_tests.mann_whitney_p(a, b)
 
 
 def holm(p_values: list[float]) -> list[float]:

@@ -112,8 +112,7 @@ def build(shape: Shape, root: Path, cc: toolchain.Tool, dlltool: toolchain.Tool,
         write_ninja(shape, tree, cc.path, dlltool.path)
 
     required = ["exe/prog-name.exe", "exe/prog-ordinal.exe", "exe/empty.exe"]
-    required += [f"dlls/{dll_set}/{generate.dll_file(lib)}" for dll_set in sorted({v.dll_set() for v in variants.VARIANTS})
-                 for lib in range(shape.libs)]
+    required += [f"dlls/{dll_set}/{generate.dll_file(lib)}" for dll_set in variants.DLL_SETS for lib in range(shape.libs)]
     built, log = ninja.build_tree("pe", tree_key(shape, cc, dlltool), write, paths.cache_dir(), on_line=on_line,
                                   required=tuple(required))
     if not built.is_dir():
