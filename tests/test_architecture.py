@@ -14,7 +14,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "layertax"
 
 # The ground floor: anyone may import these, and they import only each other.
 GROUND = {"layertax.units", "layertax.console", "layertax.progress", "layertax.paths", "layertax.errors",
-          "layertax.version", "layertax.experiment", "layertax.scratch",
+          "layertax.version", "layertax.experiment", "layertax.scratch", "layertax.one_line",
           "layertax.blas_threads", "layertax.text", "layertax.redaction", "layertax.files", "layertax.result"}
 
 

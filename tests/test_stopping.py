@@ -613,6 +613,37 @@ def test_working_off_a_terminal_beats_with_the_step_under_way(monkeypatch, capsy
     assert lines[-1].endswith("; [2/9] GO callchain-rename-go)")
 
 
+def test_a_progress_line_fits_its_window_by_shortening_only_the_step(monkeypatch, capsys):
+    """A build's heartbeat at 60 columns and an experiment's progress at 72: the step under way (a
+    ninja line, a case's name) is cut with an ellipsis, the count and the clock are kept whole."""
+    import time
+
+    from layertax import console
+
+    monkeypatch.setenv("COLUMNS", "60")
+    monkeypatch.setattr(console, "HEARTBEAT_S", 0.05)
+    with console.working("building 36 kernels") as status:
+        status.update("[83/85] JAVA unicode-io-unicode-java-with-a-very-long-name\x1b[31m")
+        time.sleep(0.3)
+    beats = capsys.readouterr().err.splitlines()[1:]
+    assert beats and all(len(line) <= 60 for line in beats), beats
+    assert re.fullmatch(r"layertax: building 36 kernels \(\d+ s; \[83/85\] JAVA unicode.*\.\.\.\)", beats[-1])
+
+    out, now = io.StringIO(), [0.0]
+    progress = LineProgress(Console(file=out, width=72, no_color=True), every_s=1.0, clock=lambda: now[0],
+                            quiet_s=0, beats=False)
+    progress.start("callchain", 10)
+    for i in range(10):
+        now[0] += 2.0
+        progress.step(f"round {i + 1}/56 java-files-move-atomic-and-then-some")
+    progress.finish()
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 12 and all(len(line) <= 72 for line in lines), lines
+    assert re.fullmatch(r"layertax: callchain: 5/10 \(50%\) round 5/56 java.*\.\.\. \[10s, about 10s left\]",
+                        lines[5])
+    assert lines[-1] == "layertax: callchain: 10/10 (100%) done [20s]"
+
+
 def test_busy_off_a_terminal_is_silent_when_quick_and_speaks_when_slow(monkeypatch, capsys):
     import time
 

@@ -11,7 +11,8 @@ import time
 
 from rich.console import Console
 
-from layertax.text import printable_lines
+from layertax.one_line import fitted
+from layertax.text import printable, printable_lines
 
 UNBOUNDED_WIDTH = 200   # no terminal anywhere (CI, cron, a file): wide enough that tables do not wrap
 
@@ -92,12 +93,14 @@ class _Status:
         self.message, self.spinner, self.detail = message, spinner, ""
 
     def update(self, detail: str) -> None:
-        self.detail = detail.strip()
+        self.detail = printable(detail.strip())   # a compiler's line may carry colour escapes
         if self.spinner is not None:
             self.spinner.update(f"{self.message}: {self.detail}" if self.detail else self.message)
 
-    def line(self, elapsed: float) -> str:
-        return f"layertax: {self.message} ({elapsed:.0f} s{'; ' + self.detail if self.detail else ''})"
+    def line(self, elapsed: float, width: int) -> str:
+        """The heartbeat's line, the step under way shortened to fit width (one_line)."""
+        return fitted(lambda detail: f"layertax: {self.message} ({elapsed:.0f} s{'; ' + detail if detail else ''})",
+                      self.detail, width)
 
 
 @contextlib.contextmanager
@@ -119,7 +122,7 @@ def working(message: str, quiet_s: float = 0.0):
     def beat():
         wait = quiet_s if quiet_s > 0 else HEARTBEAT_S
         while not done.wait(wait):
-            err.print(status.line(time.monotonic() - start), markup=False, highlight=False, soft_wrap=True)
+            err.print(status.line(time.monotonic() - start, err.width), markup=False, highlight=False, soft_wrap=True)
             wait = HEARTBEAT_S
 
     ticker = threading.Thread(target=beat, daemon=True)

@@ -22,6 +22,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColum
 from rich.text import Text
 
 from layertax.console import QUIET_S
+from layertax.one_line import fitted
 from layertax.text import printable
 
 LINE_EVERY_S = 10.0
@@ -125,8 +126,11 @@ class LineProgress:
         count = f"{self.done}/?" if self.total is None else f"{self.done}/{self.total}"
         if self.total:
             count += f" ({self.done / self.total:.0%})"
-        self.console.print(f"layertax: {self.name}: {count} {description} "
-                           f"[{_clock(elapsed)}{eta}]", markup=False, highlight=False, soft_wrap=True)
+        head, tail = f"layertax: {printable(self.name)}: {count}", f"[{_clock(elapsed)}{eta}]"
+        # the step (a case's name) shortened so that the line fits the window (one_line.py)
+        line = fitted(lambda step: f"{head} {step} {tail}" if step else f"{head} {tail}",
+                      printable(description), self.console.width)
+        self.console.print(line, markup=False, highlight=False, soft_wrap=True)
         self.last = self.clock()
         self.said = True
 
