@@ -65,22 +65,16 @@ def default_scope(chosen: list, named: bool, everything: bool, case_globs: tuple
     return scoped, left_out
 
 
-def _valgrind_found() -> bool:
-    # Imported here: the counting engine pulls in pyelftools (about 0.1 s), which a timed run or a
-    # mistyped name does not need.
-    from layertax.engine.measure import instructions
-
-    return instructions.available()
-
-
 def run(experiment_names: tuple[str, ...], case_globs: tuple[str, ...], settings_options: dict,
         own_options: dict, export_options: dict, save: bool, allow_concurrent: bool = False,
         verbose: bool = False, everything: bool = False) -> int:
     """The whole command; returns its exit code (130 interrupted, 1 a case failed). The engine, numpy
     and the history load after the arguments are judged: a typo is one line at once."""
+    from layertax.engine.measure import instructions
+
     chosen = [experiments.get(n) for n in dict.fromkeys(experiment_names)] or list(experiments.registry().values())
     metric = settings_options.get("metric", "time")
-    if metric == "instructions" and not _valgrind_found():
+    if metric == "instructions" and not instructions.available():
         raise UsageError("--metric instructions needs valgrind: install it (Debian: apt-get install valgrind)")
     settings = Settings.from_options(**settings_options, options=experiment_options(chosen, own_options))
     if metric == "instructions" and all(exp.measure is not None for exp in chosen):

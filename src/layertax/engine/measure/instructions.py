@@ -37,7 +37,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 from pathlib import Path
 
-from layertax.engine.measure import aslr, callgrind, plt_stubs, valgrind_log
+from layertax.engine.measure import aslr, callgrind, valgrind_log
 from layertax.engine.builder import toolchain
 from layertax.engine.measure.fixed_run import fixed_run
 from layertax.scratch import make_private_dir
@@ -107,6 +107,10 @@ def _callgrind_run(argv: list[str], env: dict, iters: int, workroot: Path, timeo
         files = sorted(workdir.glob("callgrind.out*"))
         if not files:
             raise RuntimeError("callgrind wrote no profile")
+        # Imported here: it reads ELF files with pyelftools (about 0.1 s to load), which every
+        # command that imports the engine (a timed run, a refused one) would otherwise pay.
+        from layertax.engine.measure import plt_stubs
+
         mapped = valgrind_log.biases(valgrind_log.read(workdir / VALGRIND_LOG))
         profiles = [plt_stubs.named(callgrind.parse(f.read_text(errors="replace")), mapped) for f in files]
         busiest = max(profiles, key=lambda p: p.total)
